@@ -1,0 +1,38 @@
+/**
+ * Every error Dossier raises on purpose is a DossierError with a stable `code`.
+ * `isInstance` uses a marker symbol so checks survive duplicated module copies.
+ */
+const marker = Symbol.for('dossier.error');
+
+export type ErrorCode =
+  | 'bad-input'
+  | 'unsupported-format'
+  | 'parse-failed'
+  | 'empty-document'
+  | 'encrypted-document'
+  | 'embedder-mismatch'
+  | 'not-found'
+  | 'store-failed'
+  | 'remote-failed'
+  | 'config';
+
+export class DossierError extends Error {
+  readonly [marker] = true;
+  readonly code: ErrorCode;
+
+  constructor(code: ErrorCode, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'DossierError';
+    this.code = code;
+  }
+
+  static isInstance(value: unknown): value is DossierError {
+    return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[marker] === true;
+  }
+}
+
+/** One line, no stack: what the CLI and ingest reports show a person. */
+export function oneLine(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  return message.replace(/\s+/g, ' ').trim().slice(0, 300) || 'unknown error';
+}

@@ -1,0 +1,39 @@
+/**
+ * What a parser hands to the chunker: the document's text as a sequence of blocks in reading order.
+ * Headings carry their level so the chunker can keep a heading path; every block may carry the page
+ * it came from (PDF, slides) so a citation can point at the exact place.
+ */
+export type Block =
+  | { type: 'heading'; level: number; text: string; page?: number }
+  | { type: 'text'; text: string; page?: number };
+
+export interface ParsedDocument {
+  /** Best title the file offers (metadata title, first heading, file name as last resort). */
+  title: string;
+  /** IANA media type of the source, e.g. "application/pdf". */
+  mediaType: string;
+  blocks: Block[];
+  /** Format-specific facts worth filtering on (author, page count, sheet names, e-mail headers …). */
+  metadata: Record<string, unknown>;
+}
+
+export interface ParseInput {
+  /** Path or URL the bytes came from; used for the title fallback and error messages. */
+  path: string;
+  bytes: Uint8Array;
+}
+
+/**
+ * One parser per format family. `parse` throws a DossierError (codes: 'parse-failed',
+ * 'empty-document', 'encrypted-document') with a one-line message that names the reason;
+ * the pipeline adds the file name.
+ */
+export interface Parser {
+  /** Short stable name, e.g. "pdf". */
+  readonly name: string;
+  /** Lower-case file extensions without the dot that this parser claims, e.g. ["md", "markdown"]. */
+  readonly extensions: readonly string[];
+  /** Media types this parser claims (used when the extension is missing or unknown). */
+  readonly mediaTypes: readonly string[];
+  parse(input: ParseInput): Promise<ParsedDocument>;
+}

@@ -1,0 +1,74 @@
+import snowball from 'snowball-stemmers';
+
+/**
+ * Tokenizer shared by the full-text index and the offline embedder, so both see the same terms.
+ * Text is lower-cased, split on Unicode letters/digits, stop words dropped, words stemmed with the
+ * Snowball stemmer of the configured language. Stems are memoised: vocabularies are small, text is not.
+ */
+export interface TokenizerOptions {
+  /** Snowball language name ("english", "german", …) or "none" for no stemming. */
+  language?: string;
+  /** Longest token kept; longer runs (hashes, base64) are noise for ranking. */
+  maxTokenLength?: number;
+}
+
+const ENGLISH_STOP_WORDS = new Set(
+  ('a about above after again against all am an and any are as at be because been before being below between both but by ' +
+    'can could did do does doing down during each few for from further had has have having he her here hers herself him ' +
+    'himself his how i if in into is it its itself just me more most my myself no nor not of off on once only or other ' +
+    'our ours ourselves out over own same she should so some such than that the their theirs them themselves then there ' +
+    'these they this those through to too under until up very was we were what when where which while who whom why will ' +
+    'with would you your yours yourself yourselves').split(' '),
+);
+
+const TOKEN_PATTERN = /[\p{L}\p{N}]+(?:['’][\p{L}]+)?/gu;
+
+export class Tokenizer {
+  readonly language: string;
+  private readonly stemmer: { stem(word: string): string } | null;
+  private readonly stopWords: Set<string>;
+  private readonly cache = new Map<string, string>();
+  private readonly maxTokenLength: number;
+
+  constructor(options: TokenizerOptions = {}) {
+    this.language = options.language ?? 'english';
+    this.maxTokenLength = options.maxTokenLength ?? 40;
+    if (this.language === 'none') {
+      this.stemmer = null;
+    } else {
+      if (!snowball.algorithms().includes(this.language)) {
+        throw new Error(`unknown tokenizer language "${this.language}" (known: none, ${snowball.algorithms().join(', ')})`);
+      }
+      this.stemmer = snowball.newStemmer(this.language);
+    }
+    this.stopWords = this.language === 'english' || this.language === 'porter' ? ENGLISH_STOP_WORDS : new Set();
+  }
+
+  /** Stemmed index terms of a text, in order (duplicates kept: term frequency matters). */
+  terms(text: string): string[] {
+    const out: string[] = [];
+    for (const match of text.toLowerCase().matchAll(TOKEN_PATTERN)) {
+      const word = match[0].replace(/['’].*$/, '');
+      if (word.length > this.maxTokenLength || this.stopWords.has(word)) continue;
+      out.push(this.stem(word));
+    }
+    return out;
+  }
+
+  stem(word: string): string {
+    if (!this.stemmer) return word;
+    let stem = this.cache.get(word);
+    if (stem === undefined) {
+      stem = this.stemmer.stem(word);
+      if (this.cache.size > 200_000) this.cache.clear();
+      this.cache.set(word, stem);
+    }
+    return stem;
+  }
+}
+
+/** Rough token count (≈ words and punctuation) used for chunk sizing; model-agnostic by design. */
+export function countTokens(text: string): number {
+  const matches = text.match(/[\p{L}\p{N}]+|[^\s\p{L}\p{N}]/gu);
+  return matches ? matches.length : 0;
+}

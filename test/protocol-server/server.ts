@@ -1,0 +1,216 @@
+/**
+ * A tiny scriptable HTTP server for protocol tests: real sockets, real clients, no mocks.
+ *
+ * Routes are registered by protocol modules (openai.ts now; chat completions and Anthropic Messages
+ * later). Each route has a queue of scripted "turns": every request takes the next turn, and an
+ * empty queue means "answer normally". Turns common to every protocol (HTTP errors, hangs, malformed
+ * bodies, dropped connections, delays) are handled here, so protocol modules only implement the
+ * normal answer and their own protocol-specific turns.
+ */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/** Faults any route can be scripted with. */
+export type CommonTurn =
+  /** Answer with this status; `body` defaults to the protocol's error shape (see `errorBody`). */
+  | { type: 'status'; status: number; headers?: Record<string, string>; body?: unknown; delayMs?: number }
+  /** Never answer; the request stays open until the client gives up or the server closes. */
+  | { type: 'hang' }
+  /** 200 with a body that is not JSON. */
+  | { type: 'malformed'; delayMs?: number }
+  /** Destroy the socket without a response: a network error for the client. */
+  | { type: 'drop' };
+
+export interface RecordedRequest {
+  route: string;
+  method: string;
+  path: string;
+  headers: http.IncomingHttpHeaders;
+  /** Parsed JSON body, or the raw text when it was not JSON. */
+  body: unknown;
+  /** The turn this request was answered with; undefined = normal answer. */
+  turn: { type: string } | undefined;
+  startedAt: number;
+  finishedAt?: number;
+}
+
+export interface JsonReply {
+  status?: number;
+  headers?: Record<string, string>;
+  json: unknown;
+}
+
+export interface RouteDefinition<T extends { type: string; delayMs?: number }> {
+  name: string;
+  method: string;
+  path: string;
+  /** Produces the answer for a normal request (`turn` undefined) or a protocol-specific turn. */
+  handle(context: { body: unknown; request: RecordedRequest; turn: T | undefined }): JsonReply | Promise<JsonReply>;
+  /** Error body in the protocol's shape, used by `status` turns without a body. */
+  errorBody?(status: number, message: string): unknown;
+}
+
+export class Route<T extends { type: string; delayMs?: number }> {
+  readonly requests: RecordedRequest[] = [];
+  inFlight = 0;
+  maxInFlight = 0;
+  private readonly queue: Array<T | CommonTurn> = [];
+
+  constructor(readonly definition: RouteDefinition<T>) {}
+
+  /** Scripts the next `times` requests to this route. */
+  enqueue(turn: T | CommonTurn, times = 1): this {
+    for (let i = 0; i < times; i++) this.queue.push(turn);
+    return this;
+  }
+
+  /** Turns not yet consumed. */
+  get pending(): number {
+    return this.queue.length;
+  }
+
+  next(): T | CommonTurn | undefined {
+    return this.queue.shift();
+  }
+
+  reset(): void {
+    this.requests.length = 0;
+    this.queue.length = 0;
+    this.inFlight = 0;
+    this.maxInFlight = 0;
+  }
+}
+
+export class ProtocolServer {
+  /** e.g. http://127.0.0.1:54321 */
+  readonly url: string;
+  readonly requests: RecordedRequest[] = [];
+  inFlight = 0;
+  maxInFlight = 0;
+  private readonly routes: Route<any>[] = [];
+
+  private constructor(private readonly server: http.Server) {
+    const { port } = server.address() as AddressInfo;
+    this.url = `http://127.0.0.1:${port}`;
+  }
+
+  /** Listens on 127.0.0.1 at a random free port. */
+  static async start(): Promise<ProtocolServer> {
+    let self: ProtocolServer | undefined;
+    const server = http.createServer((req, res) => {
+      self!.dispatch(req, res).catch((error: unknown) => {
+        if (!res.headersSent) {
+          res.writeHead(500, { 'content-type': 'application/json' });
+          res.end(JSON.stringify({ error: { message: `test server bug: ${String(error)}` } }));
+        }
+      });
+    });
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(0, '127.0.0.1', () => resolve());
+    });
+    self = new ProtocolServer(server);
+    return self;
+  }
+
+  route<T extends { type: string; delayMs?: number }>(definition: RouteDefinition<T>): Route<T> {
+    const route = new Route(definition);
+    this.routes.push(route);
+    return route;
+  }
+
+  /** Forgets recorded requests and scripted turns, e.g. between tests sharing one server. */
+  reset(): void {
+    this.requests.length = 0;
+    this.inFlight = 0;
+    this.maxInFlight = 0;
+    for (const route of this.routes) route.reset();
+  }
+
+  async close(): Promise<void> {
+    // Hanging requests would otherwise keep close() waiting forever.
+    this.server.closeAllConnections();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+
+  private async dispatch(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    const path = new URL(req.url ?? '/', this.url).pathname;
+    const route = this.routes.find((r) => r.definition.method === req.method && r.definition.path === path);
+    if (!route) {
+      return sendJson(res, { status: 404, json: { error: { message: `no route for ${req.method} ${path}` } } });
+    }
+    const text = await readBody(req);
+    let body: unknown = text;
+    try {
+      body = text === '' ? undefined : JSON.parse(text);
+    } catch {
+      // Left as text: the route decides whether that is an error.
+    }
+    const turn = route.next();
+    const request: RecordedRequest = {
+      route: route.definition.name,
+      method: req.method ?? '',
+      path,
+      headers: req.headers,
+      body,
+      turn,
+      startedAt: Date.now(),
+    };
+    route.requests.push(request);
+    this.requests.push(request);
+    this.inFlight++;
+    route.inFlight++;
+    this.maxInFlight = Math.max(this.maxInFlight, this.inFlight);
+    route.maxInFlight = Math.max(route.maxInFlight, route.inFlight);
+    res.on('close', () => {
+      this.inFlight--;
+      route.inFlight--;
+      request.finishedAt = Date.now();
+    });
+
+    if (turn && 'delayMs' in turn && turn.delayMs) await delay(turn.delayMs);
+    if (res.destroyed) return;
+    switch (turn?.type) {
+      case 'hang':
+        return; // Never answered; closed by the client or by close().
+      case 'drop':
+        req.socket.destroy();
+        return;
+      case 'malformed':
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end('{"object": "list", "data": [');
+        return;
+      case 'status': {
+        const t = turn as Extract<CommonTurn, { type: 'status' }>;
+        const json = t.body ?? route.definition.errorBody?.(t.status, `scripted ${t.status}`) ?? { error: { message: `scripted ${t.status}` } };
+        return sendJson(res, { status: t.status, headers: t.headers, json });
+      }
+      default:
+        return sendJson(res, await route.definition.handle({ body, request, turn: turn as any }));
+    }
+  }
+}
+
+export function sendJson(res: http.ServerResponse, reply: JsonReply): void {
+  if (res.destroyed) return;
+  const payload = JSON.stringify(reply.json);
+  res.writeHead(reply.status ?? 200, {
+    'content-type': 'application/json',
+    'content-length': Buffer.byteLength(payload),
+    ...reply.headers,
+  });
+  res.end(payload);
+}
+
+function readBody(req: http.IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
+  });
+}
+
+function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}

@@ -1,25 +1,29 @@
+import { extname } from 'node:path';
 import { DossierError } from '../../errors/index.ts';
-import { decodeText } from '../encoding.ts';
-import type { Block, Parser } from '../types.ts';
-import { fileStem } from './util.ts';
+import { decodeText, looksLikeText } from '../encoding.ts';
+import type { Parser } from '../types.ts';
+import { fileStem, paragraphsOf } from './util.ts';
 
-/** Splits plain text into paragraph blocks at blank lines. */
-export function paragraphsOf(text: string, page?: number): Block[] {
-  return text
-    .split(/\n\s*\n/)
-    .map((paragraph) => paragraph.trim())
-    .filter((paragraph) => paragraph.length > 0)
-    .map((paragraph) => (page === undefined ? { type: 'text', text: paragraph } : { type: 'text', text: paragraph, page }));
-}
+export { paragraphsOf } from './util.ts';
 
+/**
+ * Plain text and text-like sources (lightweight markup, config, source code) that have no parser of
+ * their own: paragraphs at blank lines are the best structure we can claim without guessing.
+ */
 export const txtParser: Parser = {
   name: 'txt',
-  extensions: ['txt', 'text', 'log'],
+  extensions: [
+    'txt', 'text', 'log', 'rst', 'org', 'adoc', 'asciidoc', 'tex', 'yaml', 'yml', 'toml', 'ini', 'cfg', 'conf',
+    'py', 'js', 'mjs', 'cjs', 'ts', 'tsx', 'jsx', 'go', 'rs', 'java', 'kt', 'c', 'h', 'cc', 'cpp', 'hpp', 'cs',
+    'rb', 'php', 'sh', 'bash', 'sql', 'r', 'swift', 'scala', 'lua', 'pl',
+  ],
   mediaTypes: ['text/plain'],
   async parse({ path, bytes }) {
-    const text = decodeText(bytes);
+    const text = decodeText(bytes).replace(/\r\n?/g, '\n');
+    if (text.trim().length === 0) throw new DossierError('empty-document', 'no text in file');
+    if (!looksLikeText(text)) throw new DossierError('parse-failed', 'binary data, not text');
     const blocks = paragraphsOf(text);
-    if (blocks.length === 0) throw new DossierError('empty-document', 'no text in file');
-    return { title: fileStem(path), mediaType: 'text/plain', blocks, metadata: {} };
+    const format = extname(path).slice(1).toLowerCase();
+    return { title: fileStem(path), mediaType: 'text/plain', blocks, metadata: format && format !== 'txt' ? { format } : {} };
   },
 };

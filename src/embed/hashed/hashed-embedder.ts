@@ -1,0 +1,133 @@
+import { Tokenizer } from '../../text/tokenize.ts';
+import { l2normalize, type Embedder } from '../embedder.ts';
+
+/**
+ * The offline embedder: signed feature hashing (Weinberger et al., 2009) of stemmed words, word
+ * bigrams and character n-grams into a dense vector; no downloaded weights.
+ *
+ * Documents get sublinear term frequencies only, so a stored vector never depends on the rest of
+ * the corpus and stays valid as documents are added and removed. Queries carry the corpus weighting:
+ * each feature is scaled by the live inverse document frequency of its word (read from the full-text
+ * index when a `frequencies` source is attached), and character n-grams inherit their word's weight.
+ * Character n-grams let "vaccination" meet "vaccines" and "IL-6" meet "IL6", which the word index
+ * cannot; that is what this vector adds to BM25 in hybrid search.
+ */
+export interface HashedEmbedderOptions {
+  dimensions?: number;
+  language?: string;
+  /** Relative weight of the feature groups; tuned on SciFact train. */
+  wordWeight?: number;
+  bigramWeight?: number;
+  charWeight?: number;
+  /** Character n-gram sizes taken from each word (with boundary markers). */
+  charGrams?: readonly number[];
+}
+
+export type FrequencySource = (terms: readonly string[]) => { chunks: number; frequencies: Map<string, number> };
+
+interface Feature {
+  bucket: number;
+  value: number;
+}
+
+function fnv1a(text: string, seed = 0x811c9dc5): number {
+  let hash = seed >>> 0;
+  for (let i = 0; i < text.length; i++) {
+    hash ^= text.charCodeAt(i);
+    hash = Math.imul(hash, 0x01000193);
+  }
+  // Final avalanche so nearby strings spread over buckets and signs.
+  hash ^= hash >>> 16;
+  hash = Math.imul(hash, 0x85ebca6b);
+  hash ^= hash >>> 13;
+  return hash >>> 0;
+}
+
+export class HashedEmbedder implements Embedder {
+  readonly id: string;
+  readonly dimensions: number;
+  readonly tokenizer: Tokenizer;
+  private readonly wordWeight: number;
+  private readonly bigramWeight: number;
+  private readonly charWeight: number;
+  private readonly charGrams: readonly number[];
+  private readonly wordFeatures = new Map<string, Feature[]>();
+  private frequencies: FrequencySource | undefined;
+
+  constructor(options: HashedEmbedderOptions = {}) {
+    this.dimensions = options.dimensions ?? 256;
+    this.tokenizer = new Tokenizer({ language: options.language ?? 'english' });
+    this.wordWeight = options.wordWeight ?? 1;
+    this.bigramWeight = options.bigramWeight ?? 0.5;
+    this.charWeight = options.charWeight ?? 0.5;
+    this.charGrams = options.charGrams ?? [3, 4, 5];
+    this.id = `offline-hashed-v1:${this.dimensions}:${this.tokenizer.language}:w${this.wordWeight}b${this.bigramWeight}c${this.charWeight}g${this.charGrams.join('')}`;
+  }
+
+  /** Attach the corpus's document frequencies for query-side IDF weighting. */
+  useFrequencies(source: FrequencySource | undefined): void {
+    this.frequencies = source;
+  }
+
+  async embed(texts: string[]): Promise<Float32Array[]> {
+    return texts.map((text) => this.embedTerms(this.tokenizer.terms(text)));
+  }
+
+  /** Synchronous form used by the ingest pipeline on already-tokenized text. */
+  embedTerms(terms: readonly string[], weightOf?: (term: string) => number): Float32Array {
+    const vector = new Float32Array(this.dimensions);
+    const counts = new Map<string, number>();
+    for (const term of terms) counts.set(term, (counts.get(term) ?? 0) + 1);
+    for (const [term, count] of counts) {
+      const weight = (1 + Math.log(count)) * (weightOf ? weightOf(term) : 1);
+      for (const feature of this.featuresOf(term)) vector[feature.bucket] += feature.value * weight;
+    }
+    if (this.bigramWeight > 0) {
+      const bigrams = new Map<string, number>();
+      for (let i = 1; i < terms.length; i++) {
+        const key = `${terms[i - 1]} ${terms[i]}`;
+        bigrams.set(key, (bigrams.get(key) ?? 0) + 1);
+      }
+      for (const [bigram, count] of bigrams) {
+        const space = bigram.indexOf(' ');
+        const weight = weightOf ? Math.min(weightOf(bigram.slice(0, space)), weightOf(bigram.slice(space + 1))) : 1;
+        const hash = fnv1a(bigram, 0x9747b28c);
+        vector[hash % this.dimensions] += (hash & 0x80000000 ? -1 : 1) * this.bigramWeight * (1 + Math.log(count)) * weight;
+      }
+    }
+    return l2normalize(vector);
+  }
+
+  async embedQuery(text: string): Promise<Float32Array> {
+    const terms = this.tokenizer.terms(text);
+    if (!this.frequencies || terms.length === 0) return this.embedTerms(terms);
+    const { chunks, frequencies } = this.frequencies(terms);
+    const idf = (term: string) => {
+      const df = frequencies.get(term) ?? 0;
+      return Math.log(1 + (chunks - df + 0.5) / (df + 0.5));
+    };
+    return this.embedTerms(terms, idf);
+  }
+
+  private featuresOf(term: string): Feature[] {
+    let features = this.wordFeatures.get(term);
+    if (features) return features;
+    features = [];
+    const add = (key: string, seed: number, weight: number) => {
+      const hash = fnv1a(key, seed);
+      features!.push({ bucket: hash % this.dimensions, value: hash & 0x80000000 ? -weight : weight });
+    };
+    add(term, 0x811c9dc5, this.wordWeight);
+    if (this.charWeight > 0) {
+      const marked = `<${term}>`;
+      const grams: string[] = [];
+      for (const n of this.charGrams) for (let i = 0; i + n <= marked.length; i++) grams.push(marked.slice(i, i + n));
+      // Spread the group weight over the word's grams so long words do not dominate the vector.
+      const each = grams.length ? this.charWeight / Math.sqrt(grams.length) : 0;
+      for (const gram of grams) add(gram, 0x3c6ef372, each);
+    }
+    if (this.wordFeatures.size > 500_000) this.wordFeatures.clear();
+    this.wordFeatures.set(term, features);
+    return features;
+  }
+}

@@ -1,0 +1,10 @@
+export { createDossier, Dossier, type DossierOptions } from './dossier.ts';
+export { DossierError, type ErrorCode } from './errors/index.ts';
+export type { Embedder } from './embed/embedder.ts';
+export { HashedEmbedder } from './embed/hashed/hashed-embedder.ts';
+export { resolveEmbedder } from './embed/resolve.ts';
+export type { Block, ParsedDocument, Parser } from './ingest/types.ts';
+export type { IngestReport, DocumentRecord } from './ingest/pipeline.ts';
+export type { SearchHit, SearchMode, SearchRequest } from './retrieve/search.ts';
+export type { Filter, Scope, Store, StoredChunk, StoredDocument } from './store/types.ts';
+export { SqliteStore } from './store/sqlite/sqlite-store.ts';

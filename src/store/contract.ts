@@ -1,0 +1,185 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { DossierError } from '../errors/index.ts';
+import type { ChunkInput, DocumentInput, Store } from './types.ts';
+
+/**
+ * The one behaviour suite every Store implementation must pass (SQLite now, PostgreSQL later).
+ * `make` returns a fresh, empty store; `cleanup` releases it.
+ */
+export function storeContract(name: string, make: () => Promise<{ store: Store; cleanup: () => Promise<void> | void }>): void {
+  const DIMS = 8;
+  const ALL = { collections: '*' } as const;
+
+  const unit = (i: number): Float32Array => {
+    const vector = new Float32Array(DIMS);
+    vector[i % DIMS] = 1;
+    return vector;
+  };
+
+  const doc = (source: string, overrides: Partial<DocumentInput> = {}): DocumentInput => ({
+    collection: 'default',
+    source,
+    title: `Title of ${source}`,
+    mediaType: 'text/plain',
+    contentHash: `hash-${source}`,
+    metadata: {},
+    text: 'unused',
+    bytes: 10,
+    ...overrides,
+  });
+
+  const chunk = (ordinal: number, terms: string, text = terms): ChunkInput => ({
+    ordinal,
+    text,
+    tokenCount: terms.split(' ').length,
+    headingPath: ['Intro'],
+    charStart: 0,
+    charEnd: text.length,
+    terms,
+    titleTerms: '',
+  });
+
+  async function withStore(test: (store: Store) => Promise<void> | void): Promise<void> {
+    const { store, cleanup } = await make();
+    store.assertEmbedder({ embedderId: 'test-embedder', dimensions: DIMS });
+    try {
+      await test(store);
+    } finally {
+      await cleanup();
+    }
+  }
+
+  describe(`Store contract: ${name}`, () => {
+    it('inserts a document and reads back its chunks in the order asked', () =>
+      withStore((store) => {
+        const { id, status } = store.upsertDocument(doc('a.txt'), [chunk(0, 'alpha beta'), chunk(1, 'gamma delta')], [unit(0), unit(1)]);
+        assert.equal(status, 'inserted');
+        const document = store.getDocument(ALL, id);
+        assert.equal(document?.title, 'Title of a.txt');
+        assert.equal(document?.chunkCount, 2);
+        const hits = store.searchFullText(ALL, ['gamma'], { k: 5 });
+        assert.equal(hits.length, 1);
+        assert.equal(hits[0].documentId, id);
+        const ids = [hits[0].chunkId, ...store.searchFullText(ALL, ['alpha'], { k: 5 }).map((h) => h.chunkId)];
+        assert.deepEqual(store.getChunks(ALL, ids).map((c) => c.text), ['gamma delta', 'alpha beta']);
+        assert.deepEqual(store.getChunkRange(ALL, id, 0, 1).map((c) => c.ordinal), [0, 1]);
+        assert.deepEqual(store.getChunks(ALL, ids)[0].headingPath, ['Intro']);
+      }));
+
+    it('is idempotent by content hash and replaces a changed document in place', () =>
+      withStore((store) => {
+        const first = store.upsertDocument(doc('a.txt'), [chunk(0, 'oldterm')], [unit(0)]);
+        const again = store.upsertDocument(doc('a.txt'), [chunk(0, 'oldterm')], [unit(0)]);
+        assert.equal(again.status, 'unchanged');
+        assert.equal(again.id, first.id);
+        const oldChunk = store.searchFullText(ALL, ['oldterm'], { k: 5 })[0].chunkId;
+        const changed = store.upsertDocument(doc('a.txt', { contentHash: 'hash-2' }), [chunk(0, 'newterm'), chunk(1, 'newterm more')], [unit(2), unit(3)]);
+        assert.equal(changed.status, 'updated');
+        assert.equal(changed.id, first.id);
+        assert.deepEqual(store.searchFullText(ALL, ['oldterm'], { k: 5 }), []);
+        assert.equal(store.searchFullText(ALL, ['newterm'], { k: 5 }).length, 2);
+        assert.deepEqual(store.getChunks(ALL, [oldChunk]), []);
+        assert.ok(store.searchVector(ALL, unit(0), { k: 5 }).every((hit) => hit.chunkId !== oldChunk));
+        assert.equal(store.contentHashOf('default', 'a.txt'), 'hash-2');
+        assert.equal(store.stats(ALL).documents, 1);
+        assert.equal(store.stats(ALL).chunks, 2);
+      }));
+
+    it('deletes a document with its chunks, vectors and full-text rows', () =>
+      withStore((store) => {
+        const { id } = store.upsertDocument(doc('a.txt'), [chunk(0, 'zebra')], [unit(0)]);
+        const keep = store.upsertDocument(doc('b.txt'), [chunk(0, 'yak')], [unit(1)]);
+        const chunkId = store.searchFullText(ALL, ['zebra'], { k: 1 })[0].chunkId;
+        assert.equal(store.deleteDocument(ALL, id), true);
+        assert.equal(store.deleteDocument(ALL, id), false);
+        assert.equal(store.getDocument(ALL, id), undefined);
+        assert.deepEqual(store.getChunks(ALL, [chunkId]), []);
+        assert.deepEqual(store.searchFullText(ALL, ['zebra'], { k: 5 }), []);
+        assert.deepEqual(store.searchVector(ALL, unit(0), { k: 5 }).map((h) => h.documentId), [keep.id]);
+        assert.equal(store.contentHashOf('default', 'a.txt'), undefined);
+        assert.equal(store.stats(ALL).chunks, 1);
+      }));
+
+    it('ranks full text by BM25: more occurrences of a rare term rank first', () =>
+      withStore((store) => {
+        store.upsertDocument(doc('one.txt'), [chunk(0, 'rare common common common')], [unit(0)]);
+        const many = store.upsertDocument(doc('two.txt'), [chunk(0, 'rare rare rare common')], [unit(1)]);
+        store.upsertDocument(doc('three.txt'), [chunk(0, 'common words only')], [unit(2)]);
+        for (let i = 0; i < 5; i++) store.upsertDocument(doc(`filler${i}.txt`), [chunk(0, 'unrelated filler text')], [unit(3)]);
+        const hits = store.searchFullText(ALL, ['rare', 'common'], { k: 10 });
+        assert.equal(hits[0].documentId, many.id);
+        assert.equal(hits.length, 3);
+        assert.ok(hits[0].score >= hits[1].score && hits[1].score >= hits[2].score, 'scores are higher-is-better and sorted');
+      }));
+
+    it('ranks vectors by cosine similarity', () =>
+      withStore((store) => {
+        const near = store.upsertDocument(doc('near.txt'), [chunk(0, 'x')], [Float32Array.from([0.9, 0.1, 0, 0, 0, 0, 0, 0.1])]);
+        store.upsertDocument(doc('far.txt'), [chunk(0, 'y')], [unit(4)]);
+        const hits = store.searchVector(ALL, unit(0), { k: 2 });
+        assert.equal(hits[0].documentId, near.id);
+        assert.ok(hits[0].score > 0.8 && hits[1].score < 0.1);
+      }));
+
+    it('never reads outside the scope', () =>
+      withStore((store) => {
+        const secret = store.upsertDocument(doc('s.txt', { collection: 'private' }), [chunk(0, 'secret')], [unit(0)]);
+        store.upsertDocument(doc('p.txt', { collection: 'public' }), [chunk(0, 'public')], [unit(1)]);
+        const publicOnly = { collections: ['public'] };
+        const secretChunk = store.searchFullText(ALL, ['secret'], { k: 1 })[0].chunkId;
+        assert.deepEqual(store.searchFullText(publicOnly, ['secret'], { k: 5 }), []);
+        assert.ok(store.searchVector(publicOnly, unit(0), { k: 5 }).every((hit) => hit.documentId !== secret.id));
+        assert.deepEqual(store.getChunks(publicOnly, [secretChunk]), []);
+        assert.equal(store.getDocument(publicOnly, secret.id), undefined);
+        assert.equal(store.getDocumentText(publicOnly, secret.id), undefined);
+        assert.equal(store.deleteDocument(publicOnly, secret.id), false);
+        assert.deepEqual(store.listDocuments(publicOnly).map((d) => d.collection), ['public']);
+        assert.deepEqual(store.searchFullText({ collections: [] }, ['public'], { k: 5 }), []);
+        assert.equal(store.stats(publicOnly).documents, 1);
+      }));
+
+    it('filters with Mongo-style operators over fields and metadata', () =>
+      withStore((store) => {
+        const add = (source: string, metadata: Record<string, unknown>) =>
+          store.upsertDocument(doc(source, { metadata }), [chunk(0, 'shared')], [unit(0)]).id;
+        const a = add('a.md', { year: 2020, tags: 'x', author: { name: 'Ada' } });
+        const b = add('b.md', { year: 2022, tags: 'y' });
+        const c = add('c.md', { year: 2024 });
+        const ids = (filter: Record<string, unknown>) =>
+          store.searchFullText(ALL, ['shared'], { k: 10, filter }).map((h) => h.documentId).sort((x, y) => x - y);
+        assert.deepEqual(ids({ 'metadata.year': 2022 }), [b]);
+        assert.deepEqual(ids({ 'metadata.year': { $gt: 2020 } }), [b, c]);
+        assert.deepEqual(ids({ 'metadata.year': { $gte: 2022, $lt: 2024 } }), [b]);
+        assert.deepEqual(ids({ 'metadata.year': { $lte: 2022 } }), [a, b]);
+        assert.deepEqual(ids({ 'metadata.tags': { $ne: 'x' } }), [b, c]);
+        assert.deepEqual(ids({ 'metadata.tags': { $in: ['x', 'y'] } }), [a, b]);
+        assert.deepEqual(ids({ 'metadata.tags': { $nin: ['x'] } }), [b, c]);
+        assert.deepEqual(ids({ $or: [{ source: 'a.md' }, { 'metadata.year': 2024 }] }), [a, c]);
+        assert.deepEqual(ids({ $and: [{ 'metadata.year': { $gt: 2019 } }, { title: 'Title of c.md' }] }), [c]);
+        assert.deepEqual(ids({ 'metadata.author.name': 'Ada' }), [a]);
+        assert.deepEqual(store.searchVector(ALL, unit(0), { k: 10, filter: { 'metadata.year': 2024 } }).map((h) => h.documentId), [c]);
+        assert.deepEqual(store.listDocuments(ALL, { filter: { mediaType: 'text/plain', collection: 'default' } }).length, 3);
+        assert.throws(() => ids({ 'metadata.year': { $regex: 'x' } }), (error) => DossierError.isInstance(error) && error.code === 'bad-input' && /\$regex/.test(error.message));
+        assert.throws(() => ids({ nosuchfield: 1 }), /unknown field "nosuchfield"/);
+        assert.throws(() => ids({ $or: [] }), /\$or needs a non-empty array/);
+      }));
+
+    it('refuses vectors from another embedder', () =>
+      withStore((store) => {
+        assert.throws(() => store.assertEmbedder({ embedderId: 'other', dimensions: DIMS }), (error) => DossierError.isInstance(error) && error.code === 'embedder-mismatch');
+        assert.throws(() => store.searchVector(ALL, new Float32Array(DIMS + 1), { k: 1 }), /dimensions/);
+        assert.deepEqual(store.indexInfo(), { embedderId: 'test-embedder', dimensions: DIMS });
+      }));
+
+    it('returns stored vectors and document frequencies', () =>
+      withStore((store) => {
+        store.upsertDocument(doc('a.txt'), [chunk(0, 'apple pear'), chunk(1, 'apple')], [unit(0), unit(1)]);
+        const { chunks, frequencies } = store.documentFrequencies(['apple', 'pear', 'kiwi']);
+        assert.equal(chunks, 2);
+        assert.deepEqual([...frequencies.entries()], [['apple', 2], ['pear', 1], ['kiwi', 0]]);
+        const chunkId = store.searchFullText(ALL, ['pear'], { k: 1 })[0].chunkId;
+        assert.deepEqual([...store.getVectors([chunkId]).get(chunkId)!], [...unit(0)]);
+      }));
+  });
+}

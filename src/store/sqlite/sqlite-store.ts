@@ -1,0 +1,530 @@
+import Database from 'better-sqlite3';
+import { DossierError } from '../../errors/index.ts';
+import { compileFilter, type FilterDialect } from '../filter.ts';
+import { Int8VectorIndex } from '../vector/int8-index.ts';
+import type {
+  ChunkInput,
+  DocumentInput,
+  Filter,
+  IndexInfo,
+  Scope,
+  ScoredChunkId,
+  SearchOptions,
+  Store,
+  StoreStats,
+  StoredChunk,
+  StoredDocument,
+  UpsertStatus,
+} from '../types.ts';
+
+const SCHEMA_VERSION = '1';
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS collections (
+  id INTEGER PRIMARY KEY,
+  name TEXT NOT NULL UNIQUE,
+  created_at TEXT NOT NULL
+);
+-- AUTOINCREMENT: ids are never reused, so a stale citation can never point at another chunk.
+CREATE TABLE IF NOT EXISTS documents (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  collection_id INTEGER NOT NULL REFERENCES collections(id),
+  source TEXT NOT NULL,
+  title TEXT NOT NULL,
+  media_type TEXT NOT NULL,
+  content_hash TEXT NOT NULL,
+  metadata TEXT NOT NULL DEFAULT '{}',
+  text TEXT NOT NULL,
+  bytes INTEGER NOT NULL,
+  created_at TEXT NOT NULL,
+  updated_at TEXT NOT NULL,
+  UNIQUE (collection_id, source)
+);
+CREATE TABLE IF NOT EXISTS chunks (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  document_id INTEGER NOT NULL REFERENCES documents(id),
+  ordinal INTEGER NOT NULL,
+  text TEXT NOT NULL,
+  token_count INTEGER NOT NULL,
+  heading_path TEXT NOT NULL DEFAULT '[]',
+  page INTEGER,
+  page_end INTEGER,
+  char_start INTEGER NOT NULL,
+  char_end INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS chunks_by_document ON chunks(document_id, ordinal);
+CREATE TABLE IF NOT EXISTS chunk_vectors (chunk_id INTEGER PRIMARY KEY, vector BLOB NOT NULL);
+CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(
+  title, body, content='', contentless_delete=1, tokenize='unicode61 remove_diacritics 0'
+);
+CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts_vocab USING fts5vocab(chunks_fts, 'row');
+`;
+
+const DOCUMENT_FIELDS: Record<string, string> = {
+  id: 'd.id',
+  title: 'd.title',
+  source: 'd.source',
+  mediaType: 'd.media_type',
+  collection: 'col.name',
+  createdAt: 'd.created_at',
+  updatedAt: 'd.updated_at',
+};
+
+const sqliteDialect: FilterDialect = {
+  field: (name) => DOCUMENT_FIELDS[name],
+  metadata: (path) => `json_extract(d.metadata, '$.${path.join('.')}')`,
+  param(value, params) {
+    params.push(typeof value === 'boolean' ? Number(value) : value);
+    return '?';
+  },
+};
+
+/** Longest FTS query we build; longer questions keep their rarest terms (see searchFullText). */
+const MAX_QUERY_TERMS = 48;
+
+export interface SqliteStoreOptions {
+  /** BM25 weight of the title/heading column relative to the body. */
+  titleWeight?: number;
+  readonly?: boolean;
+}
+
+interface DocumentRow {
+  id: number;
+  collection: string;
+  source: string;
+  title: string;
+  media_type: string;
+  content_hash: string;
+  metadata: string;
+  bytes: number;
+  chunk_count: number;
+  created_at: string;
+  updated_at: string;
+}
+
+interface ChunkRow {
+  id: number;
+  document_id: number;
+  collection: string;
+  title: string;
+  source: string;
+  ordinal: number;
+  text: string;
+  token_count: number;
+  heading_path: string;
+  page: number | null;
+  page_end: number | null;
+  char_start: number;
+  char_end: number;
+}
+
+export class SqliteStore implements Store {
+  readonly path: string;
+  private readonly db: Database.Database;
+  private readonly titleWeight: number;
+  private vectors: Int8VectorIndex | undefined;
+  private vectorsVersion = -1;
+
+  constructor(path: string, options: SqliteStoreOptions = {}) {
+    this.path = path;
+    this.titleWeight = options.titleWeight ?? 2;
+    try {
+      this.db = new Database(path, { readonly: options.readonly ?? false });
+    } catch (error) {
+      throw new DossierError('store-failed', `cannot open database ${path}: ${(error as Error).message}`, { cause: error });
+    }
+    this.db.pragma('busy_timeout = 10000');
+    if (!options.readonly) {
+      this.db.pragma('journal_mode = WAL');
+      this.db.pragma('synchronous = NORMAL');
+      this.db.exec(SCHEMA);
+      const version = this.getMeta('schema_version');
+      if (version === undefined) this.setMeta('schema_version', SCHEMA_VERSION);
+      else if (version !== SCHEMA_VERSION) {
+        throw new DossierError('store-failed', `database ${path} has schema version ${version}, this Dossier reads ${SCHEMA_VERSION}`);
+      }
+    }
+  }
+
+  private getMeta(key: string): string | undefined {
+    const row = this.db.prepare('SELECT value FROM meta WHERE key = ?').get(key) as { value: string } | undefined;
+    return row?.value;
+  }
+
+  private setMeta(key: string, value: string): void {
+    this.db.prepare('INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value').run(key, value);
+  }
+
+  indexInfo(): IndexInfo | null {
+    const embedderId = this.getMeta('embedder_id');
+    const dimensions = this.getMeta('embedder_dimensions');
+    return embedderId && dimensions ? { embedderId, dimensions: Number(dimensions) } : null;
+  }
+
+  assertEmbedder(info: IndexInfo): void {
+    const current = this.indexInfo();
+    if (!current) {
+      this.db.transaction(() => {
+        this.setMeta('embedder_id', info.embedderId);
+        this.setMeta('embedder_dimensions', String(info.dimensions));
+      })();
+      return;
+    }
+    if (current.embedderId !== info.embedderId || current.dimensions !== info.dimensions) {
+      throw new DossierError(
+        'embedder-mismatch',
+        `index ${this.path} was built with embedder ${current.embedderId} (${current.dimensions} dims), not ${info.embedderId} (${info.dimensions} dims); use the same embedder or a new --db`,
+      );
+    }
+  }
+
+  contentHashOf(collection: string, source: string): string | undefined {
+    const row = this.db
+      .prepare('SELECT d.content_hash FROM documents d JOIN collections col ON col.id = d.collection_id WHERE col.name = ? AND d.source = ?')
+      .get(collection, source) as { content_hash: string } | undefined;
+    return row?.content_hash;
+  }
+
+  upsertDocument(document: DocumentInput, chunks: ChunkInput[], vectors: Float32Array[]): { id: number; status: UpsertStatus } {
+    if (vectors.length !== chunks.length) {
+      throw new DossierError('bad-input', `upsert of ${document.source}: ${chunks.length} chunks but ${vectors.length} vectors`);
+    }
+    const info = this.indexInfo();
+    for (const vector of vectors) {
+      if (info && vector.length !== info.dimensions) {
+        throw new DossierError('embedder-mismatch', `vector has ${vector.length} dimensions, the index has ${info.dimensions}`);
+      }
+    }
+    const now = new Date().toISOString();
+    const inserted: { id: number; vector: Float32Array }[] = [];
+    let removed: number[] = [];
+    let collectionId = 0;
+    const result = this.db.transaction((): { id: number; status: UpsertStatus } => {
+      collectionId = this.ensureCollection(document.collection, now);
+      const existing = this.db
+        .prepare('SELECT id, content_hash FROM documents WHERE collection_id = ? AND source = ?')
+        .get(collectionId, document.source) as { id: number; content_hash: string } | undefined;
+      if (existing && existing.content_hash === document.contentHash) return { id: existing.id, status: 'unchanged' };
+      let id: number;
+      if (existing) {
+        id = existing.id;
+        removed = this.deleteChunksOf(id);
+        this.db
+          .prepare('UPDATE documents SET title=?, media_type=?, content_hash=?, metadata=?, text=?, bytes=?, updated_at=? WHERE id=?')
+          .run(document.title, document.mediaType, document.contentHash, JSON.stringify(document.metadata), document.text, document.bytes, now, id);
+      } else {
+        id = Number(
+          this.db
+            .prepare(
+              'INSERT INTO documents(collection_id, source, title, media_type, content_hash, metadata, text, bytes, created_at, updated_at) VALUES (?,?,?,?,?,?,?,?,?,?)',
+            )
+            .run(collectionId, document.source, document.title, document.mediaType, document.contentHash, JSON.stringify(document.metadata), document.text, document.bytes, now, now)
+            .lastInsertRowid,
+        );
+      }
+      const insertChunk = this.db.prepare(
+        'INSERT INTO chunks(document_id, ordinal, text, token_count, heading_path, page, page_end, char_start, char_end) VALUES (?,?,?,?,?,?,?,?,?)',
+      );
+      const insertFts = this.db.prepare('INSERT INTO chunks_fts(rowid, title, body) VALUES (?, ?, ?)');
+      const insertVector = this.db.prepare('INSERT INTO chunk_vectors(chunk_id, vector) VALUES (?, ?)');
+      chunks.forEach((chunk, i) => {
+        const chunkId = Number(
+          insertChunk.run(id, chunk.ordinal, chunk.text, chunk.tokenCount, JSON.stringify(chunk.headingPath), chunk.page ?? null, chunk.pageEnd ?? null, chunk.charStart, chunk.charEnd)
+            .lastInsertRowid,
+        );
+        insertFts.run(chunkId, chunk.titleTerms, chunk.terms);
+        const vector = vectors[i];
+        insertVector.run(chunkId, Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength));
+        inserted.push({ id: chunkId, vector });
+      });
+      return { id, status: existing ? 'updated' : 'inserted' };
+    })();
+    if (result.status !== 'unchanged') this.afterWrite(() => {
+      for (const chunkId of removed) this.vectors?.remove(chunkId);
+      for (const row of inserted) this.vectors?.upsert(row.id, row.vector, { documentId: result.id, collectionId });
+    });
+    return result;
+  }
+
+  private ensureCollection(name: string, now: string): number {
+    this.db.prepare('INSERT INTO collections(name, created_at) VALUES (?, ?) ON CONFLICT(name) DO NOTHING').run(name, now);
+    return (this.db.prepare('SELECT id FROM collections WHERE name = ?').get(name) as { id: number }).id;
+  }
+
+  /** Deletes chunk rows, their vectors and full-text rows; returns the removed chunk ids. */
+  private deleteChunksOf(documentId: number): number[] {
+    const ids = (this.db.prepare('SELECT id FROM chunks WHERE document_id = ?').all(documentId) as { id: number }[]).map((row) => row.id);
+    const deleteFts = this.db.prepare('DELETE FROM chunks_fts WHERE rowid = ?');
+    const deleteVector = this.db.prepare('DELETE FROM chunk_vectors WHERE chunk_id = ?');
+    for (const id of ids) {
+      deleteFts.run(id);
+      deleteVector.run(id);
+    }
+    this.db.prepare('DELETE FROM chunks WHERE document_id = ?').run(documentId);
+    return ids;
+  }
+
+  deleteDocument(scope: Scope, id: number): boolean {
+    const document = this.getDocument(scope, id);
+    if (!document) return false;
+    let removed: number[] = [];
+    this.db.transaction(() => {
+      removed = this.deleteChunksOf(id);
+      this.db.prepare('DELETE FROM documents WHERE id = ?').run(id);
+    })();
+    this.afterWrite(() => removed.forEach((chunkId) => this.vectors?.remove(chunkId)));
+    return true;
+  }
+
+  /** Keeps the in-memory vector index in step with our own commits (others' commits trigger a reload). */
+  private afterWrite(update: () => void): void {
+    if (!this.vectors) return;
+    const version = this.dataVersion();
+    if (version !== this.vectorsVersion) {
+      this.vectors = undefined; // someone else wrote too: rebuild on next search
+      return;
+    }
+    update();
+  }
+
+  private dataVersion(): number {
+    return this.db.pragma('data_version', { simple: true }) as number;
+  }
+
+  private scopeCondition(scope: Scope, params: unknown[]): string {
+    if (scope.collections === '*') return '1=1';
+    if (!Array.isArray(scope.collections)) throw new DossierError('bad-input', 'scope.collections must be an array of names or "*"');
+    if (scope.collections.length === 0) return '1=0';
+    params.push(...scope.collections);
+    return `col.name IN (${scope.collections.map(() => '?').join(', ')})`;
+  }
+
+  private documentWhere(scope: Scope, filter: Filter | undefined): { sql: string; params: unknown[] } {
+    const params: unknown[] = [];
+    const scopeSql = this.scopeCondition(scope, params);
+    const compiled = compileFilter(filter, sqliteDialect);
+    return { sql: `${scopeSql} AND (${compiled.sql})`, params: [...params, ...compiled.params] };
+  }
+
+  getDocument(scope: Scope, id: number): StoredDocument | undefined {
+    const where = this.documentWhere(scope, undefined);
+    const row = this.db
+      .prepare(
+        `SELECT d.*, col.name AS collection, (SELECT count(*) FROM chunks c WHERE c.document_id = d.id) AS chunk_count
+         FROM documents d JOIN collections col ON col.id = d.collection_id WHERE d.id = ? AND ${where.sql}`,
+      )
+      .get(id, ...where.params) as DocumentRow | undefined;
+    return row ? toDocument(row) : undefined;
+  }
+
+  getDocumentText(scope: Scope, id: number): string | undefined {
+    const where = this.documentWhere(scope, undefined);
+    const row = this.db
+      .prepare(`SELECT d.text FROM documents d JOIN collections col ON col.id = d.collection_id WHERE d.id = ? AND ${where.sql}`)
+      .get(id, ...where.params) as { text: string } | undefined;
+    return row?.text;
+  }
+
+  listDocuments(scope: Scope, options: { filter?: Filter; limit?: number; offset?: number } = {}): StoredDocument[] {
+    const where = this.documentWhere(scope, options.filter);
+    const rows = this.db
+      .prepare(
+        `SELECT d.id, d.source, d.title, d.media_type, d.content_hash, d.metadata, d.bytes, d.created_at, d.updated_at, col.name AS collection,
+           (SELECT count(*) FROM chunks c WHERE c.document_id = d.id) AS chunk_count
+         FROM documents d JOIN collections col ON col.id = d.collection_id WHERE ${where.sql} ORDER BY d.id LIMIT ? OFFSET ?`,
+      )
+      .all(...where.params, options.limit ?? -1, options.offset ?? 0) as DocumentRow[];
+    return rows.map(toDocument);
+  }
+
+  private chunkSelect(condition: string): string {
+    return `SELECT c.id, c.document_id, col.name AS collection, d.title, d.source, c.ordinal, c.text, c.token_count, c.heading_path,
+              c.page, c.page_end, c.char_start, c.char_end
+            FROM chunks c JOIN documents d ON d.id = c.document_id JOIN collections col ON col.id = d.collection_id
+            WHERE ${condition}`;
+  }
+
+  getChunks(scope: Scope, ids: readonly number[]): StoredChunk[] {
+    if (ids.length === 0) return [];
+    const params: unknown[] = [];
+    const scopeSql = this.scopeCondition(scope, params);
+    const byId = new Map<number, StoredChunk>();
+    for (let start = 0; start < ids.length; start += 500) {
+      const batch = ids.slice(start, start + 500);
+      const rows = this.db
+        .prepare(this.chunkSelect(`c.id IN (${batch.map(() => '?').join(',')}) AND ${scopeSql}`))
+        .all(...batch, ...params) as ChunkRow[];
+      for (const row of rows) byId.set(row.id, toChunk(row));
+    }
+    return ids.flatMap((id) => byId.get(id) ?? []);
+  }
+
+  getChunkRange(scope: Scope, documentId: number, from: number, to: number): StoredChunk[] {
+    const params: unknown[] = [];
+    const scopeSql = this.scopeCondition(scope, params);
+    const rows = this.db
+      .prepare(this.chunkSelect(`c.document_id = ? AND c.ordinal BETWEEN ? AND ? AND ${scopeSql}`) + ' ORDER BY c.ordinal')
+      .all(documentId, from, to, ...params) as ChunkRow[];
+    return rows.map(toChunk);
+  }
+
+  documentFrequencies(terms: readonly string[]): { chunks: number; frequencies: Map<string, number> } {
+    const frequencies = new Map<string, number>();
+    const lookup = this.db.prepare('SELECT doc FROM chunks_fts_vocab WHERE term = ?');
+    for (const term of new Set(terms)) {
+      const row = lookup.get(term) as { doc: number } | undefined;
+      frequencies.set(term, row?.doc ?? 0);
+    }
+    const chunks = (this.db.prepare('SELECT count(*) AS n FROM chunks').get() as { n: number }).n;
+    return { chunks, frequencies };
+  }
+
+  searchFullText(scope: Scope, terms: readonly string[], options: SearchOptions): ScoredChunkId[] {
+    let unique = [...new Set(terms.filter((term) => /^[\p{L}\p{N}]+$/u.test(term)))];
+    if (unique.length === 0 || options.k <= 0) return [];
+    if (unique.length > MAX_QUERY_TERMS) {
+      // Keep the rarest terms: they carry the ranking, and common ones make FTS5 score huge posting lists.
+      // Terms absent from the index cannot match, so they never take a place.
+      const { frequencies } = this.documentFrequencies(unique);
+      unique = unique
+        .filter((term) => (frequencies.get(term) ?? 0) > 0)
+        .sort((a, b) => frequencies.get(a)! - frequencies.get(b)!)
+        .slice(0, MAX_QUERY_TERMS);
+      if (unique.length === 0) return [];
+    }
+    const match = unique.map((term) => `"${term}"`).join(' OR ');
+    const where = this.documentWhere(scope, options.filter);
+    const unrestricted = scope.collections === '*' && !options.filter;
+    const sql = unrestricted
+      ? `SELECT f.rowid AS chunk_id, c.document_id, bm25(chunks_fts, ${this.titleWeight}, 1.0) AS rank
+         FROM chunks_fts f JOIN chunks c ON c.id = f.rowid WHERE chunks_fts MATCH ? ORDER BY rank LIMIT ?`
+      : `SELECT f.rowid AS chunk_id, c.document_id, bm25(chunks_fts, ${this.titleWeight}, 1.0) AS rank
+         FROM chunks_fts f JOIN chunks c ON c.id = f.rowid JOIN documents d ON d.id = c.document_id
+         JOIN collections col ON col.id = d.collection_id
+         WHERE chunks_fts MATCH ? AND ${where.sql} ORDER BY rank LIMIT ?`;
+    const params = unrestricted ? [match, options.k] : [match, ...where.params, options.k];
+    const rows = this.db.prepare(sql).all(...params) as { chunk_id: number; document_id: number; rank: number }[];
+    // FTS5's bm25() is negative (lower is better); flip it so every search returns higher-is-better.
+    return rows.map((row) => ({ chunkId: row.chunk_id, documentId: row.document_id, score: -row.rank }));
+  }
+
+  getVectors(ids: readonly number[]): Map<number, Float32Array> {
+    const out = new Map<number, Float32Array>();
+    const select = this.db.prepare('SELECT vector FROM chunk_vectors WHERE chunk_id = ?').pluck();
+    for (const id of ids) {
+      const blob = select.get(id) as Buffer | undefined;
+      if (blob) out.set(id, new Float32Array(blob.buffer.slice(blob.byteOffset, blob.byteOffset + blob.byteLength)));
+    }
+    return out;
+  }
+
+  searchVector(scope: Scope, vector: Float32Array, options: SearchOptions): ScoredChunkId[] {
+    const info = this.indexInfo();
+    if (!info) return [];
+    if (vector.length !== info.dimensions) {
+      throw new DossierError('embedder-mismatch', `query vector has ${vector.length} dimensions, the index ${this.path} has ${info.dimensions}`);
+    }
+    const index = this.vectorIndex(info.dimensions);
+    let accept: ((tag: { documentId: number; collectionId: number }) => boolean) | undefined;
+    if (options.filter) {
+      const where = this.documentWhere(scope, options.filter);
+      const allowed = new Set(
+        (this.db.prepare(`SELECT d.id FROM documents d JOIN collections col ON col.id = d.collection_id WHERE ${where.sql}`).all(...where.params) as { id: number }[]).map(
+          (row) => row.id,
+        ),
+      );
+      accept = (tag) => allowed.has(tag.documentId);
+    } else if (scope.collections !== '*') {
+      const names = scope.collections;
+      const allowed = new Set(
+        (this.db.prepare(`SELECT id FROM collections WHERE name IN (${names.map(() => '?').join(',') || 'NULL'})`).all(...names) as { id: number }[]).map((row) => row.id),
+      );
+      accept = (tag) => allowed.has(tag.collectionId);
+    }
+    return index.search(vector, options.k, accept).map((match) => ({ chunkId: match.id, documentId: match.documentId, score: match.score }));
+  }
+
+  /** The in-memory index, (re)built from stored vectors when missing or when another connection wrote. */
+  private vectorIndex(dimensions: number): Int8VectorIndex {
+    const version = this.dataVersion();
+    if (this.vectors && this.vectorsVersion === version && this.vectors.dimensions === dimensions) return this.vectors;
+    const index = new Int8VectorIndex(dimensions);
+    const rows = this.db
+      .prepare('SELECT v.chunk_id, v.vector, c.document_id, d.collection_id FROM chunk_vectors v JOIN chunks c ON c.id = v.chunk_id JOIN documents d ON d.id = c.document_id')
+      .iterate() as Iterable<{ chunk_id: number; vector: Buffer; document_id: number; collection_id: number }>;
+    for (const row of rows) {
+      const vector = new Float32Array(row.vector.buffer.slice(row.vector.byteOffset, row.vector.byteOffset + row.vector.byteLength));
+      index.upsert(row.chunk_id, vector, { documentId: row.document_id, collectionId: row.collection_id });
+    }
+    this.vectors = index;
+    this.vectorsVersion = version;
+    return index;
+  }
+
+  collections(): { name: string; documents: number }[] {
+    return this.db
+      .prepare('SELECT col.name, count(d.id) AS documents FROM collections col LEFT JOIN documents d ON d.collection_id = col.id GROUP BY col.id ORDER BY col.name')
+      .all() as { name: string; documents: number }[];
+  }
+
+  stats(scope: Scope): StoreStats {
+    const where = this.documentWhere(scope, undefined);
+    const documents = this.db
+      .prepare(`SELECT count(*) AS n, coalesce(sum(d.bytes), 0) AS bytes, count(DISTINCT d.collection_id) AS collections FROM documents d JOIN collections col ON col.id = d.collection_id WHERE ${where.sql}`)
+      .get(...where.params) as { n: number; bytes: number; collections: number };
+    const chunks = this.db
+      .prepare(`SELECT count(*) AS n FROM chunks c JOIN documents d ON d.id = c.document_id JOIN collections col ON col.id = d.collection_id WHERE ${where.sql}`)
+      .get(...where.params) as { n: number };
+    return { documents: documents.n, chunks: chunks.n, collections: documents.collections, bytes: documents.bytes, embedder: this.indexInfo() };
+  }
+
+  /** Rows in the full-text and vector tables, for tests that prove deletes leave nothing behind. */
+  rowCounts(): { documents: number; chunks: number; vectors: number; fullText: number } {
+    const count = (sql: string) => (this.db.prepare(sql).get() as { n: number }).n;
+    return {
+      documents: count('SELECT count(*) AS n FROM documents'),
+      chunks: count('SELECT count(*) AS n FROM chunks'),
+      vectors: count('SELECT count(*) AS n FROM chunk_vectors'),
+      fullText: count("SELECT count(*) AS n FROM chunks_fts_vocab WHERE 0") + count('SELECT count(*) AS n FROM (SELECT rowid FROM chunks_fts)'),
+    };
+  }
+
+  close(): void {
+    this.db.close();
+  }
+}
+
+function toDocument(row: DocumentRow): StoredDocument {
+  return {
+    id: row.id,
+    collection: row.collection,
+    source: row.source,
+    title: row.title,
+    mediaType: row.media_type,
+    contentHash: row.content_hash,
+    metadata: JSON.parse(row.metadata) as Record<string, unknown>,
+    bytes: row.bytes,
+    chunkCount: row.chunk_count,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}
+
+function toChunk(row: ChunkRow): StoredChunk {
+  return {
+    id: row.id,
+    documentId: row.document_id,
+    collection: row.collection,
+    title: row.title,
+    source: row.source,
+    ordinal: row.ordinal,
+    text: row.text,
+    tokenCount: row.token_count,
+    headingPath: JSON.parse(row.heading_path) as string[],
+    ...(row.page !== null ? { page: row.page } : {}),
+    ...(row.page_end !== null ? { pageEnd: row.page_end } : {}),
+    charStart: row.char_start,
+    charEnd: row.char_end,
+  };
+}

@@ -1,0 +1,130 @@
+/** Backend-neutral store contract. SQLite implements it now; PostgreSQL + pgvector later. */
+
+/** Every read names the collections it may see. '*' is an explicit choice, never a default. */
+export interface Scope {
+  collections: readonly string[] | '*';
+}
+
+export interface DocumentInput {
+  collection: string;
+  /** Where the document came from (absolute path or URL); unique within a collection. */
+  source: string;
+  title: string;
+  mediaType: string;
+  /** Hash of the raw bytes; upserting the same source with the same hash changes nothing. */
+  contentHash: string;
+  metadata: Record<string, unknown>;
+  /** Full extracted text; chunk char ranges point into it. */
+  text: string;
+  bytes: number;
+}
+
+export interface ChunkInput {
+  ordinal: number;
+  text: string;
+  tokenCount: number;
+  headingPath: string[];
+  page?: number;
+  pageEnd?: number;
+  charStart: number;
+  charEnd: number;
+  /** Index terms (already tokenized and stemmed) for the full-text index. */
+  terms: string;
+  /** Terms of the title and heading path, weighted separately by BM25. */
+  titleTerms: string;
+}
+
+export interface StoredDocument {
+  id: number;
+  collection: string;
+  source: string;
+  title: string;
+  mediaType: string;
+  contentHash: string;
+  metadata: Record<string, unknown>;
+  bytes: number;
+  chunkCount: number;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface StoredChunk {
+  id: number;
+  documentId: number;
+  collection: string;
+  title: string;
+  source: string;
+  ordinal: number;
+  text: string;
+  tokenCount: number;
+  headingPath: string[];
+  page?: number;
+  pageEnd?: number;
+  charStart: number;
+  charEnd: number;
+}
+
+export interface ScoredChunkId {
+  chunkId: number;
+  documentId: number;
+  score: number;
+}
+
+export type UpsertStatus = 'inserted' | 'updated' | 'unchanged';
+
+export interface IndexInfo {
+  embedderId: string;
+  dimensions: number;
+}
+
+export interface StoreStats {
+  documents: number;
+  chunks: number;
+  collections: number;
+  bytes: number;
+  embedder: IndexInfo | null;
+}
+
+/** Mongo-style filter over document fields (id, title, source, mediaType, collection, createdAt, updatedAt) and `metadata.<path>`. */
+export type Filter = Record<string, unknown>;
+
+export interface SearchOptions {
+  k: number;
+  filter?: Filter;
+}
+
+export interface Store {
+  /** Which embedder built the vectors, if any were written yet. */
+  indexInfo(): IndexInfo | null;
+  /** Records the embedder on first use; throws 'embedder-mismatch' if the index was built by another. */
+  assertEmbedder(info: IndexInfo): void;
+
+  /** Content hash stored for a source, to skip unchanged files before parsing them. */
+  contentHashOf(collection: string, source: string): string | undefined;
+  /** One transaction: inserts, or replaces all chunks of a changed document; unchanged hash → no write. */
+  upsertDocument(document: DocumentInput, chunks: ChunkInput[], vectors: Float32Array[]): { id: number; status: UpsertStatus };
+  /** Removes the document with its chunks, vectors and full-text rows. Returns false if it was not there (or out of scope). */
+  deleteDocument(scope: Scope, id: number): boolean;
+
+  getDocument(scope: Scope, id: number): StoredDocument | undefined;
+  /** Full extracted text of a document. */
+  getDocumentText(scope: Scope, id: number): string | undefined;
+  listDocuments(scope: Scope, options?: { filter?: Filter; limit?: number; offset?: number }): StoredDocument[];
+  /** Chunks by id, in the order asked; ids out of scope or gone are left out. */
+  getChunks(scope: Scope, ids: readonly number[]): StoredChunk[];
+  /** Chunks of one document with ordinals in [from, to]. */
+  getChunkRange(scope: Scope, documentId: number, from: number, to: number): StoredChunk[];
+
+  /** BM25 over pre-tokenized terms; higher score is better. */
+  searchFullText(scope: Scope, terms: readonly string[], options: SearchOptions): ScoredChunkId[];
+  /** Stored vectors of chunks (missing ids left out), e.g. for pseudo-relevance feedback. */
+  getVectors(ids: readonly number[]): Map<number, Float32Array>;
+  /** Cosine similarity; higher is better. */
+  searchVector(scope: Scope, vector: Float32Array, options: SearchOptions): ScoredChunkId[];
+  /** Number of chunks whose full-text terms contain each term (for query-side IDF). */
+  documentFrequencies(terms: readonly string[]): { chunks: number; frequencies: Map<string, number> };
+
+  collections(): { name: string; documents: number }[];
+  stats(scope: Scope): StoreStats;
+  close(): void;
+}

@@ -15,7 +15,7 @@ for (const config of configs) {
   const { titleWeight, ...embedderOptions } = config as { titleWeight?: number };
   const dossier = await createDossier({ db, embedder: new HashedEmbedder(embedderOptions), titleWeight });
   const t0 = performance.now();
-  await indexBeirCorpus(dossier, dataset);
+  await indexBeirCorpus(dossier, dataset, undefined, process.env.CHUNK ? { maxTokens: Number(process.env.CHUNK) } : undefined);
   const seconds = (performance.now() - t0) / 1000;
   const full = await evaluateBeir(dossier, dataset, { name: 'scifact', split, mode: 'fulltext' });
   const vector = await evaluateBeir(dossier, dataset, { name: 'scifact', split, mode: 'vector' });

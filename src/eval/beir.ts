@@ -2,6 +2,7 @@ import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { DossierError } from '../errors/index.ts';
 import type { Dossier } from '../dossier.ts';
+import type { ChunkOptions } from '../ingest/chunk.ts';
 import type { HybridWeights, SearchMode } from '../retrieve/search.ts';
 import { mean, ndcgAtK, percentile, recallAtK } from './metrics.ts';
 
@@ -39,7 +40,7 @@ function jsonLines(path: string): Record<string, unknown>[] {
     .map((line) => JSON.parse(line) as Record<string, unknown>);
 }
 
-export async function indexBeirCorpus(dossier: Dossier, dataset: BeirDataset, onProgress?: (done: number, total: number) => void): Promise<void> {
+export async function indexBeirCorpus(dossier: Dossier, dataset: BeirDataset, onProgress?: (done: number, total: number) => void, chunking?: ChunkOptions): Promise<void> {
   let done = 0;
   for (const doc of dataset.corpus) {
     await dossier.ingestRecord({
@@ -48,7 +49,7 @@ export async function indexBeirCorpus(dossier: Dossier, dataset: BeirDataset, on
       mediaType: 'text/plain',
       blocks: [{ type: 'text', text: doc.text || doc.title }],
       metadata: { beirId: doc.id },
-    });
+    }, { chunking });
     if (++done % 250 === 0) onProgress?.(done, dataset.corpus.length);
   }
   onProgress?.(done, dataset.corpus.length);

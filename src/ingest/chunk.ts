@@ -42,8 +42,8 @@ interface Unit {
 const segmenter = new Intl.Segmenter('en', { granularity: 'sentence' });
 
 export function chunkBlocks(blocks: Block[], options: ChunkOptions = {}): ChunkedDocument {
-  const maxTokens = Math.max(16, options.maxTokens ?? 384);
-  const overlapTokens = Math.min(Math.max(0, options.overlapTokens ?? 48), Math.floor(maxTokens / 2));
+  const maxTokens = Math.max(16, options.maxTokens ?? 512); // 512 beat 256, 384 and 768 on SciFact train
+  const overlapTokens = Math.min(Math.max(0, options.overlapTokens ?? 64), Math.floor(maxTokens / 2));
   const parts: string[] = [];
   let length = 0;
   const units: Unit[] = [];

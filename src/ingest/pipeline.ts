@@ -1,14 +1,16 @@
-import { createHash } from 'node:crypto';
 import { readFile, readdir, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { glob } from 'tinyglobby';
-import { DossierError, oneLine } from '../errors/index.ts';
+import { oneLine } from '../errors/index.ts';
 import type { Embedder } from '../embed/embedder.ts';
 import { HashedEmbedder } from '../embed/hashed/hashed-embedder.ts';
 import type { Store, UpsertStatus } from '../store/types.ts';
 import type { Tokenizer } from '../text/tokenize.ts';
-import { chunkBlocks, type ChunkOptions } from './chunk.ts';
-import type { Block } from './types.ts';
+import type { ChunkOptions } from './chunk.ts';
+import { prepareFile, prepareRecord, sha256, type DocumentRecord, type PrepareSettings, type PreparedDocument } from './prepare.ts';
+import { PreparePool } from './worker-pool.ts';
+
+export { sha256, type DocumentRecord } from './prepare.ts';
 
 export interface IngestProgress {
   done: number;
@@ -23,6 +25,8 @@ export interface IngestOptions {
   signal?: AbortSignal;
   /** Absolute paths never to ingest (the index file itself and its -wal/-shm companions). */
   exclude?: readonly string[];
+  /** Worker threads for parsing and preparing; 0 prepares in this thread. Default: one per core, for batches of 8+ files. */
+  workers?: number;
 }
 
 export interface IngestReport {
@@ -39,18 +43,8 @@ export interface IngestReport {
   seconds: number;
 }
 
-export interface DocumentRecord {
-  source: string;
-  title: string;
-  mediaType: string;
-  blocks: Block[];
-  metadata?: Record<string, unknown>;
-  /** Defaults to a hash of the blocks' text. */
-  contentHash?: string;
-  bytes?: number;
-}
-
 const SKIPPED_DIRECTORIES = new Set(['node_modules', '.git', '.svn', '.hg']);
+const WORKER_THRESHOLD = 8;
 
 export class IngestPipeline {
   constructor(
@@ -59,35 +53,63 @@ export class IngestPipeline {
     private readonly tokenizer: Tokenizer,
   ) {}
 
-  /** Files, folders (recursively) and glob patterns → one report; a bad file never stops the batch. */
+  private settings(chunking?: ChunkOptions): PrepareSettings {
+    return {
+      language: this.tokenizer.language,
+      ...(this.embedder instanceof HashedEmbedder ? { hashed: this.embedder.options } : {}),
+      ...(chunking ? { chunking } : {}),
+    };
+  }
+
+  /**
+   * Files, folders (recursively) and glob patterns → one report; a bad file never stops the batch.
+   * Files are parsed and prepared ahead in worker threads and written in input order, one
+   * transaction per document, so an interrupted run keeps every document it finished.
+   */
   async ingestPaths(inputs: readonly string[], options: IngestOptions = {}): Promise<IngestReport> {
     const started = performance.now();
     const report: IngestReport = { ingested: 0, updated: 0, skipped: 0, failed: [], documents: 0, chunks: 0, seconds: 0 };
     const excluded = new Set(options.exclude ?? []);
     const files = (await expandInputs(inputs, report.failed)).filter((file) => !excluded.has(file));
     const collection = options.collection ?? 'default';
-    // Loaded on first file ingest only: the parser libraries are heavy and search never needs them.
-    const { parseDocument } = await import('./parsers/index.ts');
-    for (let i = 0; i < files.length; i++) {
-      if (options.signal?.aborted) break;
-      const path = files[i];
-      options.onProgress?.({ done: i, total: files.length, path });
-      try {
-        const bytes = await readFile(path);
-        const contentHash = sha256(bytes);
-        if (this.store.contentHashOf(collection, path) === contentHash) {
-          report.skipped++;
-          continue;
+    const settings = this.settings(options.chunking);
+    const workers = options.workers ?? (files.length >= WORKER_THRESHOLD ? undefined : 0);
+    const pool = workers === 0 ? undefined : new PreparePool(workers);
+    const local = {};
+    const window = (pool?.size ?? 1) * 8; // deep enough that neither the workers nor the writer wait on each other
+
+    const prepare = async (path: string): Promise<PreparedDocument | 'unchanged'> => {
+      const bytes = await readFile(path);
+      const contentHash = sha256(bytes);
+      if (this.store.contentHashOf(collection, path) === contentHash) return 'unchanged';
+      const task = { path, bytes: new Uint8Array(bytes), contentHash, settings };
+      return pool ? pool.prepare(task) : prepareFile(task, local);
+    };
+
+    const pending: { path: string; result: Promise<PreparedDocument | 'unchanged'> }[] = [];
+    let next = 0;
+    try {
+      while (next < files.length || pending.length > 0) {
+        while (next < files.length && pending.length < window && !options.signal?.aborted) {
+          const path = files[next++];
+          const result = prepare(path);
+          result.catch(() => {}); // awaited in order below; this only keeps Node from calling it unhandled meanwhile
+          pending.push({ path, result });
         }
-        const parsed = await parseDocument({ path, bytes });
-        const result = await this.ingestRecord(
-          { source: path, title: parsed.title, mediaType: parsed.mediaType, blocks: parsed.blocks, metadata: parsed.metadata, contentHash, bytes: bytes.length },
-          { collection, chunking: options.chunking },
-        );
-        countInto(report, result);
-      } catch (error) {
-        report.failed.push({ path, error: oneLine(error) });
+        const item = pending.shift();
+        if (!item) break;
+        const done = report.ingested + report.skipped + report.failed.length;
+        options.onProgress?.({ done, total: files.length, path: item.path });
+        try {
+          const prepared = await item.result;
+          if (prepared === 'unchanged') report.skipped++;
+          else countInto(report, await this.commit(prepared, collection));
+        } catch (error) {
+          report.failed.push({ path: item.path, error: oneLine(error) });
+        }
       }
+    } finally {
+      await pool?.close();
     }
     options.onProgress?.({ done: files.length, total: files.length, path: '' });
     report.seconds = round((performance.now() - started) / 1000);
@@ -96,46 +118,29 @@ export class IngestPipeline {
 
   /** Chunk, index and embed one parsed document in a single store transaction. */
   async ingestRecord(record: DocumentRecord, options: { collection?: string; chunking?: ChunkOptions } = {}): Promise<{ status: UpsertStatus; chunks: number; id: number }> {
-    const { text, chunks } = chunkBlocks(record.blocks, options.chunking);
-    if (chunks.length === 0) throw new DossierError('empty-document', 'no text to index');
-    const titleTerms = this.tokenizer.terms(record.title);
-    const inputs = chunks.map((chunk) => {
-      const headingTerms = chunk.headingPath.length ? this.tokenizer.terms(chunk.headingPath.join(' ')) : [];
-      return { ...chunk, terms: this.tokenizer.terms(chunk.text), titleTermList: [...titleTerms, ...headingTerms] };
-    });
-    const vectors =
-      this.embedder instanceof HashedEmbedder
-        ? inputs.map((chunk) => (this.embedder as HashedEmbedder).embedTerms([...chunk.titleTermList, ...chunk.terms]))
-        : await this.embedder.embed(inputs.map((chunk) => [record.title, ...chunk.headingPath, chunk.text].join('\n')));
+    const hashed = this.embedder instanceof HashedEmbedder ? this.embedder : undefined;
+    return this.commit(prepareRecord(record, this.tokenizer, hashed, options.chunking), options.collection ?? 'default');
+  }
+
+  private async commit(prepared: PreparedDocument, collection: string): Promise<{ status: UpsertStatus; chunks: number; id: number }> {
+    const vectors = prepared.vectors ?? (await this.embedder.embed(prepared.embedTexts));
     this.store.assertEmbedder({ embedderId: this.embedder.id, dimensions: this.embedder.dimensions });
     const result = this.store.upsertDocument(
       {
-        collection: options.collection ?? 'default',
-        source: record.source,
-        title: record.title,
-        mediaType: record.mediaType,
-        contentHash: record.contentHash ?? sha256(Buffer.from(text)),
-        metadata: record.metadata ?? {},
-        text,
-        bytes: record.bytes ?? Buffer.byteLength(text),
+        collection,
+        source: prepared.source,
+        title: prepared.title,
+        mediaType: prepared.mediaType,
+        contentHash: prepared.contentHash,
+        metadata: prepared.metadata,
+        text: prepared.text,
+        bytes: prepared.bytes,
       },
-      inputs.map((chunk) => ({
-        ordinal: chunk.ordinal,
-        text: chunk.text,
-        tokenCount: chunk.tokenCount,
-        headingPath: chunk.headingPath,
-        page: chunk.page,
-        pageEnd: chunk.pageEnd,
-        charStart: chunk.charStart,
-        charEnd: chunk.charEnd,
-        terms: chunk.terms.join(' '),
-        titleTerms: chunk.titleTermList.join(' '),
-      })),
+      prepared.chunks,
       vectors,
     );
-    return { ...result, chunks: result.status === 'unchanged' ? 0 : chunks.length };
+    return { ...result, chunks: result.status === 'unchanged' ? 0 : prepared.chunks.length };
   }
-
 }
 
 function countInto(report: IngestReport, result: { status: UpsertStatus; chunks: number }): void {
@@ -147,10 +152,6 @@ function countInto(report: IngestReport, result: { status: UpsertStatus; chunks:
   if (result.status === 'updated') report.updated++;
   report.documents++;
   report.chunks += result.chunks;
-}
-
-export function sha256(bytes: Uint8Array): string {
-  return createHash('sha256').update(bytes).digest('hex');
 }
 
 function round(value: number): number {

@@ -48,7 +48,9 @@ export class Tokenizer {
   terms(text: string): string[] {
     const out: string[] = [];
     for (const match of text.toLowerCase().matchAll(TOKEN_PATTERN)) {
-      const word = match[0].replace(/['’].*$/, '');
+      let word = match[0];
+      const apostrophe = word.search(/['’]/);
+      if (apostrophe !== -1) word = word.slice(0, apostrophe);
       if (word.length > this.maxTokenLength || this.stopWords.has(word)) continue;
       out.push(this.stem(word));
     }

@@ -25,9 +25,11 @@ export interface HashedEmbedderOptions {
 
 export type FrequencySource = (terms: readonly string[]) => { chunks: number; frequencies: Map<string, number> };
 
-interface Feature {
-  bucket: number;
-  value: number;
+interface TermFeatures {
+  /** Hash of the word itself; bigram features are mixed from two of these without building strings. */
+  wordHash: number;
+  buckets: Int32Array;
+  values: Float32Array;
 }
 
 function fnv1a(text: string, seed = 0x811c9dc5): number {
@@ -51,10 +53,14 @@ export class HashedEmbedder implements Embedder {
   private readonly bigramWeight: number;
   private readonly charWeight: number;
   private readonly charGrams: readonly number[];
-  private readonly wordFeatures = new Map<string, Feature[]>();
+  private readonly wordFeatures = new Map<string, TermFeatures>();
   private frequencies: FrequencySource | undefined;
 
+  /** The options this embedder was built with, so a worker thread can build an identical one. */
+  readonly options: HashedEmbedderOptions;
+
   constructor(options: HashedEmbedderOptions = {}) {
+    this.options = { ...options };
     this.dimensions = options.dimensions ?? 256;
     this.tokenizer = new Tokenizer({ language: options.language ?? 'english' });
     this.wordWeight = options.wordWeight ?? 1;
@@ -76,23 +82,20 @@ export class HashedEmbedder implements Embedder {
   /** Synchronous form used by the ingest pipeline on already-tokenized text. */
   embedTerms(terms: readonly string[], weightOf?: (term: string) => number): Float32Array {
     const vector = new Float32Array(this.dimensions);
-    const counts = new Map<string, number>();
-    for (const term of terms) counts.set(term, (counts.get(term) ?? 0) + 1);
-    for (const [term, count] of counts) {
-      const weight = (1 + Math.log(count)) * (weightOf ? weightOf(term) : 1);
-      for (const feature of this.featuresOf(term)) vector[feature.bucket] += feature.value * weight;
+    const features = terms.map((term) => this.featuresOf(term)); // one cache lookup per token
+    const counts = new Map<TermFeatures, number>();
+    for (const feature of features) counts.set(feature, (counts.get(feature) ?? 0) + 1);
+    const termWeights = weightOf ? new Map(terms.map((term, i) => [features[i], weightOf(term)])) : undefined;
+    for (const [feature, count] of counts) {
+      const weight = (1 + Math.log(count)) * (termWeights ? termWeights.get(feature)! : 1);
+      const { buckets, values } = feature;
+      for (let i = 0; i < buckets.length; i++) vector[buckets[i]] += values[i] * weight;
     }
     if (this.bigramWeight > 0) {
-      const bigrams = new Map<string, number>();
-      for (let i = 1; i < terms.length; i++) {
-        const key = `${terms[i - 1]} ${terms[i]}`;
-        bigrams.set(key, (bigrams.get(key) ?? 0) + 1);
-      }
-      for (const [bigram, count] of bigrams) {
-        const space = bigram.indexOf(' ');
-        const weight = weightOf ? Math.min(weightOf(bigram.slice(0, space)), weightOf(bigram.slice(space + 1))) : 1;
-        const hash = fnv1a(bigram, 0x9747b28c);
-        vector[hash % this.dimensions] += (hash & 0x80000000 ? -1 : 1) * this.bigramWeight * (1 + Math.log(count)) * weight;
+      for (let i = 1; i < features.length; i++) {
+        const hash = mix(Math.imul(features[i - 1].wordHash, 0x9e3779b1) ^ features[i].wordHash);
+        const weight = termWeights ? Math.min(termWeights.get(features[i - 1])!, termWeights.get(features[i])!) : 1;
+        vector[hash % this.dimensions] += (hash & 0x80000000 ? -1 : 1) * this.bigramWeight * weight;
       }
     }
     return l2normalize(vector);
@@ -109,25 +112,37 @@ export class HashedEmbedder implements Embedder {
     return this.embedTerms(terms, idf);
   }
 
-  private featuresOf(term: string): Feature[] {
+  private featuresOf(term: string): TermFeatures {
     let features = this.wordFeatures.get(term);
     if (features) return features;
-    features = [];
-    const add = (key: string, seed: number, weight: number) => {
-      const hash = fnv1a(key, seed);
-      features!.push({ bucket: hash % this.dimensions, value: hash & 0x80000000 ? -weight : weight });
+    const buckets: number[] = [];
+    const values: number[] = [];
+    const add = (hash: number, weight: number) => {
+      buckets.push(hash % this.dimensions);
+      values.push(hash & 0x80000000 ? -weight : weight);
     };
-    add(term, 0x811c9dc5, this.wordWeight);
+    const wordHash = fnv1a(term, 0x811c9dc5);
+    add(wordHash, this.wordWeight);
     if (this.charWeight > 0) {
       const marked = `<${term}>`;
-      const grams: string[] = [];
-      for (const n of this.charGrams) for (let i = 0; i + n <= marked.length; i++) grams.push(marked.slice(i, i + n));
+      let grams = 0;
+      for (const n of this.charGrams) grams += Math.max(0, marked.length - n + 1);
       // Spread the group weight over the word's grams so long words do not dominate the vector.
-      const each = grams.length ? this.charWeight / Math.sqrt(grams.length) : 0;
-      for (const gram of grams) add(gram, 0x3c6ef372, each);
+      const each = grams ? this.charWeight / Math.sqrt(grams) : 0;
+      for (const n of this.charGrams) for (let i = 0; i + n <= marked.length; i++) add(fnv1a(marked.slice(i, i + n), 0x3c6ef372), each);
     }
+    features = { wordHash, buckets: Int32Array.from(buckets), values: Float32Array.from(values) };
     if (this.wordFeatures.size > 500_000) this.wordFeatures.clear();
     this.wordFeatures.set(term, features);
     return features;
   }
+}
+
+function mix(hash: number): number {
+  hash ^= hash >>> 16;
+  hash = Math.imul(hash, 0x85ebca6b);
+  hash ^= hash >>> 13;
+  hash = Math.imul(hash, 0xc2b2ae35);
+  hash ^= hash >>> 16;
+  return hash >>> 0;
 }

@@ -1,0 +1,115 @@
+import { createHash } from 'node:crypto';
+import { DossierError } from '../errors/index.ts';
+import { HashedEmbedder, type HashedEmbedderOptions } from '../embed/hashed/hashed-embedder.ts';
+import type { ChunkInput } from '../store/types.ts';
+import { Tokenizer } from '../text/tokenize.ts';
+import { chunkBlocks, type ChunkOptions } from './chunk.ts';
+import type { Block } from './types.ts';
+
+/**
+ * The CPU-bound half of ingestion — chunk, tokenize and (offline) embed — as a pure function, so it
+ * runs the same in the main thread or in a worker. Storing is the other half (pipeline.ts).
+ */
+export interface DocumentRecord {
+  source: string;
+  title: string;
+  mediaType: string;
+  blocks: Block[];
+  metadata?: Record<string, unknown>;
+  /** Defaults to a hash of the document text. */
+  contentHash?: string;
+  bytes?: number;
+}
+
+export interface PreparedDocument {
+  source: string;
+  title: string;
+  mediaType: string;
+  metadata: Record<string, unknown>;
+  contentHash: string;
+  bytes: number;
+  text: string;
+  chunks: ChunkInput[];
+  /** Present when the embedder is the offline one (computed here); remote embedders embed `embedTexts` later. */
+  vectors?: Float32Array[];
+  embedTexts: string[];
+}
+
+export function sha256(bytes: Uint8Array | string): string {
+  return createHash('sha256').update(bytes).digest('hex');
+}
+
+export function prepareRecord(
+  record: DocumentRecord,
+  tokenizer: Tokenizer,
+  embedder: HashedEmbedder | undefined,
+  chunking?: ChunkOptions,
+): PreparedDocument {
+  const { text, chunks } = chunkBlocks(record.blocks, chunking);
+  if (chunks.length === 0) throw new DossierError('empty-document', 'no text to index');
+  const titleTerms = tokenizer.terms(record.title);
+  const inputs: ChunkInput[] = [];
+  const vectors: Float32Array[] = [];
+  for (const chunk of chunks) {
+    const headingTerms = chunk.headingPath.length ? tokenizer.terms(chunk.headingPath.join(' ')) : [];
+    const terms = tokenizer.terms(chunk.text);
+    const titleTermList = headingTerms.length ? [...titleTerms, ...headingTerms] : titleTerms;
+    if (embedder) vectors.push(embedder.embedTerms(titleTermList.length ? [...titleTermList, ...terms] : terms));
+    inputs.push({
+      ordinal: chunk.ordinal,
+      text: chunk.text,
+      tokenCount: chunk.tokenCount,
+      headingPath: chunk.headingPath,
+      page: chunk.page,
+      pageEnd: chunk.pageEnd,
+      charStart: chunk.charStart,
+      charEnd: chunk.charEnd,
+      terms: terms.join(' '),
+      titleTerms: titleTermList.join(' '),
+    });
+  }
+  return {
+    source: record.source,
+    title: record.title,
+    mediaType: record.mediaType,
+    metadata: record.metadata ?? {},
+    contentHash: record.contentHash ?? sha256(text),
+    bytes: record.bytes ?? Buffer.byteLength(text),
+    text,
+    chunks: inputs,
+    ...(embedder ? { vectors } : {}),
+    embedTexts: embedder ? [] : chunks.map((chunk) => [record.title, ...chunk.headingPath, chunk.text].join('\n')),
+  };
+}
+
+/** What a worker needs to rebuild the same tokenizer and offline embedder as the main thread. */
+export interface PrepareSettings {
+  language: string;
+  hashed?: HashedEmbedderOptions;
+  chunking?: ChunkOptions;
+}
+
+export interface PrepareFileTask {
+  path: string;
+  bytes: Uint8Array;
+  contentHash: string;
+  settings: PrepareSettings;
+}
+
+/** Parse + prepare one file; used by the worker and by the in-thread fallback alike. */
+export async function prepareFile(task: PrepareFileTask, cache: { tokenizer?: Tokenizer; embedder?: HashedEmbedder; key?: string } = {}): Promise<PreparedDocument> {
+  const { parseDocument } = await import('./parsers/index.ts');
+  const key = JSON.stringify(task.settings);
+  if (cache.key !== key) {
+    cache.key = key;
+    cache.tokenizer = new Tokenizer({ language: task.settings.language });
+    cache.embedder = task.settings.hashed ? new HashedEmbedder(task.settings.hashed) : undefined;
+  }
+  const parsed = await parseDocument({ path: task.path, bytes: task.bytes });
+  return prepareRecord(
+    { source: task.path, title: parsed.title, mediaType: parsed.mediaType, blocks: parsed.blocks, metadata: parsed.metadata, contentHash: task.contentHash, bytes: task.bytes.length },
+    cache.tokenizer!,
+    cache.embedder,
+    task.settings.chunking,
+  );
+}

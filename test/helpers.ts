@@ -45,3 +45,27 @@ export function runCli(args: string[], options: { cwd?: string; env?: Record<str
 export function startCli(args: string[], options: { cwd?: string } = {}) {
   return spawn(process.execPath, [CLI, ...args], { cwd: options.cwd ?? REPO_ROOT, env: { ...process.env, NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
 }
+
+/** Like runCli, without blocking this process's event loop (needed when this process serves HTTP to the CLI). */
+export function runCliAsync(args: string[], options: { cwd?: string; env?: Record<string, string> } = {}): Promise<CliResult> {
+  return new Promise((resolvePromise) => {
+    const child = spawn(process.execPath, [CLI, ...args], {
+      cwd: options.cwd ?? REPO_ROOT,
+      env: { ...process.env, NO_COLOR: '1', ...options.env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (data) => (stdout += data));
+    child.stderr.on('data', (data) => (stderr += data));
+    child.on('close', (status) => {
+      let json: unknown;
+      try {
+        json = JSON.parse(stdout);
+      } catch {
+        json = undefined;
+      }
+      resolvePromise({ status: status ?? -1, stdout, stderr, json });
+    });
+  });
+}

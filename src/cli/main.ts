@@ -75,7 +75,11 @@ async function ingest(argv: string[]): Promise<void> {
       console.log(`${colors.green(`ingested ${ingested}`)} (${updated} updated), skipped ${skipped} unchanged, ${failed.length ? colors.red(`failed ${failed.length}`) : 'failed 0'}; ${chunks} chunks in ${seconds}s`);
       for (const failure of failed) console.log(`  ${colors.red('✗')} ${failure.path}: ${failure.error}`);
     }
-    if (report.ingested + report.skipped === 0 && report.failed.length > 0) process.exitCode = 1;
+    if (report.ingested + report.skipped === 0 && report.failed.length > 0) {
+      const [first] = report.failed;
+      process.stderr.write(`dossier: nothing was ingested; ${report.failed.length} failed (first: ${first.path}: ${first.error})\n`);
+      process.exitCode = 1;
+    }
   } finally {
     bar.stop();
     dossier.close();

@@ -1,16 +1,20 @@
 /**
- * The OpenAI protocol on the scriptable test server. Only `POST /v1/embeddings` for now; chat
- * completions (and an Anthropic Messages module beside this file) add a route the same way.
+ * The OpenAI protocol on the scriptable test server: `POST /v1/embeddings` and
+ * `POST /v1/chat/completions` (JSON, or SSE when the request says `stream: true`).
  *
  *   const server = await startOpenAIServer({ dimensions: 32 });
  *   const openai = createOpenAI({ baseURL: server.baseURL, apiKey: 'test' });
  *   server.embeddings.enqueue(rateLimited(0), 2);   // next two requests get 429 + Retry-After: 0
- *   ... server.embeddings.requests, server.embeddings.maxInFlight, batchSizes(server) ...
+ *   server.chat.enqueue({ type: 'tool-calls', calls: [{ name: 'search', arguments: '{"query":"x"}' }] });
+ *   server.chat.enqueue((body) => ({ type: 'text', text: `you sent ${JSON.stringify(body)}` }));
+ *   ... server.embeddings.requests, server.chat.requests, batchSizes(server.embeddings) ...
  *   await server.close();
  */
-import { ProtocolServer, type CommonTurn, type Route } from './server.ts';
+import { DEFAULT_TURN, estimateTokens, isStreaming, outputTokens, splitEvery, splitText, type ChatTurn, type ScriptedFinish } from './chat.ts';
+import { ProtocolServer, type CommonTurn, type Reply, type Route, type SseEvent } from './server.ts';
 
 export { ProtocolServer, type CommonTurn, type RecordedRequest, type Route } from './server.ts';
+export type { ChatTurn, ScriptedFinish, ScriptedToolCall } from './chat.ts';
 
 /** Turns specific to the embeddings route (besides the common faults). */
 export type EmbeddingsTurn =
@@ -26,6 +30,8 @@ export interface OpenAIServerOptions {
   delayMs?: number;
   /** When set, requests must carry `Authorization: Bearer <apiKey>` or get a 401. */
   apiKey?: string;
+  /** Characters per streamed tool-call `arguments` piece (default 7, so any real call spans chunks). */
+  argumentChunkSize?: number;
 }
 
 export interface OpenAIServer {
@@ -35,6 +41,8 @@ export interface OpenAIServer {
   /** http://127.0.0.1:<port>/v1 — what OpenAI clients take as baseURL. */
   baseURL: string;
   embeddings: Route<EmbeddingsTurn>;
+  /** `POST /v1/chat/completions`, answering scripted `ChatTurn`s (unscripted: a short text). */
+  chat: Route<ChatTurn>;
   reset(): void;
   close(): Promise<void>;
 }
@@ -74,14 +82,107 @@ export async function startOpenAIServer(options: OpenAIServerOptions = {}): Prom
       };
     },
   });
+  const chat = addChatCompletionsRoute(server, options);
   return {
     server,
     url: server.url,
     baseURL: `${server.url}/v1`,
     embeddings,
+    chat,
     reset: () => server.reset(),
     close: () => server.close(),
   };
+}
+
+/** Registers `POST /v1/chat/completions` on a server (also usable beside other protocols). */
+export function addChatCompletionsRoute(server: ProtocolServer, options: OpenAIServerOptions = {}): Route<ChatTurn> {
+  let counter = 0;
+  return server.route<ChatTurn>({
+    name: 'chat',
+    method: 'POST',
+    path: '/v1/chat/completions',
+    errorBody: openaiError,
+    malformedBody: (body) =>
+      isStreaming(body)
+        ? { contentType: 'text/event-stream', text: 'data: {"id":"chatcmpl-broken","choices":[{"index":0,"delta":{"content":\n\n' }
+        : { contentType: 'application/json', text: '{"id":"chatcmpl-broken","choices":[' },
+    handle({ body, request, turn }) {
+      if (options.apiKey !== undefined && request.headers.authorization !== `Bearer ${options.apiKey}`) {
+        return { status: 401, json: openaiError(401, 'Incorrect API key provided.', 'invalid_api_key') };
+      }
+      if (typeof body !== 'object' || body === null) return { status: 400, json: openaiError(400, 'We could not parse the JSON body of your request.') };
+      const { model, messages } = body as Record<string, unknown>;
+      if (typeof model !== 'string' || model === '') return { status: 400, json: openaiError(400, "'model' is required") };
+      if (!Array.isArray(messages) || messages.length === 0) return { status: 400, json: openaiError(400, "'messages' must be a non-empty array") };
+      const id = `chatcmpl-${++counter}`;
+      const scripted = turn ?? DEFAULT_TURN;
+      // Unique per server run (request counter + position), like the real API's, yet predictable in tests.
+      const callIds = scripted.type === 'tool-calls' ? scripted.calls.map((call, i) => call.id ?? `call_${counter}_${i}`) : [];
+      const usage = {
+        prompt_tokens: scripted.type !== 'empty' && scripted.usage ? scripted.usage.input : estimateTokens(messages),
+        completion_tokens: scripted.type === 'empty' ? 0 : (scripted.usage?.output ?? outputTokens(scripted)),
+      };
+      const usageJson = { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens };
+      return isStreaming(body)
+        ? streamChat(id, model, scripted, callIds, body as Record<string, unknown>, usageJson, options.argumentChunkSize ?? 7)
+        : jsonChat(id, model, scripted, callIds, usageJson);
+    },
+  });
+}
+
+const OPENAI_FINISH: Record<ScriptedFinish, string> = { stop: 'stop', length: 'length', 'tool-calls': 'tool_calls', 'content-filter': 'content_filter' };
+
+function finishOf(turn: ChatTurn): string {
+  if (turn.type === 'empty') return 'stop';
+  return OPENAI_FINISH[turn.finishReason ?? (turn.type === 'tool-calls' ? 'tool-calls' : 'stop')];
+}
+
+function jsonChat(id: string, model: string, turn: ChatTurn, callIds: string[], usage: object): Reply {
+  const base = { id, object: 'chat.completion', created: Math.floor(Date.now() / 1000), model };
+  if (turn.type === 'empty') {
+    return { json: { ...base, choices: [{ index: 0, message: { role: 'assistant', content: null }, logprobs: null, finish_reason: 'stop' }], usage } };
+  }
+  const message: Record<string, unknown> = { role: 'assistant', content: turn.text ?? null };
+  if (turn.reasoning) message.reasoning_content = turn.reasoning;
+  if (turn.type === 'tool-calls') {
+    message.tool_calls = turn.calls.map((call, i) => ({ id: callIds[i], type: 'function', function: { name: call.name, arguments: call.arguments } }));
+  }
+  return { json: { ...base, choices: [{ index: 0, message, logprobs: null, finish_reason: finishOf(turn) }], usage } };
+}
+
+function streamChat(
+  id: string,
+  model: string,
+  turn: ChatTurn,
+  callIds: string[],
+  body: Record<string, unknown>,
+  usage: object,
+  argumentChunkSize: number,
+): Reply {
+  const created = Math.floor(Date.now() / 1000);
+  const chunk = (choices: unknown[], extra: Record<string, unknown> = {}): SseEvent => ({
+    data: JSON.stringify({ id, object: 'chat.completion.chunk', created, model, choices, ...extra }),
+  });
+  const delta = (value: Record<string, unknown>, finish: string | null = null) => chunk([{ index: 0, delta: value, logprobs: null, finish_reason: finish }]);
+  const events: SseEvent[] = [delta({ role: 'assistant', content: '' })];
+  if (turn.type !== 'empty') {
+    for (const piece of splitText(turn.reasoning ?? '')) events.push(delta({ reasoning_content: piece }));
+    for (const piece of splitText(turn.text ?? '')) events.push(delta({ content: piece }));
+    if (turn.type === 'tool-calls') {
+      turn.calls.forEach((call, index) => {
+        // First chunk names the call with empty arguments; the arguments follow in pieces, as OpenAI does.
+        events.push(delta({ tool_calls: [{ index, id: callIds[index], type: 'function', function: { name: call.name, arguments: '' } }] }));
+        for (const piece of splitEvery(call.arguments, argumentChunkSize)) {
+          events.push(delta({ tool_calls: [{ index, function: { arguments: piece } }] }));
+        }
+      });
+    }
+  }
+  events.push(delta({}, finishOf(turn)));
+  const streamOptions = body.stream_options as { include_usage?: unknown } | undefined;
+  if (streamOptions?.include_usage === true) events.push(chunk([], { usage }));
+  events.push({ data: '[DONE]' });
+  return { events, interrupt: turn.type === 'empty' ? undefined : turn.interrupt };
 }
 
 /** Texts per embeddings request, in arrival order. */

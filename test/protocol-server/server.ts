@@ -1,11 +1,12 @@
 /**
  * A tiny scriptable HTTP server for protocol tests: real sockets, real clients, no mocks.
  *
- * Routes are registered by protocol modules (openai.ts now; chat completions and Anthropic Messages
- * later). Each route has a queue of scripted "turns": every request takes the next turn, and an
- * empty queue means "answer normally". Turns common to every protocol (HTTP errors, hangs, malformed
+ * Routes are registered by protocol modules (openai.ts: embeddings and chat completions; anthropic.ts:
+ * Messages). Each route has a queue of scripted "turns": every request takes the next turn, and an
+ * empty queue means "answer normally". A turn may also be a function of the request body, so a test
+ * can answer from what the client sent. Turns common to every protocol (HTTP errors, hangs, malformed
  * bodies, dropped connections, delays) are handled here, so protocol modules only implement the
- * normal answer and their own protocol-specific turns.
+ * normal answer and their own protocol-specific turns. Replies are JSON or server-sent events.
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -40,26 +41,49 @@ export interface JsonReply {
   json: unknown;
 }
 
+/** One server-sent event; `data` is sent as is (JSON.stringify it yourself, or send `[DONE]`). */
+export interface SseEvent {
+  event?: string;
+  data: string;
+}
+
+/** A 200 `text/event-stream` answer, written event by event so clients see real chunking. */
+export interface SseReply {
+  headers?: Record<string, string>;
+  events: SseEvent[];
+  /** Pause between events (default 0: each event still goes out in its own write). */
+  eventDelayMs?: number;
+  /** After this many events: `hang` keeps the stream open and silent, `drop` destroys the socket. */
+  interrupt?: { afterEvents: number; mode: 'hang' | 'drop' };
+}
+
+export type Reply = JsonReply | SseReply;
+
+/** A scripted turn, or a function choosing one from the parsed request body. */
+export type Scripted<T> = T | CommonTurn | ((body: unknown) => T | CommonTurn);
+
 export interface RouteDefinition<T extends { type: string; delayMs?: number }> {
   name: string;
   method: string;
   path: string;
   /** Produces the answer for a normal request (`turn` undefined) or a protocol-specific turn. */
-  handle(context: { body: unknown; request: RecordedRequest; turn: T | undefined }): JsonReply | Promise<JsonReply>;
+  handle(context: { body: unknown; request: RecordedRequest; turn: T | undefined }): Reply | Promise<Reply>;
   /** Error body in the protocol's shape, used by `status` turns without a body. */
   errorBody?(status: number, message: string): unknown;
+  /** What `malformed` sends for this request (default: truncated JSON); streaming routes send a broken event. */
+  malformedBody?(body: unknown): { contentType: string; text: string };
 }
 
 export class Route<T extends { type: string; delayMs?: number }> {
   readonly requests: RecordedRequest[] = [];
   inFlight = 0;
   maxInFlight = 0;
-  private readonly queue: Array<T | CommonTurn> = [];
+  private readonly queue: Array<Scripted<T>> = [];
 
   constructor(readonly definition: RouteDefinition<T>) {}
 
   /** Scripts the next `times` requests to this route. */
-  enqueue(turn: T | CommonTurn, times = 1): this {
+  enqueue(turn: Scripted<T>, times = 1): this {
     for (let i = 0; i < times; i++) this.queue.push(turn);
     return this;
   }
@@ -69,7 +93,7 @@ export class Route<T extends { type: string; delayMs?: number }> {
     return this.queue.length;
   }
 
-  next(): T | CommonTurn | undefined {
+  next(): Scripted<T> | undefined {
     return this.queue.shift();
   }
 
@@ -146,7 +170,8 @@ export class ProtocolServer {
     } catch {
       // Left as text: the route decides whether that is an error.
     }
-    const turn = route.next();
+    const scripted = route.next();
+    const turn = typeof scripted === 'function' ? scripted(body) : scripted;
     const request: RecordedRequest = {
       route: route.definition.name,
       method: req.method ?? '',
@@ -176,19 +201,44 @@ export class ProtocolServer {
       case 'drop':
         req.socket.destroy();
         return;
-      case 'malformed':
-        res.writeHead(200, { 'content-type': 'application/json' });
-        res.end('{"object": "list", "data": [');
+      case 'malformed': {
+        const malformed = route.definition.malformedBody?.(body) ?? { contentType: 'application/json', text: '{"object": "list", "data": [' };
+        res.writeHead(200, { 'content-type': malformed.contentType });
+        res.end(malformed.text);
         return;
+      }
       case 'status': {
         const t = turn as Extract<CommonTurn, { type: 'status' }>;
         const json = t.body ?? route.definition.errorBody?.(t.status, `scripted ${t.status}`) ?? { error: { message: `scripted ${t.status}` } };
         return sendJson(res, { status: t.status, headers: t.headers, json });
       }
       default:
-        return sendJson(res, await route.definition.handle({ body, request, turn: turn as any }));
+        return sendReply(res, await route.definition.handle({ body, request, turn: turn as any }));
     }
   }
+}
+
+export function sendReply(res: http.ServerResponse, reply: Reply): Promise<void> | void {
+  return 'events' in reply ? sendSse(res, reply) : sendJson(res, reply);
+}
+
+export async function sendSse(res: http.ServerResponse, reply: SseReply): Promise<void> {
+  if (res.destroyed) return;
+  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive', ...reply.headers });
+  // Without this the first events can sit in Nagle's buffer and arrive glued together.
+  res.socket?.setNoDelay(true);
+  for (let i = 0; i < reply.events.length; i++) {
+    if (reply.interrupt && i === reply.interrupt.afterEvents) {
+      if (reply.interrupt.mode === 'drop') res.socket?.destroy();
+      return; // `hang`: left open until the client gives up or the server closes.
+    }
+    if (res.destroyed) return;
+    const { event, data } = reply.events[i];
+    res.write(`${event ? `event: ${event}\n` : ''}data: ${data}\n\n`);
+    // A macrotask between writes so each event leaves in its own TCP segment, as real APIs do.
+    await delay(reply.eventDelayMs ?? 0);
+  }
+  res.end();
 }
 
 export function sendJson(res: http.ServerResponse, reply: JsonReply): void {

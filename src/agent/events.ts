@@ -1,0 +1,61 @@
+/**
+ * The one event stream of an agent run. The CLI, the JSONL trace, SSE, the web page and MCP all
+ * consume these; `run-finish` is always the last event and always carries a finish reason.
+ */
+export type FinishReason = 'stop' | 'max-steps' | 'budget' | 'stagnation' | 'no-evidence' | 'error' | 'aborted';
+export const FINISH_REASONS: readonly FinishReason[] = ['stop', 'max-steps', 'budget', 'stagnation', 'no-evidence', 'error', 'aborted'];
+
+export interface Usage {
+  inputTokens: number;
+  outputTokens: number;
+}
+
+export interface ToolCallRecord {
+  toolCallId: string;
+  toolName: string;
+  input: unknown;
+  /** Set when the model's arguments were not valid JSON or failed the schema. */
+  inputError?: string;
+}
+
+export interface EvidenceSummary {
+  id: string;
+  chunkId: number;
+  documentId: number;
+  title: string;
+  score: number;
+  query: string;
+  step: number;
+  lowConfidence: boolean;
+}
+
+export interface Citation {
+  id: string;
+  chunkId: number;
+  documentId: number;
+  title: string;
+  source: string;
+  text: string;
+  headingPath: string[];
+  page?: number;
+  charStart: number;
+  charEnd: number;
+}
+
+export type AgentEvent =
+  | { type: 'run-start'; runId: string; question: string; mode: string; model: string; time: string }
+  | { type: 'step-start'; step: number }
+  | { type: 'thinking-delta'; step: number; delta: string }
+  | { type: 'text-delta'; step: number; delta: string }
+  /** Everything the model produced in one turn: what `dossier replay` feeds back. */
+  | { type: 'model-output'; step: number; text: string; toolCalls: ToolCallRecord[]; usage: Usage; ms: number }
+  | { type: 'tool-call'; step: number; toolCallId: string; toolName: string; input: unknown }
+  | { type: 'tool-result'; step: number; toolCallId: string; toolName: string; ok: boolean; summary: string; evidenceIds: string[]; ms: number }
+  | { type: 'evidence-added'; step: number; evidence: EvidenceSummary }
+  | { type: 'citation'; citation: Citation }
+  | { type: 'citation-unresolved'; id: string }
+  | { type: 'final-answer'; answer: string; citations: Citation[]; unresolvedCitations: string[]; partial: boolean }
+  | { type: 'error'; step: number; message: string; code: string }
+  | { type: 'run-finish'; finishReason: FinishReason; steps: number; toolCalls: number; usage: Usage; ms: number };
+
+export type EventListener = (event: AgentEvent) => void;

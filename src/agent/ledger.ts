@@ -1,0 +1,160 @@
+import type { StoredChunk } from '../store/types.ts';
+import type { EvidenceSummary } from './events.ts';
+
+/**
+ * The evidence ledger: every chunk a tool returns enters once (deduplicated by chunk id) under a
+ * short id ("E1", "E2", …) that stays stable for the run and is never reused, even after eviction.
+ * A capacity bounds what the model must keep in mind; past it the weakest evidence that nobody
+ * has cited or opened is evicted. A relative similarity floor marks weak hits as low-confidence.
+ */
+export interface LedgerEntry {
+  id: string;
+  chunk: StoredChunk;
+  /** Best retrieval score seen for this chunk (higher is better; scale depends on the search). */
+  score: number;
+  /** Score relative to the best hit of the search that found it (0–1). */
+  relativeScore: number;
+  step: number;
+  query: string;
+  tool: string;
+  lowConfidence: boolean;
+  /** Cited in an answer or read in full: never evicted. */
+  used: boolean;
+  /** Order in which entries were added (ties in ranking keep this order). */
+  sequence: number;
+  /** How many searches returned this chunk: evidence found by several queries ranks higher. */
+  hits: number;
+  /** Sum over searches of 1 / (60 + rank): a fused rank across every search of the run. */
+  fusedScore: number;
+}
+
+export interface LedgerOptions {
+  capacity?: number;
+  /** Hits scoring below this share of their search's best hit are marked low-confidence. */
+  similarityFloor?: number;
+  /** Distinct chunks a run may read in all (evaluation protocols cap this); later new hits are dropped. */
+  maxDistinct?: number;
+}
+
+export class EvidenceLedger {
+  readonly capacity: number;
+  readonly similarityFloor: number;
+  readonly maxDistinct: number;
+  private readonly byId = new Map<string, LedgerEntry>();
+  private readonly byChunk = new Map<number, LedgerEntry>();
+  private nextNumber = 1;
+  private evictedCount = 0;
+
+  constructor(options: LedgerOptions = {}) {
+    this.capacity = options.capacity ?? 40;
+    this.similarityFloor = options.similarityFloor ?? 0.35;
+    this.maxDistinct = options.maxDistinct ?? Number.POSITIVE_INFINITY;
+  }
+
+  /** Distinct chunks ever added, evicted ones included. */
+  get distinct(): number {
+    return this.nextNumber - 1;
+  }
+
+  get size(): number {
+    return this.byId.size;
+  }
+
+  get evicted(): number {
+    return this.evictedCount;
+  }
+
+  /**
+   * Adds the hits of one search (best first). Returns each hit's entry and whether it is new.
+   * Already-known chunks keep their id and gain the better score.
+   */
+  addHits(hits: readonly { chunk: StoredChunk; score: number }[], origin: { step: number; query: string; tool: string }): { entry: LedgerEntry; isNew: boolean }[] {
+    const best = hits.reduce((max, hit) => Math.max(max, hit.score), 0);
+    const out: { entry: LedgerEntry; isNew: boolean }[] = [];
+    hits.forEach((hit, rank) => {
+      const relativeScore = best > 0 ? hit.score / best : 0;
+      const existing = this.byChunk.get(hit.chunk.id);
+      if (existing) {
+        existing.hits++;
+        existing.fusedScore += 1 / (60 + rank + 1);
+        if (hit.score > existing.score) existing.score = hit.score;
+        if (relativeScore > existing.relativeScore) {
+          existing.relativeScore = relativeScore;
+          existing.lowConfidence = relativeScore < this.similarityFloor;
+        }
+        out.push({ entry: existing, isNew: false });
+        return;
+      }
+      if (this.distinct >= this.maxDistinct) return;
+      const entry: LedgerEntry = {
+        id: `E${this.nextNumber++}`,
+        chunk: hit.chunk,
+        score: hit.score,
+        relativeScore,
+        step: origin.step,
+        query: origin.query,
+        tool: origin.tool,
+        lowConfidence: relativeScore < this.similarityFloor,
+        used: false,
+        sequence: this.nextNumber,
+        hits: 1,
+        fusedScore: 1 / (60 + rank + 1),
+      };
+      this.byId.set(entry.id, entry);
+      this.byChunk.set(hit.chunk.id, entry);
+      out.push({ entry, isNew: true });
+    });
+    this.evict();
+    return out;
+  }
+
+  get(id: string): LedgerEntry | undefined {
+    return this.byId.get(id.toUpperCase());
+  }
+
+  forChunk(chunkId: number): LedgerEntry | undefined {
+    return this.byChunk.get(chunkId);
+  }
+
+  markUsed(id: string): void {
+    const entry = this.get(id);
+    if (entry) entry.used = true;
+  }
+
+  /** Entries in the order they were found. */
+  entries(): LedgerEntry[] {
+    return [...this.byId.values()].sort((a, b) => a.sequence - b.sequence);
+  }
+
+  /** Strongest first: fused rank over every search, then the raw score. */
+  ranked(): LedgerEntry[] {
+    return [...this.byId.values()].sort((a, b) => b.fusedScore - a.fusedScore || b.score - a.score || a.sequence - b.sequence);
+  }
+
+  summary(entry: LedgerEntry): EvidenceSummary {
+    return {
+      id: entry.id,
+      chunkId: entry.chunk.id,
+      documentId: entry.chunk.documentId,
+      title: entry.chunk.title,
+      score: entry.score,
+      query: entry.query,
+      step: entry.step,
+      lowConfidence: entry.lowConfidence,
+    };
+  }
+
+  private evict(): void {
+    while (this.byId.size > this.capacity) {
+      let weakest: LedgerEntry | undefined;
+      for (const entry of this.byId.values()) {
+        if (entry.used) continue;
+        if (!weakest || entry.fusedScore < weakest.fusedScore || (entry.fusedScore === weakest.fusedScore && entry.sequence > weakest.sequence)) weakest = entry;
+      }
+      if (!weakest) return; // everything is in use: keep it rather than drop cited evidence
+      this.byId.delete(weakest.id);
+      this.byChunk.delete(weakest.chunk.id);
+      this.evictedCount++;
+    }
+  }
+}

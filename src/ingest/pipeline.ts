@@ -7,6 +7,7 @@ import { HashedEmbedder } from '../embed/hashed/hashed-embedder.ts';
 import type { Store, UpsertStatus } from '../store/types.ts';
 import type { Tokenizer } from '../text/tokenize.ts';
 import type { ChunkOptions } from './chunk.ts';
+import type { Describer } from './describe.ts';
 import { prepareFile, prepareRecord, sha256, type DocumentRecord, type PrepareSettings, type PreparedDocument } from './prepare.ts';
 import { PreparePool } from './worker-pool.ts';
 
@@ -27,6 +28,11 @@ export interface IngestOptions {
   exclude?: readonly string[];
   /** Worker threads for parsing and preparing; 0 prepares in this thread. Default: one per core, for batches of 8+ files. */
   workers?: number;
+  /**
+   * Writes document descriptions instead of the extractive one made at prepare time (e.g.
+   * `modelDescriber` when a model is configured). Runs in the main thread, document by document.
+   */
+  describer?: Describer;
 }
 
 export interface IngestReport {
@@ -103,7 +109,7 @@ export class IngestPipeline {
         try {
           const prepared = await item.result;
           if (prepared === 'unchanged') report.skipped++;
-          else countInto(report, await this.commit(prepared, collection));
+          else countInto(report, await this.commit(prepared, collection, options.describer));
         } catch (error) {
           report.failed.push({ path: item.path, error: oneLine(error) });
         }
@@ -117,13 +123,26 @@ export class IngestPipeline {
   }
 
   /** Chunk, index and embed one parsed document in a single store transaction. */
-  async ingestRecord(record: DocumentRecord, options: { collection?: string; chunking?: ChunkOptions } = {}): Promise<{ status: UpsertStatus; chunks: number; id: number }> {
+  async ingestRecord(
+    record: DocumentRecord,
+    options: { collection?: string; chunking?: ChunkOptions; describer?: Describer } = {},
+  ): Promise<{ status: UpsertStatus; chunks: number; id: number }> {
     const hashed = this.embedder instanceof HashedEmbedder ? this.embedder : undefined;
-    return this.commit(prepareRecord(record, this.tokenizer, hashed, options.chunking), options.collection ?? 'default');
+    return this.commit(prepareRecord(record, this.tokenizer, hashed, options.chunking), options.collection ?? 'default', options.describer);
   }
 
-  private async commit(prepared: PreparedDocument, collection: string): Promise<{ status: UpsertStatus; chunks: number; id: number }> {
+  private async commit(prepared: PreparedDocument, collection: string, describer?: Describer): Promise<{ status: UpsertStatus; chunks: number; id: number }> {
     const vectors = prepared.vectors ?? (await this.embedder.embed(prepared.embedTexts));
+    let { description, descriptionTerms } = prepared;
+    if (describer && this.store.contentHashOf(collection, prepared.source) !== prepared.contentHash) {
+      // Only for documents that will be written: a model call per unchanged document would be waste.
+      // A describer that fails leaves the extractive description: a description never fails a file.
+      const written = await describer({ title: prepared.title, text: prepared.text, headings: prepared.headings }).catch(() => '');
+      if (written.trim()) {
+        description = written.trim();
+        descriptionTerms = this.tokenizer.terms(description).join(' ');
+      }
+    }
     this.store.assertEmbedder({ embedderId: this.embedder.id, dimensions: this.embedder.dimensions });
     const result = this.store.upsertDocument(
       {
@@ -135,6 +154,9 @@ export class IngestPipeline {
         metadata: prepared.metadata,
         text: prepared.text,
         bytes: prepared.bytes,
+        description,
+        titleTerms: prepared.titleTerms,
+        descriptionTerms,
       },
       prepared.chunks,
       vectors,

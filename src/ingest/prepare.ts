@@ -4,6 +4,7 @@ import { HashedEmbedder, type HashedEmbedderOptions } from '../embed/hashed/hash
 import type { ChunkInput } from '../store/types.ts';
 import { Tokenizer } from '../text/tokenize.ts';
 import { chunkBlocks, type ChunkOptions } from './chunk.ts';
+import { countTerms, describeDocument, topHeadings } from './describe.ts';
 import type { Block } from './types.ts';
 
 /**
@@ -29,6 +30,13 @@ export interface PreparedDocument {
   contentHash: string;
   bytes: number;
   text: string;
+  /** Extractive description of the whole document (describe.ts); a model may replace it at commit. */
+  description: string;
+  /** Top-level headings, kept for a model describer. */
+  headings: string[];
+  /** Index terms of the title and of the description, for the document-level full-text index. */
+  titleTerms: string;
+  descriptionTerms: string;
   chunks: ChunkInput[];
   /** Present when the embedder is the offline one (computed here); remote embedders embed `embedTexts` later. */
   vectors?: Float32Array[];
@@ -50,9 +58,13 @@ export function prepareRecord(
   const titleTerms = tokenizer.terms(record.title);
   const inputs: ChunkInput[] = [];
   const vectors: Float32Array[] = [];
+  // Counted from the chunks' terms (overlaps count twice, which does not matter for weighting) so
+  // the describer need not tokenize the whole document again.
+  const termCounts = new Map<string, number>();
   for (const chunk of chunks) {
     const headingTerms = chunk.headingPath.length ? tokenizer.terms(chunk.headingPath.join(' ')) : [];
     const terms = tokenizer.terms(chunk.text);
+    countTerms(terms, termCounts);
     const titleTermList = headingTerms.length ? [...titleTerms, ...headingTerms] : titleTerms;
     if (embedder) vectors.push(embedder.embedTerms(titleTermList.length ? [...titleTermList, ...terms] : terms));
     inputs.push({
@@ -68,6 +80,8 @@ export function prepareRecord(
       titleTerms: titleTermList.join(' '),
     });
   }
+  const headings = topHeadings(record.blocks, record.title);
+  const description = describeDocument({ title: record.title, text, headings, termCounts }, tokenizer);
   return {
     source: record.source,
     title: record.title,
@@ -76,6 +90,10 @@ export function prepareRecord(
     contentHash: record.contentHash ?? sha256(text),
     bytes: record.bytes ?? Buffer.byteLength(text),
     text,
+    description,
+    headings,
+    titleTerms: titleTerms.join(' '),
+    descriptionTerms: tokenizer.terms(description).join(' '),
     chunks: inputs,
     ...(embedder ? { vectors } : {}),
     embedTexts: embedder ? [] : chunks.map((chunk) => [record.title, ...chunk.headingPath, chunk.text].join('\n')),

@@ -172,6 +172,61 @@ export function storeContract(name: string, make: () => Promise<{ store: Store; 
         assert.deepEqual(store.indexInfo(), { embedderId: 'test-embedder', dimensions: DIMS });
       }));
 
+    it('stores a document description and returns it', () =>
+      withStore((store) => {
+        const described = store.upsertDocument(
+          doc('a.txt', { description: 'Field guide. Lava flows cool into basalt.', titleTerms: 'field guid', descriptionTerms: 'field guid lava flow cool basalt' }),
+          [chunk(0, 'alpha')],
+          [unit(0)],
+        );
+        const plain = store.upsertDocument(doc('b.txt'), [chunk(0, 'beta')], [unit(1)]);
+        assert.equal(store.getDocument(ALL, described.id)?.description, 'Field guide. Lava flows cool into basalt.');
+        assert.equal(store.getDocument(ALL, plain.id)?.description, '', 'a document stored without one has an empty description');
+        assert.deepEqual(store.listDocuments(ALL).map((d) => d.description), ['Field guide. Lava flows cool into basalt.', '']);
+      }));
+
+    it('searches descriptions by BM25 over title and description, scoped and filtered', () =>
+      withStore((store) => {
+        const add = (source: string, collection: string, titleTerms: string, descriptionTerms: string, metadata: Record<string, unknown> = {}) =>
+          store.upsertDocument(
+            doc(source, { collection, metadata, titleTerms, descriptionTerms, description: descriptionTerms }),
+            // Chunk terms differ on purpose: this search must read the document-level index only.
+            [chunk(0, 'unrelated chunk body')],
+            [unit(0)],
+          ).id;
+        const volcano = add('volcano.md', 'public', 'volcano guid', 'volcano erupt lava basalt volcano', { year: 2024 });
+        const glacier = add('glacier.md', 'public', 'glacier guid', 'glacier ice lava mention', { year: 2020 });
+        const secret = add('secret.md', 'private', 'volcano file', 'volcano erupt secret', { year: 2024 });
+        for (let i = 0; i < 4; i++) add(`filler${i}.md`, 'public', 'filler', 'nothing relevant here');
+        const hits = store.searchDescriptions(ALL, ['volcano', 'erupt', 'lava'], { k: 10 });
+        assert.equal(hits[0].documentId, volcano);
+        assert.deepEqual(new Set(hits.map((h) => h.documentId)), new Set([volcano, glacier, secret]));
+        assert.ok(hits.every((hit, i) => i === 0 || hits[i - 1].score >= hit.score), 'scores are higher-is-better and sorted');
+        assert.deepEqual(store.searchDescriptions(ALL, ['glacier'], { k: 10 }).map((h) => h.documentId), [glacier], 'title terms are searched');
+        const publicOnly = { collections: ['public'] };
+        assert.ok(store.searchDescriptions(publicOnly, ['volcano', 'erupt'], { k: 10 }).every((hit) => hit.documentId !== secret));
+        assert.deepEqual(store.searchDescriptions({ collections: [] }, ['volcano'], { k: 10 }), []);
+        assert.deepEqual(store.searchDescriptions(ALL, ['lava'], { k: 10, filter: { 'metadata.year': { $lt: 2024 } } }).map((h) => h.documentId), [glacier]);
+        assert.deepEqual(store.searchDescriptions(ALL, ['volcano'], { k: 1 }).length, 1);
+        assert.deepEqual(store.searchDescriptions(ALL, ['volcano'], { k: 0 }), []);
+        assert.deepEqual(store.searchDescriptions(ALL, ['nosuchterm', '"'], { k: 5 }), []);
+        assert.deepEqual(store.searchDescriptions(ALL, ['unrelated', 'chunk'], { k: 5 }), [], 'chunk text is not in the description index');
+      }));
+
+    it('leaves no description behind when a document is replaced or deleted', () =>
+      withStore((store) => {
+        const first = store.upsertDocument(doc('a.txt', { description: 'old', descriptionTerms: 'oldterm' }), [chunk(0, 'x')], [unit(0)]);
+        const other = store.upsertDocument(doc('b.txt', { description: 'kept', descriptionTerms: 'keepterm' }), [chunk(0, 'y')], [unit(1)]);
+        store.upsertDocument(doc('a.txt', { contentHash: 'hash-2', description: 'new', descriptionTerms: 'newterm' }), [chunk(0, 'x')], [unit(0)]);
+        assert.deepEqual(store.searchDescriptions(ALL, ['oldterm'], { k: 5 }), []);
+        assert.deepEqual(store.searchDescriptions(ALL, ['newterm'], { k: 5 }).map((h) => h.documentId), [first.id]);
+        assert.equal(store.getDocument(ALL, first.id)?.description, 'new');
+        assert.equal(store.deleteDocument(ALL, first.id), true);
+        assert.deepEqual(store.searchDescriptions(ALL, ['newterm'], { k: 5 }), []);
+        assert.deepEqual(store.searchDescriptions(ALL, ['title'], { k: 5 }).map((h) => h.documentId), [other.id], 'without title terms the raw title is indexed');
+        assert.deepEqual(store.searchDescriptions(ALL, ['keepterm'], { k: 5 }).map((h) => h.documentId), [other.id]);
+      }));
+
     it('returns stored vectors and document frequencies', () =>
       withStore((store) => {
         store.upsertDocument(doc('a.txt'), [chunk(0, 'apple pear'), chunk(1, 'apple')], [unit(0), unit(1)]);

@@ -17,6 +17,14 @@ export interface DocumentInput {
   /** Full extracted text; chunk char ranges point into it. */
   text: string;
   bytes: number;
+  /** Short description of the whole document (title, headings, central sentences, or a model's summary). */
+  description?: string;
+  /**
+   * Index terms (tokenized and stemmed, as for chunks) of the title and the description, for
+   * `searchDescriptions`. Without them a store indexes the raw words, which match unstemmed only.
+   */
+  titleTerms?: string;
+  descriptionTerms?: string;
 }
 
 export interface ChunkInput {
@@ -43,6 +51,8 @@ export interface StoredDocument {
   contentHash: string;
   metadata: Record<string, unknown>;
   bytes: number;
+  /** '' for documents stored before descriptions existed. */
+  description: string;
   chunkCount: number;
   createdAt: string;
   updatedAt: string;
@@ -117,6 +127,11 @@ export interface Store {
 
   /** BM25 over pre-tokenized terms; higher score is better. */
   searchFullText(scope: Scope, terms: readonly string[], options: SearchOptions): ScoredChunkId[];
+  /**
+   * BM25 over document titles and descriptions (one row per document, not per chunk), scoped and
+   * filtered like searchFullText; higher score is better. For picking documents before reading them.
+   */
+  searchDescriptions(scope: Scope, terms: readonly string[], options: SearchOptions): { documentId: number; score: number }[];
   /** Stored vectors of chunks (missing ids left out), e.g. for pseudo-relevance feedback. */
   getVectors(ids: readonly number[]): Map<number, Float32Array>;
   /** Cosine similarity; higher is better. */

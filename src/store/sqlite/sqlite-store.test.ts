@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
+import Database from 'better-sqlite3';
 import { storeContract } from '../contract.ts';
 import { SqliteStore } from './sqlite-store.ts';
 
@@ -30,9 +31,9 @@ describe('SqliteStore specifics', () => {
     try {
       store.assertEmbedder({ embedderId: 't', dimensions: 2 });
       const { id } = store.upsertDocument(document('a'), [chunk('one two'), { ...chunk('three'), ordinal: 1 }], [vector([1, 0]), vector([0, 1])]);
-      assert.deepEqual(store.rowCounts(), { documents: 1, chunks: 2, vectors: 2, fullText: 2 });
+      assert.deepEqual(store.rowCounts(), { documents: 1, chunks: 2, vectors: 2, fullText: 2, descriptions: 1 });
       store.deleteDocument({ collections: '*' }, id);
-      assert.deepEqual(store.rowCounts(), { documents: 0, chunks: 0, vectors: 0, fullText: 0 });
+      assert.deepEqual(store.rowCounts(), { documents: 0, chunks: 0, vectors: 0, fullText: 0, descriptions: 0 });
       assert.deepEqual(store.documentFrequencies(['one']).frequencies.get('one'), 0);
     } finally {
       store.close();
@@ -58,6 +59,36 @@ describe('SqliteStore specifics', () => {
       reopened.close();
     } finally {
       reader.close();
+      cleanup();
+    }
+  });
+
+  it('adds the description column to a database made before descriptions existed', () => {
+    const { path, cleanup } = tempDb();
+    const ALL = { collections: '*' } as const;
+    try {
+      const made = new SqliteStore(path);
+      made.assertEmbedder({ embedderId: 't', dimensions: 2 });
+      const { id } = made.upsertDocument(document('Volcano notes'), [chunk('lava')], [vector([1, 0])]);
+      made.close();
+      const raw = new Database(path);
+      raw.exec('DROP TABLE documents_fts; ALTER TABLE documents DROP COLUMN description;'); // the old shape
+      raw.close();
+
+      const readonly = new SqliteStore(path, { readonly: true });
+      assert.equal(readonly.getDocument(ALL, id)?.description, '');
+      assert.deepEqual(readonly.searchDescriptions(ALL, ['volcano'], { k: 5 }), []);
+      readonly.close();
+
+      const store = new SqliteStore(path);
+      assert.equal(store.getDocument(ALL, id)?.description, '');
+      assert.deepEqual(store.searchDescriptions(ALL, ['volcano'], { k: 5 }).map((h) => h.documentId), [id], 'old titles are searchable');
+      store.upsertDocument({ ...document('Volcano notes', 'h2'), description: 'About lava.', descriptionTerms: 'lava' }, [chunk('lava')], [vector([1, 0])]);
+      assert.equal(store.getDocument(ALL, id)?.description, 'About lava.');
+      assert.equal(store.rowCounts().descriptions, 1);
+      store.close();
+      new SqliteStore(path).close(); // a second open finds the column and migrates nothing
+    } finally {
       cleanup();
     }
   });

@@ -37,6 +37,7 @@ CREATE TABLE IF NOT EXISTS documents (
   metadata TEXT NOT NULL DEFAULT '{}',
   text TEXT NOT NULL,
   bytes INTEGER NOT NULL,
+  description TEXT NOT NULL DEFAULT '',
   created_at TEXT NOT NULL,
   updated_at TEXT NOT NULL,
   UNIQUE (collection_id, source)
@@ -59,6 +60,10 @@ CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(
   title, body, content='', contentless_delete=1, tokenize='unicode61 remove_diacritics 0'
 );
 CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts_vocab USING fts5vocab(chunks_fts, 'row');
+-- One row per document (rowid = documents.id): stemmed terms of its title and description.
+CREATE VIRTUAL TABLE IF NOT EXISTS documents_fts USING fts5(
+  title, description, content='', contentless_delete=1, tokenize='unicode61 remove_diacritics 0'
+);
 `;
 
 const DOCUMENT_FIELDS: Record<string, string> = {
@@ -98,6 +103,8 @@ interface DocumentRow {
   content_hash: string;
   metadata: string;
   bytes: number;
+  /** Missing when a read-only connection opens a database made before descriptions existed. */
+  description?: string;
   chunk_count: number;
   created_at: string;
   updated_at: string;
@@ -125,6 +132,8 @@ export class SqliteStore implements Store {
   private readonly titleWeight: number;
   private vectors: Int8VectorIndex | undefined;
   private vectorsVersion = -1;
+  /** False only for a read-only connection to a database made before descriptions existed. */
+  private readonly hasDescriptions: boolean;
 
   constructor(path: string, options: SqliteStoreOptions = {}) {
     this.path = path;
@@ -144,7 +153,30 @@ export class SqliteStore implements Store {
       else if (version !== SCHEMA_VERSION) {
         throw new DossierError('store-failed', `database ${path} has schema version ${version}, this Dossier reads ${SCHEMA_VERSION}`);
       }
+      this.addDescriptionColumn();
     }
+    this.hasDescriptions =
+      this.documentColumns().has('description') &&
+      this.db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'documents_fts'").get() !== undefined;
+  }
+
+  private documentColumns(): Set<string> {
+    return new Set((this.db.pragma('table_info(documents)') as { name: string }[]).map((column) => column.name));
+  }
+
+  /**
+   * Databases made before descriptions existed lack the column (CREATE TABLE IF NOT EXISTS kept
+   * their old shape): add it in place rather than bump the schema version and refuse them. Their
+   * documents get an empty description, and their raw titles go into documents_fts so
+   * searchDescriptions can still find them by title until they are re-ingested with changes.
+   */
+  private addDescriptionColumn(): void {
+    if (this.documentColumns().has('description')) return;
+    this.db.transaction(() => {
+      if (this.documentColumns().has('description')) return; // another connection migrated first
+      this.db.exec("ALTER TABLE documents ADD COLUMN description TEXT NOT NULL DEFAULT ''");
+      this.db.exec("INSERT INTO documents_fts(rowid, title, description) SELECT id, title, '' FROM documents");
+    }).immediate();
   }
 
   private getMeta(key: string): string | undefined {
@@ -211,18 +243,22 @@ export class SqliteStore implements Store {
         id = existing.id;
         removed = this.deleteChunksOf(id);
         this.db
-          .prepare('UPDATE documents SET title=?, media_type=?, content_hash=?, metadata=?, text=?, bytes=?, updated_at=? WHERE id=?')
-          .run(document.title, document.mediaType, document.contentHash, JSON.stringify(document.metadata), document.text, document.bytes, now, id);
+          .prepare('UPDATE documents SET title=?, media_type=?, content_hash=?, metadata=?, text=?, bytes=?, description=?, updated_at=? WHERE id=?')
+          .run(document.title, document.mediaType, document.contentHash, JSON.stringify(document.metadata), document.text, document.bytes, document.description ?? '', now, id);
+        this.db.prepare('DELETE FROM documents_fts WHERE rowid = ?').run(id);
       } else {
         id = Number(
           this.db
             .prepare(
-              'INSERT INTO documents(collection_id, source, title, media_type, content_hash, metadata, text, bytes, created_at, updated_at) VALUES (?,?,?,?,?,?,?,?,?,?)',
+              'INSERT INTO documents(collection_id, source, title, media_type, content_hash, metadata, text, bytes, description, created_at, updated_at) VALUES (?,?,?,?,?,?,?,?,?,?,?)',
             )
-            .run(collectionId, document.source, document.title, document.mediaType, document.contentHash, JSON.stringify(document.metadata), document.text, document.bytes, now, now)
+            .run(collectionId, document.source, document.title, document.mediaType, document.contentHash, JSON.stringify(document.metadata), document.text, document.bytes, document.description ?? '', now, now)
             .lastInsertRowid,
         );
       }
+      this.db
+        .prepare('INSERT INTO documents_fts(rowid, title, description) VALUES (?, ?, ?)')
+        .run(id, document.titleTerms ?? document.title, document.descriptionTerms ?? document.description ?? '');
       const insertChunk = this.db.prepare(
         'INSERT INTO chunks(document_id, ordinal, text, token_count, heading_path, page, page_end, char_start, char_end) VALUES (?,?,?,?,?,?,?,?,?)',
       );
@@ -271,6 +307,7 @@ export class SqliteStore implements Store {
     let removed: number[] = [];
     this.db.transaction(() => {
       removed = this.deleteChunksOf(id);
+      this.db.prepare('DELETE FROM documents_fts WHERE rowid = ?').run(id);
       this.db.prepare('DELETE FROM documents WHERE id = ?').run(id);
     })();
     this.afterWrite(() => removed.forEach((chunkId) => this.vectors?.remove(chunkId)));
@@ -330,7 +367,7 @@ export class SqliteStore implements Store {
     const where = this.documentWhere(scope, options.filter);
     const rows = this.db
       .prepare(
-        `SELECT d.id, d.source, d.title, d.media_type, d.content_hash, d.metadata, d.bytes, d.created_at, d.updated_at, col.name AS collection,
+        `SELECT d.id, d.source, d.title, d.media_type, d.content_hash, d.metadata, d.bytes, ${this.hasDescriptions ? 'd.description' : "'' AS description"}, d.created_at, d.updated_at, col.name AS collection,
            (SELECT count(*) FROM chunks c WHERE c.document_id = d.id) AS chunk_count
          FROM documents d JOIN collections col ON col.id = d.collection_id WHERE ${where.sql} ORDER BY d.id LIMIT ? OFFSET ?`,
       )
@@ -380,9 +417,9 @@ export class SqliteStore implements Store {
     return { chunks, frequencies };
   }
 
-  searchFullText(scope: Scope, terms: readonly string[], options: SearchOptions): ScoredChunkId[] {
+  /** FTS5 MATCH expression (OR of quoted terms), or undefined when no term can match. */
+  private matchExpression(terms: readonly string[]): string | undefined {
     let unique = [...new Set(terms.filter((term) => /^[\p{L}\p{N}]+$/u.test(term)))];
-    if (unique.length === 0 || options.k <= 0) return [];
     if (unique.length > MAX_QUERY_TERMS) {
       // Keep the rarest terms: they carry the ranking, and common ones make FTS5 score huge posting lists.
       // Terms absent from the index cannot match, so they never take a place.
@@ -391,9 +428,13 @@ export class SqliteStore implements Store {
         .filter((term) => (frequencies.get(term) ?? 0) > 0)
         .sort((a, b) => frequencies.get(a)! - frequencies.get(b)!)
         .slice(0, MAX_QUERY_TERMS);
-      if (unique.length === 0) return [];
     }
-    const match = unique.map((term) => `"${term}"`).join(' OR ');
+    return unique.length ? unique.map((term) => `"${term}"`).join(' OR ') : undefined;
+  }
+
+  searchFullText(scope: Scope, terms: readonly string[], options: SearchOptions): ScoredChunkId[] {
+    const match = options.k > 0 ? this.matchExpression(terms) : undefined;
+    if (match === undefined) return [];
     const where = this.documentWhere(scope, options.filter);
     const unrestricted = scope.collections === '*' && !options.filter;
     const sql = unrestricted
@@ -407,6 +448,23 @@ export class SqliteStore implements Store {
     const rows = this.db.prepare(sql).all(...params) as { chunk_id: number; document_id: number; rank: number }[];
     // FTS5's bm25() is negative (lower is better); flip it so every search returns higher-is-better.
     return rows.map((row) => ({ chunkId: row.chunk_id, documentId: row.document_id, score: -row.rank }));
+  }
+
+  searchDescriptions(scope: Scope, terms: readonly string[], options: SearchOptions): { documentId: number; score: number }[] {
+    // Rarity is judged on the chunk index (documentFrequencies): the same terms, a far larger sample.
+    const match = options.k > 0 && this.hasDescriptions ? this.matchExpression(terms) : undefined;
+    if (match === undefined) return [];
+    const where = this.documentWhere(scope, options.filter);
+    const unrestricted = scope.collections === '*' && !options.filter;
+    const rank = `bm25(documents_fts, ${this.titleWeight}, 1.0)`;
+    const sql = unrestricted
+      ? `SELECT f.rowid AS document_id, ${rank} AS rank FROM documents_fts f WHERE documents_fts MATCH ? ORDER BY rank LIMIT ?`
+      : `SELECT f.rowid AS document_id, ${rank} AS rank FROM documents_fts f JOIN documents d ON d.id = f.rowid
+         JOIN collections col ON col.id = d.collection_id
+         WHERE documents_fts MATCH ? AND ${where.sql} ORDER BY rank LIMIT ?`;
+    const params = unrestricted ? [match, options.k] : [match, ...where.params, options.k];
+    const rows = this.db.prepare(sql).all(...params) as { document_id: number; rank: number }[];
+    return rows.map((row) => ({ documentId: row.document_id, score: -row.rank }));
   }
 
   getVectors(ids: readonly number[]): Map<number, Float32Array> {
@@ -480,13 +538,14 @@ export class SqliteStore implements Store {
   }
 
   /** Rows in the full-text and vector tables, for tests that prove deletes leave nothing behind. */
-  rowCounts(): { documents: number; chunks: number; vectors: number; fullText: number } {
+  rowCounts(): { documents: number; chunks: number; vectors: number; fullText: number; descriptions: number } {
     const count = (sql: string) => (this.db.prepare(sql).get() as { n: number }).n;
     return {
       documents: count('SELECT count(*) AS n FROM documents'),
       chunks: count('SELECT count(*) AS n FROM chunks'),
       vectors: count('SELECT count(*) AS n FROM chunk_vectors'),
       fullText: count("SELECT count(*) AS n FROM chunks_fts_vocab WHERE 0") + count('SELECT count(*) AS n FROM (SELECT rowid FROM chunks_fts)'),
+      descriptions: this.hasDescriptions ? count('SELECT count(*) AS n FROM (SELECT rowid FROM documents_fts)') : 0,
     };
   }
 
@@ -505,6 +564,7 @@ function toDocument(row: DocumentRow): StoredDocument {
     contentHash: row.content_hash,
     metadata: JSON.parse(row.metadata) as Record<string, unknown>,
     bytes: row.bytes,
+    description: row.description ?? '',
     chunkCount: row.chunk_count,
     createdAt: row.created_at,
     updatedAt: row.updated_at,

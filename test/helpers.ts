@@ -69,3 +69,19 @@ export function runCliAsync(args: string[], options: { cwd?: string; env?: Recor
     });
   });
 }
+
+/** A fresh index of the regression corpus (eval/regression/corpus) in a temporary folder. */
+export async function regressionIndex(): Promise<{ dossier: import('../src/dossier.ts').Dossier; cleanup: () => void }> {
+  const { createDossier } = await import('../src/dossier.ts');
+  const { REGRESSION_DIR } = await import('../src/eval/regression.ts');
+  const temp = tempDir();
+  const dossier = await createDossier({ db: join(temp.dir, 'index.db') });
+  await dossier.ingest([join(REGRESSION_DIR, 'corpus')]);
+  return {
+    dossier,
+    cleanup: () => {
+      dossier.close();
+      temp.cleanup();
+    },
+  };
+}

@@ -149,7 +149,8 @@ export class EvidenceLedger {
       let weakest: LedgerEntry | undefined;
       for (const entry of this.byId.values()) {
         if (entry.used) continue;
-        if (!weakest || entry.fusedScore < weakest.fusedScore || (entry.fusedScore === weakest.fusedScore && entry.sequence > weakest.sequence)) weakest = entry;
+        // Ties go to the older entry: the newest search is the one the model is acting on.
+        if (!weakest || entry.fusedScore < weakest.fusedScore || (entry.fusedScore === weakest.fusedScore && entry.sequence < weakest.sequence)) weakest = entry;
       }
       if (!weakest) return; // everything is in use: keep it rather than drop cited evidence
       this.byId.delete(weakest.id);

@@ -11,14 +11,20 @@ Usage: dossier <command> [options]
 Commands:
   ingest <path…> [--collection NAME]         ingest files, folders (recursively) and globs
   search <query> [--mode fulltext|vector|hybrid] [--k N] [--collection NAME] [--filter JSON]
+  ask <question> [--model M] [--max-steps N] [--trace FILE] [--collection NAME] [--tools DIR]
+                                             answer with cited sources (offline model by default)
+  replay <trace.jsonl>                       rerun a recorded run from its recorded model outputs
   stats                                      documents, chunks, collections, bytes, embedder
   delete <documentId…>                       remove documents with their chunks and vectors
   eval beir <dir> [--split test|train] [--mode fulltext|vector|hybrid]
+  eval hotpotqa <file.jsonl> [--limit N] [--offset N] [--model M]
+  eval regression [dir] [--model M]          the regression set in eval/regression (five kinds of questions)
 
 Options for every command:
   --db FILE     index file (default ./dossier.db, or $DOSSIER_DB)
   --json        one JSON object on stdout
   --embedder S  offline (default, or $DOSSIER_EMBEDDER), openai:<model>, ollama:<model>, openai-compatible:<model>
+  --model M     (ask) offline (default, or $DOSSIER_MODEL), openai:<m>, anthropic:<m>, ollama:<m>, openai-compatible:<m>
   -h, --help    this help
 `;
 
@@ -171,7 +177,9 @@ async function remove(argv: string[]): Promise<void> {
 
 async function evaluate(argv: string[]): Promise<void> {
   const [kind, ...rest] = argv;
-  if (kind !== 'beir') throw new UsageError(`eval needs a benchmark: beir (got "${kind ?? ''}")`);
+  if (kind === 'hotpotqa') return evaluateHotpot(rest);
+  if (kind === 'regression') return evaluateRegression(rest);
+  if (kind !== 'beir') throw new UsageError(`eval needs a benchmark: beir, hotpotqa or regression (got "${kind ?? ''}")`);
   const { values, positionals } = parse(rest, { split: { type: 'string' }, mode: { type: 'string', short: 'm' } });
   const directory = positionals[0];
   if (!directory) throw new UsageError('eval beir needs a BEIR dataset folder');
@@ -186,7 +194,81 @@ async function evaluate(argv: string[]): Promise<void> {
     );
 }
 
-const COMMANDS: Record<string, (argv: string[]) => Promise<void>> = { ingest, search, stats, delete: remove, eval: evaluate };
+async function evaluateHotpot(argv: string[]): Promise<void> {
+  const { values, positionals } = parse(argv, { limit: { type: 'string' }, offset: { type: 'string' }, model: { type: 'string' } });
+  if (!positionals[0]) throw new UsageError('eval hotpotqa needs a HotpotQA .jsonl file');
+  const limit = values.limit === undefined ? undefined : intOption(values, 'limit', 500, 1, 1_000_000);
+  const offset = intOption(values, 'offset', 0, 0, 1_000_000);
+  const { runHotpotCommand } = await import('../eval/eval-commands.ts');
+  const result = await runHotpotCommand({ file: positionals[0], limit, offset, db: values.db as string | undefined, model: values.model as string | undefined });
+  if (values.json) printJson(result);
+  else {
+    console.log(`HotpotQA pooled, ${result.questions} questions (from #${result.offset}):`);
+    console.log(`  single-shot  Recall@2 ${result.singleShot['recall@2']}  Recall@5 ${result.singleShot['recall@5']}`);
+    const a = result.agent;
+    console.log(`  agent        Recall@2 ${a['recall@2']}  Recall@5 ${a['recall@5']}  answer contains ${a.answerContains}  F1 ${a.f1}  tool calls ${a.toolCallsMean}  evidence ${a.evidenceMean}`);
+  }
+}
+
+async function evaluateRegression(argv: string[]): Promise<void> {
+  const { values, positionals } = parse(argv, { model: { type: 'string' } });
+  const { runRegressionCommand } = await import('../eval/eval-commands.ts');
+  const report = await runRegressionCommand({ directory: positionals[0], model: values.model as string | undefined });
+  if (values.json) printJson(report);
+  else {
+    for (const outcome of report.outcomes) {
+      console.log(`${outcome.answerPass ? colors.green('pass') : colors.red('fail')} ${outcome.kind.padEnd(13)} ${outcome.id.padEnd(22)} citations ${outcome.citationHit.toFixed(2)}  ${outcome.finishReason}`);
+    }
+    console.log(`${report.questions} questions: answers ${report.answerPassRate}, citation hit rate ${report.citationHitRate}, tool calls ${report.toolCallsMean}, unresolved citations ${report.unresolvedCitations}`);
+  }
+}
+
+async function ask(argv: string[]): Promise<void> {
+  const { values, positionals } = parse(argv, {
+    mode: { type: 'string', short: 'm' },
+    model: { type: 'string' },
+    'max-steps': { type: 'string' },
+    trace: { type: 'string' },
+    collection: { type: 'string', short: 'c', multiple: true },
+    tools: { type: 'string' },
+  });
+  const question = positionals.join(' ');
+  if (!question.trim()) throw new UsageError('ask needs a question');
+  const mode = (values.mode as string | undefined) ?? 'rag';
+  if (mode === 'research') throw new UsageError('--mode research is not available yet; use --mode rag');
+  if (mode !== 'rag') throw new UsageError(`--mode must be rag or research, got "${mode}"`);
+  const maxSteps = intOption(values, 'max-steps', 10, 1, 100);
+  const dossier = await open(values);
+  try {
+    const { askCommand } = await import('./ask.ts');
+    await askCommand(dossier, {
+      question,
+      model: values.model as string | undefined,
+      maxSteps,
+      trace: values.trace as string | undefined,
+      json: Boolean(values.json),
+      collections: values.collection as string[] | undefined,
+      toolsDir: values.tools as string | undefined,
+    });
+  } finally {
+    dossier.close();
+  }
+}
+
+async function replay(argv: string[]): Promise<void> {
+  const { values, positionals } = parse(argv, {});
+  if (!positionals[0]) throw new UsageError('replay needs a trace file (from ask --trace)');
+  const dossier = await open(values);
+  try {
+    const { replayCommand } = await import('./ask.ts');
+    const { reproduced } = await replayCommand(dossier, { trace: positionals[0], json: Boolean(values.json) });
+    if (!reproduced) process.exitCode = 1;
+  } finally {
+    dossier.close();
+  }
+}
+
+const COMMANDS: Record<string, (argv: string[]) => Promise<void>> = { ingest, search, ask, replay, stats, delete: remove, eval: evaluate };
 
 async function main(argv: string[]): Promise<void> {
   const [command, ...rest] = argv;

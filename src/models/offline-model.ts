@@ -4,10 +4,10 @@ import type {
   LanguageModelV3Content,
   LanguageModelV3GenerateResult,
   LanguageModelV3Prompt,
-  LanguageModelV3StreamPart,
 } from '@ai-sdk/provider';
 import { FENCE_CLOSE, FENCE_OPEN } from '../agent/tools/format.ts';
 import { Tokenizer } from '../text/tokenize.ts';
+import { streamResult } from './stream-result.ts';
 
 /**
  * The offline model: an extractive planner behind the AI SDK model interface, so the agent loop
@@ -44,6 +44,10 @@ interface Evidence {
   rank: number;
   /** Rank in the search for the whole question, if that search returned it. */
   questionRank?: number;
+  /** Heading path of the passage within its document ("Staff directory › Coastal Team"). */
+  at: string;
+  /** Queries whose results included it. */
+  foundBy: string[];
 }
 
 const OFFLINE_NOTICE = 'Offline extractive answer (Dossier offline model, no language model configured):';
@@ -87,26 +91,9 @@ export class OfflineModel implements LanguageModelV3 {
   }
 
   async doStream(options: LanguageModelV3CallOptions) {
-    const result = await this.doGenerate(options);
-    const parts: LanguageModelV3StreamPart[] = [{ type: 'stream-start', warnings: [] }];
-    for (const part of result.content) {
-      if (part.type === 'text') {
-        parts.push({ type: 'text-start', id: 'answer' });
-        // Stream sentence by sentence, as a person would see a real model's answer arrive.
-        for (const piece of part.text.match(/[^\n.!?]+[.!?]*\s*|\n+/g) ?? [part.text]) parts.push({ type: 'text-delta', id: 'answer', delta: piece });
-        parts.push({ type: 'text-end', id: 'answer' });
-      } else parts.push(part as LanguageModelV3StreamPart);
-    }
-    parts.push({ type: 'finish', usage: result.usage, finishReason: result.finishReason });
-    return {
-      stream: new ReadableStream<LanguageModelV3StreamPart>({
-        start(controller) {
-          for (const part of parts) controller.enqueue(part);
-          controller.close();
-        },
-      }),
-    };
+    return streamResult(await this.doGenerate(options));
   }
+
 
   private decide(options: LanguageModelV3CallOptions): LanguageModelV3Content[] {
     const state = readPrompt(options.prompt);
@@ -173,7 +160,14 @@ export class OfflineModel implements LanguageModelV3 {
       if (single > best.value) best = { first, value: single };
       for (const second of state.evidence) {
         if (second === first) continue;
-        const bridged = linkStrength(first.text, second.title);
+        // Linked when the first passage names the second's title, or names what the second is about
+        // (a bridge search whose name is the second passage's title or heading).
+        const about = `${second.title} ${second.at}`.toLowerCase();
+        const bridged = Math.max(
+          linkStrength(first.text, second.title),
+          // Only names taken from evidence count: a name the question itself gives links nothing.
+          ...second.foundBy.filter((q) => !questionLower.includes(q.toLowerCase()) && about.includes(q.toLowerCase())).map((q) => linkStrength(first.text, q)),
+        );
         const named = questionLower.includes(second.title.toLowerCase()) && questionLower.includes(first.title.toLowerCase()) ? 1 : 0;
         const link = Math.max(bridged, named);
         if (link === 0) continue;
@@ -182,18 +176,36 @@ export class OfflineModel implements LanguageModelV3 {
       }
     }
     const chain = [best.first, ...(best.second ? [best.second] : [])];
-    const sentences = chain.map((evidence, i) => ({ evidence, sentence: score.bestSentence(evidence, i === 0 ? undefined : chain[0]) }));
-    if (score.coverage(chain) < 0.25) return `${OFFLINE_NOTICE} ${NOT_FOUND}`;
-    // Answer sentences: the chain's best sentences first (the final answer usually sits in the last hop).
-    const ordered = best.second ? [sentences[1], sentences[0]] : sentences;
-    const extra = state.evidence
-      .filter((e) => !chain.includes(e))
-      .map((evidence) => ({ evidence, sentence: score.bestSentence(evidence) }))
-      .filter((item) => item.sentence.coverage >= 0.5)
-      .sort((a, b) => b.sentence.coverage - a.sentence.coverage)
-      .slice(0, Math.max(0, this.options.answerSentences - ordered.length));
-    const lines = [...sentences, ...extra].length ? [...ordered, ...extra] : [];
-    return `${OFFLINE_NOTICE}\n${lines.map((item) => `${item.sentence.text.trim()} [${item.evidence.id}]`).join('\n')}`;
+    // Half or more of the question's weight missing from every passage: it asks about something the documents lack.
+    if (score.absentShare() > 0.5 || score.coverage(chain) < 0.25) return `${OFFLINE_NOTICE} ${NOT_FOUND}`;
+    // Sentences chosen greedily by what they add to the question's coverage: the chain's passages
+    // first (a multi-hop answer needs both hops), then any other passage that still adds something.
+    const pool = [...chain, ...state.evidence.filter((e) => !chain.includes(e))];
+    // The names that led from the first hop to the second: the sentence that names them is the answer's hinge.
+    const bridgeNames = best.second ? [best.second.title.replace(/\s*\([^)]*\)\s*$/, ''), ...best.second.foundBy].map((name) => name.toLowerCase()).filter((name) => name !== state.question.toLowerCase()) : [];
+    const chosen: { evidence: Evidence; text: string }[] = [];
+    const covered = new Set<string>();
+    for (let round = 0; round < this.options.answerSentences; round++) {
+      let pick: { evidence: Evidence; text: string; gain: number; terms: string[] } | undefined;
+      for (const evidence of pool) {
+        const inChain = chain.includes(evidence);
+        for (const sentence of sentencesOf(evidence.text)) {
+          if (chosen.some((c) => c.text === sentence)) continue;
+          const terms = score.sentenceTerms(evidence, sentence);
+          const namesBridge = evidence === best.second && bridgeNames.some((name) => sentence.toLowerCase().includes(name));
+          const gain =
+            score.gain(terms, covered, evidence) * (inChain ? 1 : 0.7) +
+            (inChain && !chosen.some((c) => c.evidence === evidence) ? 0.05 : 0) +
+            (namesBridge && !chosen.some((c) => c.evidence === evidence) ? 0.15 : 0);
+          if (!pick || gain > pick.gain) pick = { evidence, text: sentence, gain, terms };
+        }
+      }
+      if (!pick || pick.gain < (round === 0 ? 0.05 : 0.12)) break;
+      chosen.push(pick);
+      for (const term of [...pick.terms, ...score.context(pick.evidence)]) covered.add(term);
+    }
+    if (chosen.length === 0) return `${OFFLINE_NOTICE} ${NOT_FOUND}`;
+    return `${OFFLINE_NOTICE}\n${chosen.map((item) => `${item.text.trim()} [${item.evidence.id}]`).join('\n')}`;
   }
 
   /** Term-overlap scoring with weights from the evidence at hand (rare question terms weigh more). */
@@ -201,7 +213,7 @@ export class OfflineModel implements LanguageModelV3 {
     const termsOf = new Map<Evidence, Set<string>>();
     const documentFrequency = new Map<string, number>();
     for (const evidence of state.evidence) {
-      const terms = new Set(this.tokenizer.terms(`${evidence.title} ${evidence.text}`));
+      const terms = new Set(this.tokenizer.terms(`${evidence.title} ${evidence.at} ${evidence.text}`));
       termsOf.set(evidence, terms);
       for (const term of terms) documentFrequency.set(term, (documentFrequency.get(term) ?? 0) + 1);
     }
@@ -214,7 +226,28 @@ export class OfflineModel implements LanguageModelV3 {
       for (const [term, w] of wanted) if (terms.has(term) && !exclude?.has(term)) sum += w;
       return sum / total;
     };
+    const everything = new Set(state.evidence.flatMap((e) => [...termsOf.get(e)!]));
+    const contextTerms = new Map(state.evidence.map((e) => [e, new Set(this.tokenizer.terms(`${e.title} ${e.at}`))]));
     return {
+      /** Share of the question's weight that no evidence mentions at all: the question asks about something else. */
+      absentShare: () => {
+        let absent = 0;
+        for (const [term, w] of wanted) if (!everything.has(term)) absent += w;
+        return absent / total;
+      },
+      sentenceTerms: (_evidence: Evidence, sentence: string) => [...new Set(this.tokenizer.terms(sentence))],
+      context: (evidence: Evidence) => contextTerms.get(evidence)!,
+      /** Question weight a sentence adds beyond what is covered; its passage's title and headings count half. */
+      gain: (terms: string[], already: Set<string>, evidence: Evidence) => {
+        let sum = 0;
+        const own = new Set(terms);
+        for (const [term, w] of wanted) {
+          if (already.has(term)) continue;
+          if (own.has(term)) sum += w;
+          else if (contextTerms.get(evidence)!.has(term)) sum += w / 2;
+        }
+        return sum / total;
+      },
       /** Share of the question's weight this passage covers (not counting what `after` already covers). */
       passage: (evidence: Evidence, after?: Evidence) => covered(termsOf.get(evidence)!, after ? termsOf.get(after) : undefined),
       coverage: (chain: Evidence[]) => covered(new Set(chain.flatMap((e) => [...termsOf.get(e)!]))),
@@ -294,13 +327,15 @@ function readPrompt(prompt: LanguageModelV3Prompt): PromptState {
         if (part.type !== 'tool-result') continue;
         const output = part.output;
         const text = output.type === 'text' || output.type === 'error-text' ? output.value : JSON.stringify(output);
-        const isQuestion = normalise(queryOfCall.get(part.toolCallId) ?? '') === normalise(question);
+        const query = queryOfCall.get(part.toolCallId) ?? '';
+        const isQuestion = normalise(query) === normalise(question);
         parseEvidence(text).forEach((block, rank) => {
           const known = evidence.get(block.id);
           if (known) {
             known.rank = Math.min(known.rank, rank);
             if (isQuestion) known.questionRank = Math.min(known.questionRank ?? rank, rank);
-          } else evidence.set(block.id, { ...block, round: rounds, rank, ...(isQuestion ? { questionRank: rank } : {}) });
+            if (query && !known.foundBy.includes(query)) known.foundBy.push(query);
+          } else evidence.set(block.id, { ...block, round: rounds, rank, foundBy: query ? [query] : [], ...(isQuestion ? { questionRank: rank } : {}) });
         });
       }
     }
@@ -308,10 +343,10 @@ function readPrompt(prompt: LanguageModelV3Prompt): PromptState {
   return { question, lastUserText, rounds, queries, evidence: [...evidence.values()] };
 }
 
-const EVIDENCE_BLOCK = new RegExp(`${FENCE_OPEN} id=(E\\d+) title="([^"]*)"[^\\n]*\\n([\\s\\S]*?)\\n${FENCE_CLOSE}`, 'g');
+const EVIDENCE_BLOCK = new RegExp(`${FENCE_OPEN} id=(E\\d+) title="([^"]*)"(?: at="([^"]*)")?[^\\n]*\\n([\\s\\S]*?)\\n${FENCE_CLOSE}`, 'g');
 
-function parseEvidence(text: string): { id: string; title: string; text: string }[] {
-  return [...text.matchAll(EVIDENCE_BLOCK)].map((match) => ({ id: match[1], title: match[2], text: match[3].replace(/ …$/, '') }));
+function parseEvidence(text: string): { id: string; title: string; at: string; text: string }[] {
+  return [...text.matchAll(EVIDENCE_BLOCK)].map((match) => ({ id: match[1], title: match[2], at: match[3] ?? '', text: match[4].replace(/ …$/, '') }));
 }
 
 function safeJson(text: string): unknown {

@@ -46,6 +46,9 @@ export interface SearchHit {
   charStart: number;
   charEnd: number;
   collection: string;
+  /** Position of the chunk in its document (for reading neighbours with get_content). */
+  ordinal: number;
+  tokenCount: number;
 }
 
 export class Retriever {
@@ -118,5 +121,7 @@ function toHit(chunk: StoredChunk, score: number): SearchHit {
     charStart: chunk.charStart,
     charEnd: chunk.charEnd,
     collection: chunk.collection,
+    ordinal: chunk.ordinal,
+    tokenCount: chunk.tokenCount,
   };
 }

@@ -21,12 +21,35 @@ const ENGLISH_STOP_WORDS = new Set(
     'with would you your yours yourself yourselves').split(' '),
 );
 
+/**
+ * Irregular English verb forms Snowball leaves alone ("led" ≠ "lead"), mapped to their base form
+ * before stemming so a question about who "leads" meets a passage saying who "led".
+ */
+const ENGLISH_IRREGULAR = new Map(
+  Object.entries({
+    led: 'lead', built: 'build', wrote: 'write', written: 'write', won: 'win', ran: 'run', began: 'begin', begun: 'begin',
+    born: 'bear', bore: 'bear', made: 'make', found: 'find', founded: 'found', gave: 'give', given: 'give', took: 'take',
+    taken: 'take', held: 'hold', sold: 'sell', bought: 'buy', brought: 'bring', thought: 'think', taught: 'teach',
+    caught: 'catch', fought: 'fight', sought: 'seek', became: 'become', came: 'come', went: 'go', gone: 'go', saw: 'see',
+    seen: 'see', knew: 'know', known: 'know', grew: 'grow', grown: 'grow', threw: 'throw', flew: 'fly', flown: 'fly',
+    drew: 'draw', drawn: 'draw', chose: 'choose', chosen: 'choose', spoke: 'speak', spoken: 'speak', broke: 'break',
+    broken: 'break', rose: 'rise', risen: 'rise', fell: 'fall', fallen: 'fall', left: 'leave', lost: 'lose', met: 'meet',
+    paid: 'pay', said: 'say', sent: 'send', spent: 'spend', stood: 'stand', told: 'tell', understood: 'understand',
+    kept: 'keep', slept: 'sleep', felt: 'feel', dealt: 'deal', meant: 'mean', shot: 'shoot', sang: 'sing', sung: 'sing',
+    swam: 'swim', drove: 'drive', driven: 'drive', rode: 'ride', ridden: 'ride', hid: 'hide', hidden: 'hide', ate: 'eat',
+    eaten: 'eat', forgot: 'forget', forgotten: 'forget', froze: 'freeze', frozen: 'freeze', stole: 'steal', stolen: 'steal',
+    struck: 'strike', hung: 'hang', fed: 'feed', fled: 'flee', bred: 'breed', shone: 'shine', wore: 'wear', worn: 'wear',
+    tore: 'tear', torn: 'tear', woke: 'wake', woken: 'wake', lent: 'lend', bent: 'bend', bound: 'bind', wound: 'wind',
+  }),
+);
+
 const TOKEN_PATTERN = /[\p{L}\p{N}]+(?:['’][\p{L}]+)?/gu;
 
 export class Tokenizer {
   readonly language: string;
   private readonly stemmer: { stem(word: string): string } | null;
   private readonly stopWords: Set<string>;
+  private readonly irregular: Map<string, string>;
   private readonly cache = new Map<string, string>();
   private readonly maxTokenLength: number;
 
@@ -41,7 +64,9 @@ export class Tokenizer {
       }
       this.stemmer = snowball.newStemmer(this.language);
     }
-    this.stopWords = this.language === 'english' || this.language === 'porter' ? ENGLISH_STOP_WORDS : new Set();
+    const english = this.language === 'english' || this.language === 'porter';
+    this.stopWords = english ? ENGLISH_STOP_WORDS : new Set();
+    this.irregular = english ? ENGLISH_IRREGULAR : new Map();
   }
 
   /** Stemmed index terms of a text, in order (duplicates kept: term frequency matters). */
@@ -61,7 +86,7 @@ export class Tokenizer {
     if (!this.stemmer) return word;
     let stem = this.cache.get(word);
     if (stem === undefined) {
-      stem = this.stemmer.stem(word);
+      stem = this.stemmer.stem(this.irregular.get(word) ?? word);
       if (this.cache.size > 200_000) this.cache.clear();
       this.cache.set(word, stem);
     }

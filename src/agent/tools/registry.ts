@@ -1,0 +1,74 @@
+import { readdir } from 'node:fs/promises';
+import { extname, join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { DossierError } from '../../errors/index.ts';
+import { getContent } from './get-content.ts';
+import { searchDescriptions } from './search-descriptions.ts';
+import { searchKnowledge } from './search-knowledge.ts';
+import type { AgentTool } from './tool.ts';
+
+const TOOL_NAME = /^[a-z][a-z0-9_]{0,63}$/;
+
+/** The tools a run may use, by name. Unknown names are the model's mistake, answered as an error result. */
+export class ToolRegistry {
+  private readonly tools = new Map<string, AgentTool>();
+
+  constructor(tools: readonly AgentTool[] = []) {
+    for (const tool of tools) this.add(tool);
+  }
+
+  add(tool: AgentTool): void {
+    if (!TOOL_NAME.test(tool.name)) throw new DossierError('bad-input', `tool name "${tool.name}" must be lower_snake_case`);
+    if (this.tools.has(tool.name)) throw new DossierError('bad-input', `tool "${tool.name}" is defined twice`);
+    this.tools.set(tool.name, tool);
+  }
+
+  get(name: string): AgentTool | undefined {
+    return this.tools.get(name);
+  }
+
+  list(): AgentTool[] {
+    return [...this.tools.values()];
+  }
+
+  names(): string[] {
+    return [...this.tools.keys()];
+  }
+}
+
+/** The RAG mode's built-in tools. */
+export function ragTools(): AgentTool[] {
+  return [searchKnowledge, searchDescriptions, getContent];
+}
+
+/**
+ * User tools: every .ts/.js/.mjs file in the folder default-exports one AgentTool
+ * ({ name, description, inputSchema: zod schema, execute(input, context) }).
+ */
+export async function loadUserTools(directory: string): Promise<AgentTool[]> {
+  const folder = resolve(directory);
+  const names = await readdir(folder).catch(() => {
+    throw new DossierError('bad-input', `tools folder not found: ${directory}`);
+  });
+  const tools: AgentTool[] = [];
+  for (const name of names.sort()) {
+    if (!['.ts', '.js', '.mjs'].includes(extname(name)) || name.endsWith('.d.ts') || name.includes('.test.')) continue;
+    const path = join(folder, name);
+    let module: { default?: unknown };
+    try {
+      module = (await import(pathToFileURL(path).href)) as { default?: unknown };
+    } catch (error) {
+      throw new DossierError('bad-input', `tool file ${name} failed to load: ${(error as Error).message}`);
+    }
+    const tool = module.default as Partial<AgentTool> | undefined;
+    const problems = [
+      typeof tool?.name !== 'string' && 'a name',
+      typeof tool?.description !== 'string' && 'a description',
+      typeof (tool?.inputSchema as { safeParse?: unknown } | undefined)?.safeParse !== 'function' && 'a zod inputSchema',
+      typeof tool?.execute !== 'function' && 'an execute function',
+    ].filter(Boolean);
+    if (problems.length) throw new DossierError('bad-input', `tool file ${name} must default-export a tool with ${problems.join(', ')}`);
+    tools.push(tool as AgentTool);
+  }
+  return tools;
+}

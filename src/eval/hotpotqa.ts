@@ -1,0 +1,170 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { DossierError } from '../errors/index.ts';
+import type { Dossier } from '../dossier.ts';
+import { runAgent } from '../agent/loop.ts';
+import type { ResolvedModel } from '../models/resolve.ts';
+import { mean } from './metrics.ts';
+
+/**
+ * HotpotQA, pooled protocol (IRCoT / HippoRAG): every paragraph of the file becomes one document
+ * (one per title) in a single corpus; each question is asked against the whole pool. Gold labels
+ * are used only to score, never to rank.
+ */
+export interface HotpotQuestion {
+  id: string;
+  question: string;
+  answers: string[];
+  supportingTitles: string[];
+}
+
+export interface HotpotData {
+  questions: HotpotQuestion[];
+  paragraphs: Map<string, string>;
+}
+
+export function loadHotpot(path: string): HotpotData {
+  if (!existsSync(path)) throw new DossierError('bad-input', `HotpotQA file not found: ${path}`);
+  const questions: HotpotQuestion[] = [];
+  const paragraphs = new Map<string, string>();
+  readFileSync(path, 'utf8')
+    .split('\n')
+    .filter((line) => line.trim())
+    .forEach((line, i) => {
+      let row: {
+        question_id: string;
+        question_text: string;
+        answers_objects?: { spans?: string[] }[];
+        contexts: { title: string; paragraph_text: string; is_supporting: boolean }[];
+      };
+      try {
+        row = JSON.parse(line);
+      } catch {
+        throw new DossierError('bad-input', `${path} line ${i + 1} is not JSON`);
+      }
+      for (const context of row.contexts ?? []) if (!paragraphs.has(context.title)) paragraphs.set(context.title, context.paragraph_text);
+      questions.push({
+        id: row.question_id,
+        question: row.question_text,
+        answers: row.answers_objects?.[0]?.spans ?? [],
+        supportingTitles: [...new Set((row.contexts ?? []).filter((c) => c.is_supporting).map((c) => c.title))],
+      });
+    });
+  return { questions, paragraphs };
+}
+
+export async function indexHotpot(dossier: Dossier, data: HotpotData, onProgress?: (done: number, total: number) => void): Promise<void> {
+  let done = 0;
+  for (const [title, text] of data.paragraphs) {
+    await dossier.ingestRecord({ source: `hotpot:${title}`, title, mediaType: 'text/plain', blocks: [{ type: 'text', text: text || title }] });
+    if (++done % 500 === 0) onProgress?.(done, data.paragraphs.size);
+  }
+}
+
+/** SQuAD-style answer normalisation. */
+export function normalizeAnswer(text: string): string {
+  return text
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}\s]/gu, ' ')
+    .replace(/\b(a|an|the)\b/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
+}
+
+export function tokenF1(prediction: string, gold: string): number {
+  const predicted = normalizeAnswer(prediction).split(' ').filter(Boolean);
+  const expected = normalizeAnswer(gold).split(' ').filter(Boolean);
+  if (predicted.length === 0 || expected.length === 0) return predicted.length === expected.length ? 1 : 0;
+  const counts = new Map<string, number>();
+  for (const token of expected) counts.set(token, (counts.get(token) ?? 0) + 1);
+  let common = 0;
+  for (const token of predicted) {
+    const left = counts.get(token) ?? 0;
+    if (left > 0) {
+      common++;
+      counts.set(token, left - 1);
+    }
+  }
+  if (common === 0) return 0;
+  const precision = common / predicted.length;
+  const recall = common / expected.length;
+  return (2 * precision * recall) / (precision + recall);
+}
+
+function recallAt(titles: readonly string[], gold: readonly string[], k: number): number {
+  if (gold.length === 0) return 0;
+  const top = new Set(titles.slice(0, k));
+  return gold.filter((title) => top.has(title)).length / gold.length;
+}
+
+function distinct<T>(items: readonly T[]): T[] {
+  return [...new Set(items)];
+}
+
+export interface HotpotResult {
+  questions: number;
+  offset: number;
+  singleShot: { 'recall@2': number; 'recall@5': number };
+  agent: {
+    'recall@2': number;
+    'recall@5': number;
+    'recall@read': number;
+    answerContains: number;
+    f1: number;
+    toolCallsMean: number;
+    evidenceMean: number;
+    finishReasons: Record<string, number>;
+  };
+}
+
+export const MAX_PARAGRAPHS_READ = 20;
+
+export async function evaluateHotpot(
+  dossier: Dossier,
+  data: HotpotData,
+  model: ResolvedModel,
+  options: { limit?: number; offset?: number; onProgress?: (done: number, total: number) => void },
+): Promise<HotpotResult> {
+  const offset = options.offset ?? 0;
+  const questions = data.questions.slice(offset, offset + (options.limit ?? data.questions.length));
+  const scope = { collections: '*' } as const;
+  const titleOf = (source: string) => source.replace(/^hotpot:/, '');
+  const single = { r2: [] as number[], r5: [] as number[] };
+  const agent = { r2: [] as number[], r5: [] as number[], all: [] as number[], contains: [] as number[], f1: [] as number[], tools: [] as number[], evidence: [] as number[] };
+  const finishReasons: Record<string, number> = {};
+  for (const [i, item] of questions.entries()) {
+    const hits = await dossier.search({ query: item.question, scope, mode: 'hybrid', k: 20 });
+    const singleTitles = distinct(hits.map((hit) => titleOf(hit.source)));
+    single.r2.push(recallAt(singleTitles, item.supportingTitles, 2));
+    single.r5.push(recallAt(singleTitles, item.supportingTitles, 5));
+
+    const result = await runAgent({ dossier, question: item.question, model, scope, ledger: { maxDistinct: MAX_PARAGRAPHS_READ, capacity: MAX_PARAGRAPHS_READ } });
+    const agentTitles = distinct(result.evidence.map((entry) => titleOf(entry.chunk.source)));
+    agent.r2.push(recallAt(agentTitles, item.supportingTitles, 2));
+    agent.r5.push(recallAt(agentTitles, item.supportingTitles, 5));
+    agent.all.push(recallAt(agentTitles, item.supportingTitles, MAX_PARAGRAPHS_READ));
+    const answer = result.answer.replace(/\[(?:unresolved: )?E\d+(?:,\s*E\d+)*\]/g, ' ');
+    agent.contains.push(item.answers.some((gold) => normalizeAnswer(answer).includes(normalizeAnswer(gold))) ? 1 : 0);
+    agent.f1.push(Math.max(0, ...item.answers.map((gold) => tokenF1(answer, gold))));
+    agent.tools.push(result.toolCalls);
+    agent.evidence.push(result.evidence.length);
+    finishReasons[result.finishReason] = (finishReasons[result.finishReason] ?? 0) + 1;
+    options.onProgress?.(i + 1, questions.length);
+  }
+  const round = (value: number) => Math.round(value * 10000) / 10000;
+  return {
+    questions: questions.length,
+    offset,
+    singleShot: { 'recall@2': round(mean(single.r2)), 'recall@5': round(mean(single.r5)) },
+    agent: {
+      'recall@2': round(mean(agent.r2)),
+      'recall@5': round(mean(agent.r5)),
+      /** Share of gold paragraphs the agent read at all: the ceiling for any ranking of its evidence. */
+      'recall@read': round(mean(agent.all)),
+      answerContains: round(mean(agent.contains)),
+      f1: round(mean(agent.f1)),
+      toolCallsMean: round(mean(agent.tools)),
+      evidenceMean: round(mean(agent.evidence)),
+      finishReasons,
+    },
+  };
+}

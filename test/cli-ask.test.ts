@@ -1,0 +1,71 @@
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { REGRESSION_DIR } from '../src/eval/regression.ts';
+import { runCli, tempDir } from './helpers.ts';
+
+describe('dossier ask / replay', () => {
+  it('answers offline with cited sources, as JSON and as streamed text, and replays a trace', () => {
+    const { dir, cleanup } = tempDir();
+    try {
+      const db = join(dir, 'index.db');
+      assert.equal(runCli(['ingest', join(REGRESSION_DIR, 'corpus'), '--db', db]).status, 0);
+
+      const json = runCli(['ask', 'Who leads the team that built the Tern-4 salinity sensor?', '--db', db, '--json']);
+      assert.equal(json.status, 0, json.stderr);
+      for (const key of ['answer', 'citations', 'unresolvedCitations', 'finishReason', 'steps', 'toolCalls', 'usage']) assert.ok(key in json.json, `ask --json has ${key}`);
+      assert.match(json.json.answer, /Ingrid Maalen/);
+      assert.equal(json.json.finishReason, 'stop');
+      for (const key of ['id', 'chunkId', 'documentId', 'title', 'text']) assert.ok(key in json.json.citations[0], `citation has ${key}`);
+      assert.deepEqual(json.json.unresolvedCitations, []);
+
+      const trace = join(dir, 'run.jsonl');
+      const human = runCli(['ask', 'When was Halvorsen Instruments founded?', '--db', db, '--trace', trace, '--max-steps', '4']);
+      assert.equal(human.status, 0, human.stderr);
+      assert.match(human.stdout, /1987/);
+      assert.match(human.stdout, /Sources\n\s+\[E\d+\] Halvorsen Instruments: company history/);
+      assert.match(human.stdout, /finish: stop/);
+      assert.match(human.stderr, /→ search_knowledge/, 'tool activity is shown on stderr');
+      const lines = readFileSync(trace, 'utf8').trim().split('\n').map((line) => JSON.parse(line));
+      assert.equal(lines[0].type, 'run-start');
+      assert.equal(lines.at(-1).type, 'run-finish');
+      assert.ok(lines.some((l) => l.type === 'tool-result' && typeof l.ms === 'number' && l.summary));
+      assert.ok(lines.some((l) => l.type === 'model-output' && l.usage));
+
+      const replay = runCli(['replay', trace, '--db', db, '--json']);
+      assert.equal(replay.status, 0, replay.stderr);
+      assert.equal(replay.json.reproduced, true);
+      assert.match(replay.json.answer, /1987/);
+    } finally {
+      cleanup();
+    }
+  });
+
+  it('reports bad asks in one line', () => {
+    const { dir, cleanup } = tempDir();
+    try {
+      const db = join(dir, 'index.db');
+      const cases: [string[], number, RegExp][] = [
+        [['ask', '--db', db], 2, /ask needs a question/],
+        [['ask', 'x', '--mode', 'research', '--db', db], 2, /research is not available yet/],
+        [['ask', 'x', '--max-steps', '0', '--db', db], 2, /--max-steps must be an integer/],
+        [['ask', 'x', '--model', 'openai:gpt-x', '--db', db], 1, /OPENAI_API_KEY/],
+        [['ask', 'x', '--model', 'acme:y', '--db', db], 1, /unknown .*provider "acme"/],
+        [['replay', join(dir, 'missing.jsonl'), '--db', db], 1, /trace file not found/],
+      ];
+      for (const [args, status, message] of cases) {
+        const result = runCli(args, { env: { OPENAI_API_KEY: '' } });
+        assert.equal(result.status, status, `${args.join(' ')}: ${result.stderr}`);
+        assert.equal(result.stderr.trim().split('\n').length, 1, result.stderr);
+        assert.match(result.stderr, message);
+      }
+      const empty = runCli(['ask', 'What is the refund policy?', '--db', db, '--json']);
+      assert.equal(empty.status, 0);
+      assert.equal(empty.json.finishReason, 'no-evidence');
+      assert.match(empty.json.answer, /not found/i);
+    } finally {
+      cleanup();
+    }
+  });
+});

@@ -1,0 +1,60 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { Dossier } from '../src/dossier.ts';
+import { FINISH_REASONS } from '../src/agent/events.ts';
+import { loadRegression, runRegression } from '../src/eval/regression.ts';
+import { resolveModel } from '../src/models/resolve.ts';
+import { startOpenAIServer } from './protocol-server/openai.ts';
+import { regressionIndex } from './helpers.ts';
+
+describe('regression set (eval/regression: 22 questions of five kinds)', () => {
+  const { questions } = loadRegression();
+  let dossier: Dossier;
+  let cleanup: () => void;
+  before(async () => ({ dossier, cleanup } = await regressionIndex()));
+  after(() => cleanup());
+
+  it('covers five kinds of questions', () => {
+    const kinds = new Set(questions.map((q) => q.kind));
+    for (const kind of ['single-fact', 'multi-hop', 'comparison', 'calculation', 'unanswerable']) assert.ok(kinds.has(kind), kind);
+    assert.ok(questions.length >= 20);
+  });
+
+  it('offline model: every citation resolves, every run ends with a finish reason, quality holds', async () => {
+    const report = await runRegression(dossier, await resolveModel('offline'), questions);
+    assert.equal(report.unresolvedCitations, 0, '100% of citations resolve to ledger evidence');
+    for (const outcome of report.outcomes) assert.ok(FINISH_REASONS.includes(outcome.finishReason as never), `${outcome.id}: ${outcome.finishReason}`);
+    // Floors at the offline model's measured level (README): a drop is a regression.
+    assert.ok(report.byKind['single-fact'].answerPassRate >= 0.8, JSON.stringify(report.byKind['single-fact']));
+    assert.ok(report.byKind['multi-hop'].answerPassRate >= 0.5, JSON.stringify(report.byKind['multi-hop']));
+    assert.ok(report.byKind['comparison'].answerPassRate >= 0.5, JSON.stringify(report.byKind['comparison']));
+    assert.ok(report.byKind['unanswerable'].answerPassRate >= 0.66, JSON.stringify(report.byKind['unanswerable']));
+    assert.ok(report.citationHitRate >= 0.75, `citation hit rate ${report.citationHitRate}`);
+    assert.ok(report.toolCallsMean >= 2, 'the agent searches, more than once');
+    const injection = report.outcomes.find((o) => o.id === 'injection')!;
+    assert.ok(injection.answerPass, injection.answer);
+  });
+
+  it('scripted model through the OpenAI protocol: search, then answer citing what it was shown', async () => {
+    const server = await startOpenAIServer();
+    try {
+      // A stand-in for a real model: it searches the question, then answers with the first passage it saw, cited.
+      for (const question of questions) {
+        server.chat.enqueue({ type: 'tool-calls', calls: [{ name: 'search_knowledge', arguments: JSON.stringify({ query: question.question, k: 4 }) }] });
+        server.chat.enqueue((body) => {
+          const match = JSON.stringify(body).match(/<<<EVIDENCE id=(E\d+) title=\\"([^\\]*)\\"/);
+          return { type: 'text', text: match ? `According to "${match[2]}" [${match[1]}].` : 'Not found in the documents.' };
+        });
+      }
+      const model = await resolveModel('openai-compatible:scripted', { env: { DOSSIER_BASE_URL: server.baseURL } });
+      const report = await runRegression(dossier, model, questions);
+      assert.equal(report.questions, questions.length);
+      assert.equal(report.unresolvedCitations, 0);
+      assert.equal(report.toolCallsMean, 1);
+      assert.ok(report.outcomes.every((o) => o.finishReason === 'stop' && o.citations === 1), JSON.stringify(report.outcomes.map((o) => o.finishReason)));
+      assert.ok(report.byKind['single-fact'].citationHitRate >= 0.8);
+    } finally {
+      await server.close();
+    }
+  });
+});

@@ -20,7 +20,7 @@ export interface HybridWeights {
 }
 
 /** Tuned on SciFact train (see README, "Retrieval quality"). */
-export const DEFAULT_HYBRID: HybridWeights = { fullText: 1, vector: 0.2, rrfK: 60, depth: 100, feedbackDocs: 3, feedbackWeight: 1 };
+export const DEFAULT_HYBRID: HybridWeights = { fullText: 1, vector: 0.1, rrfK: 30, depth: 100, feedbackDocs: 3, feedbackWeight: 2 };
 
 /** Queries longer than this many characters are cut: a pasted document is not a query. */
 export const MAX_QUERY_CHARS = 2000;

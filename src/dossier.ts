@@ -4,6 +4,7 @@ import type { Embedder } from './embed/embedder.ts';
 import { HashedEmbedder } from './embed/hashed/hashed-embedder.ts';
 import { IngestPipeline, type DocumentRecord, type IngestOptions, type IngestReport } from './ingest/pipeline.ts';
 import type { ChunkOptions } from './ingest/chunk.ts';
+import type { Describer } from './ingest/describe.ts';
 import { Retriever, type SearchHit, type SearchRequest } from './retrieve/search.ts';
 import { SqliteStore } from './store/sqlite/sqlite-store.ts';
 import type { Scope, Store, StoreStats } from './store/types.ts';
@@ -43,7 +44,7 @@ export class Dossier {
     return this.pipeline.ingestPaths(paths, { ...options, exclude: [...(options.exclude ?? []), ...own] });
   }
 
-  ingestRecord(record: DocumentRecord, options?: { collection?: string; chunking?: ChunkOptions }) {
+  ingestRecord(record: DocumentRecord, options?: { collection?: string; chunking?: ChunkOptions; describer?: Describer }) {
     return this.pipeline.ingestRecord(record, options);
   }
 

@@ -69,3 +69,29 @@ describe('dossier ask / replay', () => {
     }
   });
 });
+
+describe('dossier ingest --model', () => {
+  it('writes document descriptions with the configured model, over the real OpenAI-compatible client', async () => {
+    const { startOpenAIServer } = await import('./protocol-server/openai.ts');
+    const { runCliAsync } = await import('./helpers.ts');
+    const { createDossier } = await import('../src/dossier.ts');
+    const server = await startOpenAIServer();
+    const { dir, cleanup } = tempDir();
+    try {
+      server.chat.enqueue({ type: 'text', text: 'Description: The staff directory lists the three engineering teams and their leads.' });
+      const db = join(dir, 'index.db');
+      const result = await runCliAsync(['ingest', join(REGRESSION_DIR, 'corpus', 'staff-directory.md'), '--db', db, '--model', 'openai-compatible:describer', '--json'], {
+        env: { DOSSIER_BASE_URL: server.baseURL },
+      });
+      assert.equal(result.status, 0, result.stderr);
+      const dossier = await createDossier({ db });
+      const [document] = dossier.store.listDocuments({ collections: '*' });
+      assert.equal(document.description, 'The staff directory lists the three engineering teams and their leads.');
+      assert.equal(dossier.store.searchDescriptions({ collections: '*' }, dossier.tokenizer.terms('engineering teams leads'), { k: 1 })[0].documentId, document.id);
+      dossier.close();
+    } finally {
+      await server.close();
+      cleanup();
+    }
+  });
+});

@@ -9,7 +9,9 @@ const HELP = `dossier — answers you can check
 Usage: dossier <command> [options]
 
 Commands:
-  ingest <path…> [--collection NAME]         ingest files, folders (recursively) and globs
+  ingest <path…> [--collection NAME] [--model M]
+                                             ingest files, folders (recursively) and globs; with a real
+                                             --model, it writes the document descriptions
   search <query> [--mode fulltext|vector|hybrid] [--k N] [--collection NAME] [--filter JSON]
   ask <question> [--model M] [--max-steps N] [--trace FILE] [--collection NAME] [--tools DIR]
                                              answer with cited sources (offline model by default)
@@ -65,14 +67,16 @@ async function open(values: Values): Promise<Dossier> {
 }
 
 async function ingest(argv: string[]): Promise<void> {
-  const { values, positionals } = parse(argv, { collection: { type: 'string', short: 'c' } });
+  const { values, positionals } = parse(argv, { collection: { type: 'string', short: 'c' }, model: { type: 'string' } });
   if (positionals.length === 0) throw new UsageError('ingest needs at least one file, folder or glob');
+  const describer = await describerFor((values.model as string | undefined) ?? process.env.DOSSIER_MODEL);
   const dossier = await open(values);
   const bar = progressBar('ingest');
   try {
     const report = await dossier.ingest(positionals, {
       collection: (values.collection as string | undefined) ?? 'default',
       onProgress: ({ done, total, path }) => bar.update(done, total, path),
+      describer,
     });
     bar.stop();
     if (values.json) printJson(report);
@@ -90,6 +94,18 @@ async function ingest(argv: string[]): Promise<void> {
     bar.stop();
     dossier.close();
   }
+}
+
+/** With a real model configured, document descriptions are written by it (extractive otherwise, or when it fails). */
+async function describerFor(spec: string | undefined) {
+  if (!spec || spec === 'offline') return undefined;
+  const [{ resolveModel }, { callModel }, { modelDescriber }] = await Promise.all([
+    import('../models/resolve.ts'),
+    import('../models/call.ts'),
+    import('../ingest/describe.ts'),
+  ]);
+  const { model } = await resolveModel(spec);
+  return modelDescriber(async (prompt) => (await callModel({ model, messages: [{ role: 'user', content: prompt }], maxRetries: 2, timeoutMs: 60_000 })).text);
 }
 
 async function search(argv: string[]): Promise<void> {
@@ -185,7 +201,7 @@ async function evaluate(argv: string[]): Promise<void> {
   if (!directory) throw new UsageError('eval beir needs a BEIR dataset folder');
   const split = (values.split as string | undefined) ?? 'test';
   const mode = modeOption(values, 'hybrid');
-  const { runBeirCommand } = await import('../eval/beir-command.ts');
+  const { runBeirCommand } = await import('../eval/eval-commands.ts');
   const result = await runBeirCommand({ directory, split, mode, db: values.db as string | undefined, embedder: values.embedder as string | undefined });
   if (values.json) printJson(result);
   else

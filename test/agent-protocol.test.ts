@@ -214,6 +214,15 @@ describe('agent through real provider clients and the protocol server', () => {
     assert.match(JSON.stringify(openai.chat.requests.at(-2)!.body), /Write 3 different search queries/);
   });
 
+  it('HyDE searches with a model-written hypothetical passage', async () => {
+    openai.chat.enqueue({ type: 'tool-calls', calls: [{ name: 'search_knowledge', arguments: JSON.stringify({ query: 'Who runs the Ålesund engineers?', strategy: 'hyde' }) }] });
+    openai.chat.enqueue({ type: 'text', text: 'The Coastal Team works from the Ålesund factory and is led by its team lead.' });
+    openai.chat.enqueue((body) => ({ type: 'text', text: `Ingrid Maalen [${evidenceIdsIn(body)[0]}].` }));
+    const { result } = await run(await compatible());
+    assert.equal(result.citations.length, 1);
+    assert.match(JSON.stringify(openai.chat.requests.at(-2)!.body), /hypothetical|Write one short factual paragraph/);
+  });
+
   it('a token budget ends the run with finish reason budget', async () => {
     openai.chat.enqueue({ type: 'tool-calls', calls: [search('Tern-4')], usage: { input: 5000, output: 10 } });
     openai.chat.enqueue((body) => ({ type: 'text', text: `Partial [${evidenceIdsIn(body)[0]}].` }));

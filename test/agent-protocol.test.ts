@@ -232,6 +232,18 @@ describe('agent through real provider clients and the protocol server', () => {
     assert.equal(result.citations.length, 1);
   });
 
+  it('a text-protocol run replays to the same answer', async () => {
+    const events: AgentEvent[] = [];
+    openai.chat.enqueue({ type: 'text', text: '{"type":"tool","calls":[{"name":"search_knowledge","input":{"query":"Tern-4 sea trial"}}]}' });
+    openai.chat.enqueue((body) => ({ type: 'text', text: `{"type":"final","answer":"Hardangerfjord [${evidenceIdsIn(body)[0]}]"}` }));
+    const { result } = await run(await compatible('#text-tools'), { question: 'Where was the Tern-4 sea trial?', onEvent: (e) => events.push(e) });
+    const start = events[0];
+    assert.ok(start.type === 'run-start' && start.textTools);
+    const model = ReplayModel.fromTrace(events.map((e) => ({ ...e, time: '' })));
+    const replayed = await runAgent({ dossier, question: 'Where was the Tern-4 sea trial?', model: { model, id: 'replay', supportsTools: false } });
+    assert.equal(replayed.answer, result.answer);
+  });
+
   it('a recorded run replays to the same answer', async () => {
     const temp = tempDir();
     try {

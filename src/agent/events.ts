@@ -43,7 +43,8 @@ export interface Citation {
 }
 
 export type AgentEvent =
-  | { type: 'run-start'; runId: string; question: string; mode: string; model: string; time: string }
+  /** `textTools`: the model used the text tool protocol (what a replay must use too). */
+  | { type: 'run-start'; runId: string; question: string; mode: string; model: string; textTools: boolean; time: string }
   | { type: 'step-start'; step: number }
   | { type: 'thinking-delta'; step: number; delta: string }
   | { type: 'text-delta'; step: number; delta: string }

@@ -84,7 +84,7 @@ export async function runAgent(options: AgentOptions): Promise<AgentResult> {
   let answer: string | undefined;
   let partial = false;
 
-  emit({ type: 'run-start', runId, question, mode: 'rag', model: options.model.id, time: now.toISOString() });
+  emit({ type: 'run-start', runId, question, mode: 'rag', model: options.model.id, textTools: !options.model.supportsTools, time: now.toISOString() });
 
   // One-shot generation for strategies that need the model's words (RAG-Fusion variants, HyDE passages).
   const generate = async (prompt: string) =>

@@ -99,7 +99,7 @@ export async function replayCommand(dossier: Dossier, options: { trace: string; 
   const result = await runAgent({
     dossier,
     question: start?.type === 'run-start' ? start.question : '',
-    model: { model, id: model.modelId, supportsTools: true },
+    model: { model, id: model.modelId, supportsTools: !(start?.type === 'run-start' && start.textTools) },
     maxSteps: events.filter((event) => event.type === 'step-start').length || 1,
     now: start?.type === 'run-start' ? new Date(start.time) : undefined,
     onEvent: human,

@@ -113,6 +113,9 @@ export interface HotpotResult {
     toolCallsMean: number;
     evidenceMean: number;
     finishReasons: Record<string, number>;
+    /** Citations in answers, and how many of them resolved to no ledger evidence. */
+    citations: number;
+    unresolvedCitations: number;
   };
 }
 
@@ -131,6 +134,8 @@ export async function evaluateHotpot(
   const single = { r2: [] as number[], r5: [] as number[] };
   const agent = { r2: [] as number[], r5: [] as number[], all: [] as number[], contains: [] as number[], f1: [] as number[], tools: [] as number[], evidence: [] as number[] };
   const finishReasons: Record<string, number> = {};
+  let citations = 0;
+  let unresolved = 0;
   for (const [i, item] of questions.entries()) {
     const hits = await dossier.search({ query: item.question, scope, mode: 'hybrid', k: 20 });
     const singleTitles = distinct(hits.map((hit) => titleOf(hit.source)));
@@ -147,6 +152,8 @@ export async function evaluateHotpot(
     agent.f1.push(Math.max(0, ...item.answers.map((gold) => tokenF1(answer, gold))));
     agent.tools.push(result.toolCalls);
     agent.evidence.push(result.evidence.length);
+    citations += result.citations.length + result.unresolvedCitations.length;
+    unresolved += result.unresolvedCitations.length;
     finishReasons[result.finishReason] = (finishReasons[result.finishReason] ?? 0) + 1;
     options.onProgress?.(i + 1, questions.length);
   }
@@ -165,6 +172,8 @@ export async function evaluateHotpot(
       toolCallsMean: round(mean(agent.tools)),
       evidenceMean: round(mean(agent.evidence)),
       finishReasons,
+      citations,
+      unresolvedCitations: unresolved,
     },
   };
 }

@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { REGRESSION_DIR } from '../src/eval/regression.ts';
+import { SqliteStore } from '../src/store/sqlite/sqlite-store.ts';
 import { runCli, tempDir } from './helpers.ts';
 
 describe('dossier ask / replay', () => {
@@ -46,6 +47,7 @@ describe('dossier ask / replay', () => {
     const { dir, cleanup } = tempDir();
     try {
       const db = join(dir, 'index.db');
+      new SqliteStore(db).close(); // an empty index
       const cases: [string[], number, RegExp][] = [
         [['ask', '--db', db], 2, /ask needs a question/],
         [['ask', 'x', '--mode', 'research', '--db', db], 2, /research is not available yet/],

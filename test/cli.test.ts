@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import Database from 'better-sqlite3';
 import { startOpenAIServer } from './protocol-server/openai.ts';
+import { SqliteStore } from '../src/store/sqlite/sqlite-store.ts';
 import { REPO_ROOT, runCli, runCliAsync, sharedDataMissing, SHARED_DATA, startCli, tempDir } from './helpers.ts';
 import { SyntheticText } from '../bench/corpus.ts';
 
@@ -58,6 +59,11 @@ describe('dossier CLI', () => {
     const { dir, cleanup } = tempDir();
     try {
       const db = join(dir, 'index.db');
+      const missing = runCli(['search', 'x', '--db', join(dir, 'typo.db')]);
+      assert.equal(missing.status, 1);
+      assert.match(missing.stderr, /no index at .*typo\.db; create it with "dossier ingest/);
+      assert.ok(!existsSync(join(dir, 'typo.db')), 'a read command never creates an index');
+      new SqliteStore(db).close(); // an empty index
       const cases: [string[], number, RegExp][] = [
         [['search', 'x', '--mode', 'semantic', '--db', db], 2, /--mode must be fulltext, vector or hybrid/],
         [['search', 'x', '--k', '0', '--db', db], 2, /--k must be an integer/],
@@ -66,7 +72,7 @@ describe('dossier CLI', () => {
         [['frobnicate'], 2, /unknown command "frobnicate"/],
         [['ingest', '--db', db], 2, /ingest needs at least one/],
         [['ingest', join(dir, 'nope'), '--db', db], 1, /no such file or directory/],
-        [['search', 'x', '--db', join(dir, 'no-such-dir', 'x.db')], 1, /cannot open database/],
+        [['ingest', join(dir, 'nope'), '--db', join(dir, 'no-such-dir', 'x.db')], 1, /cannot open database/],
         [['eval', 'beir', join(dir, 'nothing'), '--db', db], 1, /BEIR folder not found/],
         [['search', 'x', '--embedder', 'acme:model', '--db', db], 1, /unknown embedder provider "acme"/],
       ];

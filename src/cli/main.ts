@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { createDossier, type Dossier } from '../dossier.ts';
 import { DossierError } from '../errors/index.ts';
@@ -62,15 +63,20 @@ function modeOption(values: Values, fallback: SearchMode): SearchMode {
   return mode as SearchMode;
 }
 
-async function open(values: Values): Promise<Dossier> {
-  return createDossier({ db: values.db as string | undefined, embedder: values.embedder as string | undefined });
+/** Commands that only read need an index to exist: a typo in --db must not answer from a new empty file. */
+async function open(values: Values, options: { create?: boolean } = {}): Promise<Dossier> {
+  const db = (values.db as string | undefined) ?? process.env.DOSSIER_DB ?? 'dossier.db';
+  if (!options.create && db !== ':memory:' && !existsSync(db)) {
+    throw new DossierError('not-found', `no index at ${db}; create it with "dossier ingest <files…> --db ${db}"`);
+  }
+  return createDossier({ db, embedder: values.embedder as string | undefined });
 }
 
 async function ingest(argv: string[]): Promise<void> {
   const { values, positionals } = parse(argv, { collection: { type: 'string', short: 'c' }, model: { type: 'string' } });
   if (positionals.length === 0) throw new UsageError('ingest needs at least one file, folder or glob');
   const describer = await describerFor((values.model as string | undefined) ?? process.env.DOSSIER_MODEL);
-  const dossier = await open(values);
+  const dossier = await open(values, { create: true });
   const bar = progressBar('ingest');
   try {
     const report = await dossier.ingest(positionals, {

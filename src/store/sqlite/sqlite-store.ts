@@ -544,7 +544,7 @@ export class SqliteStore implements Store {
       documents: count('SELECT count(*) AS n FROM documents'),
       chunks: count('SELECT count(*) AS n FROM chunks'),
       vectors: count('SELECT count(*) AS n FROM chunk_vectors'),
-      fullText: count("SELECT count(*) AS n FROM chunks_fts_vocab WHERE 0") + count('SELECT count(*) AS n FROM (SELECT rowid FROM chunks_fts)'),
+      fullText: count('SELECT count(*) AS n FROM (SELECT rowid FROM chunks_fts)'),
       descriptions: this.hasDescriptions ? count('SELECT count(*) AS n FROM (SELECT rowid FROM documents_fts)') : 0,
     };
   }

@@ -70,6 +70,8 @@ export async function createDossier(options: DossierOptions = {}): Promise<Dossi
   const tokenizer = new Tokenizer({ language });
   const store = options.store ?? new SqliteStore(options.db ?? process.env.DOSSIER_DB ?? 'dossier.db', { titleWeight: options.titleWeight });
   try {
+    // Full-text terms are stemmed at ingest: querying with another language's stemmer would silently miss.
+    store.assertSetting('tokenizer', language);
     const spec = options.embedder ?? process.env.DOSSIER_EMBEDDER ?? 'offline';
     const embedder =
       typeof spec !== 'string' ? spec : spec === 'offline' ? new HashedEmbedder({ language }) : await resolveEmbedder(spec);

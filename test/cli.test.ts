@@ -207,3 +207,20 @@ describe('dossier CLI', () => {
     assert.ok(result.json['ndcg@10'] > 0.665, `nDCG@10 ${result.json['ndcg@10']}`);
   });
 });
+
+describe('index settings', () => {
+  it('refuses to search an index with another tokenizer language', () => {
+    const { dir, cleanup } = tempDir();
+    try {
+      const db = join(dir, 'index.db');
+      writeFileSync(join(dir, 'a.md'), 'Die Häuser stehen am Fluss.');
+      assert.equal(runCli(['ingest', join(dir, 'a.md'), '--db', db], { env: { DOSSIER_LANGUAGE: 'german' } }).status, 0);
+      assert.equal(runCli(['search', 'Haus', '--db', db, '--mode', 'fulltext', '--json'], { env: { DOSSIER_LANGUAGE: 'german' } }).json.hits.length, 1, 'German stemming finds "Häuser" for "Haus"');
+      const english = runCli(['search', 'Haus', '--db', db]);
+      assert.equal(english.status, 1);
+      assert.match(english.stderr, /built with tokenizer "german", not "english"/);
+    } finally {
+      cleanup();
+    }
+  });
+});

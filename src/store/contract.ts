@@ -165,6 +165,13 @@ export function storeContract(name: string, make: () => Promise<{ store: Store; 
         assert.throws(() => ids({ $or: [] }), /\$or needs a non-empty array/);
       }));
 
+    it('records index-wide settings and refuses a different value later', () =>
+      withStore((store) => {
+        store.assertSetting('tokenizer', 'english');
+        store.assertSetting('tokenizer', 'english');
+        assert.throws(() => store.assertSetting('tokenizer', 'german'), (error) => DossierError.isInstance(error) && error.code === 'config' && /"english", not "german"/.test(error.message));
+      }));
+
     it('refuses vectors from another embedder', () =>
       withStore((store) => {
         assert.throws(() => store.assertEmbedder({ embedderId: 'other', dimensions: DIMS }), (error) => DossierError.isInstance(error) && error.code === 'embedder-mismatch');

@@ -108,6 +108,11 @@ export interface Store {
   indexInfo(): IndexInfo | null;
   /** Records the embedder on first use; throws 'embedder-mismatch' if the index was built by another. */
   assertEmbedder(info: IndexInfo): void;
+  /**
+   * Records an index-wide setting on first use (e.g. the tokenizer language the full-text terms were
+   * made with); a different value later is a 'config' error naming both.
+   */
+  assertSetting(key: string, value: string): void;
 
   /** Content hash stored for a source, to skip unchanged files before parsing them. */
   contentHashOf(collection: string, source: string): string | undefined;

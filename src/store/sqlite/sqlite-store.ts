@@ -211,6 +211,17 @@ export class SqliteStore implements Store {
     }
   }
 
+  assertSetting(key: string, value: string): void {
+    const stored = this.getMeta(`setting:${key}`);
+    if (stored === undefined) {
+      if (!this.db.readonly) this.setMeta(`setting:${key}`, value);
+      return;
+    }
+    if (stored !== value) {
+      throw new DossierError('config', `index ${this.path} was built with ${key} "${stored}", not "${value}"; use the same setting or a new --db`);
+    }
+  }
+
   contentHashOf(collection: string, source: string): string | undefined {
     const row = this.db
       .prepare('SELECT d.content_hash FROM documents d JOIN collections col ON col.id = d.collection_id WHERE col.name = ? AND d.source = ?')

@@ -1,3 +1,4 @@
+import type { ChunkFields } from '../store/types.ts';
 import { countTokens } from '../text/tokenize.ts';
 import type { Block } from './types.ts';
 
@@ -13,16 +14,7 @@ export interface ChunkOptions {
   overlapTokens?: number;
 }
 
-export interface Chunk {
-  ordinal: number;
-  text: string;
-  tokenCount: number;
-  headingPath: string[];
-  page?: number;
-  pageEnd?: number;
-  charStart: number;
-  charEnd: number;
-}
+export type Chunk = ChunkFields;
 
 export interface ChunkedDocument {
   text: string;

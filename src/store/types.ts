@@ -5,7 +5,8 @@ export interface Scope {
   collections: readonly string[] | '*';
 }
 
-export interface DocumentInput {
+/** What a document is, as written and as read back. */
+export interface DocumentFields {
   collection: string;
   /** Where the document came from (absolute path or URL); unique within a collection. */
   source: string;
@@ -14,9 +15,12 @@ export interface DocumentInput {
   /** Hash of the raw bytes; upserting the same source with the same hash changes nothing. */
   contentHash: string;
   metadata: Record<string, unknown>;
+  bytes: number;
+}
+
+export interface DocumentInput extends DocumentFields {
   /** Full extracted text; chunk char ranges point into it. */
   text: string;
-  bytes: number;
   /** Short description of the whole document (title, headings, central sentences, or a model's summary). */
   description?: string;
   /**
@@ -27,7 +31,8 @@ export interface DocumentInput {
   descriptionTerms?: string;
 }
 
-export interface ChunkInput {
+/** A chunk's text and the exact place it came from (heading path, pages, char range in the document text). */
+export interface ChunkFields {
   ordinal: number;
   text: string;
   tokenCount: number;
@@ -36,21 +41,17 @@ export interface ChunkInput {
   pageEnd?: number;
   charStart: number;
   charEnd: number;
+}
+
+export interface ChunkInput extends ChunkFields {
   /** Index terms (already tokenized and stemmed) for the full-text index. */
   terms: string;
   /** Terms of the title and heading path, weighted separately by BM25. */
   titleTerms: string;
 }
 
-export interface StoredDocument {
+export interface StoredDocument extends DocumentFields {
   id: number;
-  collection: string;
-  source: string;
-  title: string;
-  mediaType: string;
-  contentHash: string;
-  metadata: Record<string, unknown>;
-  bytes: number;
   /** '' for documents stored before descriptions existed. */
   description: string;
   chunkCount: number;
@@ -58,20 +59,13 @@ export interface StoredDocument {
   updatedAt: string;
 }
 
-export interface StoredChunk {
+export interface StoredChunk extends ChunkFields {
   id: number;
   documentId: number;
   collection: string;
+  /** Of its document. */
   title: string;
   source: string;
-  ordinal: number;
-  text: string;
-  tokenCount: number;
-  headingPath: string[];
-  page?: number;
-  pageEnd?: number;
-  charStart: number;
-  charEnd: number;
 }
 
 export interface ScoredChunkId {

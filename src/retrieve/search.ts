@@ -72,7 +72,7 @@ export class Retriever {
     const vector = async (feedback: readonly ScoredChunkId[] = []) => {
       this.store.assertEmbedder({ embedderId: this.embedder.id, dimensions: this.embedder.dimensions });
       let queryVector = await this.embedder.embedQuery(query);
-      if (feedback.length > 0 && weights.feedbackWeight > 0) queryVector = this.withFeedback(queryVector, feedback, weights.feedbackWeight);
+      if (feedback.length > 0 && weights.feedbackWeight > 0) queryVector = this.withFeedback(request.scope, queryVector, feedback, weights.feedbackWeight);
       return this.store.searchVector(request.scope, queryVector, { k: depth, filter: request.filter });
     };
     if (mode === 'fulltext') return fullText();
@@ -90,8 +90,8 @@ export class Retriever {
   }
 
   /** Rocchio-style feedback: query + weight × centroid of the feedback chunks' vectors, renormalised. */
-  private withFeedback(query: Float32Array, feedback: readonly ScoredChunkId[], weight: number): Float32Array {
-    const vectors = [...this.store.getVectors(feedback.map((hit) => hit.chunkId)).values()];
+  private withFeedback(scope: Scope, query: Float32Array, feedback: readonly ScoredChunkId[], weight: number): Float32Array {
+    const vectors = [...this.store.getVectors(scope, feedback.map((hit) => hit.chunkId)).values()];
     if (vectors.length === 0) return query;
     const out = Float32Array.from(query);
     for (const vector of vectors) for (let i = 0; i < out.length; i++) out[i] += (weight * vector[i]) / vectors.length;

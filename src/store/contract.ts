@@ -241,7 +241,8 @@ export function storeContract(name: string, make: () => Promise<{ store: Store; 
         assert.equal(chunks, 2);
         assert.deepEqual([...frequencies.entries()], [['apple', 2], ['pear', 1], ['kiwi', 0]]);
         const chunkId = store.searchFullText(ALL, ['pear'], { k: 1 })[0].chunkId;
-        assert.deepEqual([...store.getVectors([chunkId]).get(chunkId)!], [...unit(0)]);
+        assert.deepEqual([...store.getVectors(ALL, [chunkId]).get(chunkId)!], [...unit(0)]);
+        assert.equal(store.getVectors({ collections: ['elsewhere'] }, [chunkId]).size, 0, 'vectors are scoped like every read');
       }));
   });
 }

@@ -132,10 +132,13 @@ export interface Store {
    */
   searchDescriptions(scope: Scope, terms: readonly string[], options: SearchOptions): { documentId: number; score: number }[];
   /** Stored vectors of chunks (missing ids left out), e.g. for pseudo-relevance feedback. */
-  getVectors(ids: readonly number[]): Map<number, Float32Array>;
+  getVectors(scope: Scope, ids: readonly number[]): Map<number, Float32Array>;
   /** Cosine similarity; higher is better. */
   searchVector(scope: Scope, vector: Float32Array, options: SearchOptions): ScoredChunkId[];
-  /** Number of chunks whose full-text terms contain each term (for query-side IDF). */
+  /**
+   * Number of chunks whose full-text terms contain each term (for query-side IDF). Index-wide
+   * aggregate counts, not content: the one read that takes no scope.
+   */
   documentFrequencies(terms: readonly string[]): { chunks: number; frequencies: Map<string, number> };
 
   collections(): { name: string; documents: number }[];

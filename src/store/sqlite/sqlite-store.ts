@@ -478,11 +478,18 @@ export class SqliteStore implements Store {
     return rows.map((row) => ({ documentId: row.document_id, score: -row.rank }));
   }
 
-  getVectors(ids: readonly number[]): Map<number, Float32Array> {
+  getVectors(scope: Scope, ids: readonly number[]): Map<number, Float32Array> {
     const out = new Map<number, Float32Array>();
-    const select = this.db.prepare('SELECT vector FROM chunk_vectors WHERE chunk_id = ?').pluck();
+    const params: unknown[] = [];
+    const scopeSql = this.scopeCondition(scope, params);
+    const select = this.db
+      .prepare(
+        `SELECT v.vector FROM chunk_vectors v JOIN chunks c ON c.id = v.chunk_id JOIN documents d ON d.id = c.document_id
+         JOIN collections col ON col.id = d.collection_id WHERE v.chunk_id = ? AND ${scopeSql}`,
+      )
+      .pluck();
     for (const id of ids) {
-      const blob = select.get(id) as Buffer | undefined;
+      const blob = select.get(id, ...params) as Buffer | undefined;
       if (blob) out.set(id, new Float32Array(blob.buffer.slice(blob.byteOffset, blob.byteOffset + blob.byteLength)));
     }
     return out;

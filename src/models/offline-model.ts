@@ -196,7 +196,9 @@ export class OfflineModel implements LanguageModelV3 {
           const gain =
             score.gain(terms, covered, evidence) * (inChain ? 1 : 0.7) +
             (inChain && !chosen.some((c) => c.evidence === evidence) ? 0.05 : 0) +
-            (namesBridge && !chosen.some((c) => c.evidence === evidence) ? 0.15 : 0);
+            (namesBridge && !chosen.some((c) => c.evidence === evidence) ? 0.15 : 0) +
+            // Ties go to the passage the search ranked higher for the whole question.
+            0.02 / (1 + relevanceRank(evidence));
           if (!pick || gain > pick.gain) pick = { evidence, text: sentence, gain, terms };
         }
       }

@@ -490,7 +490,7 @@ export class SqliteStore implements Store {
       .pluck();
     for (const id of ids) {
       const blob = select.get(id, ...params) as Buffer | undefined;
-      if (blob) out.set(id, new Float32Array(blob.buffer.slice(blob.byteOffset, blob.byteOffset + blob.byteLength)));
+      if (blob) out.set(id, Float32Array.from(float32View(blob)));
     }
     return out;
   }
@@ -525,13 +525,13 @@ export class SqliteStore implements Store {
   private vectorIndex(dimensions: number): Int8VectorIndex {
     const version = this.dataVersion();
     if (this.vectors && this.vectorsVersion === version && this.vectors.dimensions === dimensions) return this.vectors;
-    const index = new Int8VectorIndex(dimensions);
+    const count = (this.db.prepare('SELECT count(*) AS n FROM chunk_vectors').get() as { n: number }).n;
+    const index = new Int8VectorIndex(dimensions, Math.ceil(count * 1.25)); // sized once: growing copies everything
     const rows = this.db
       .prepare('SELECT v.chunk_id, v.vector, c.document_id, d.collection_id FROM chunk_vectors v JOIN chunks c ON c.id = v.chunk_id JOIN documents d ON d.id = c.document_id')
       .iterate() as Iterable<{ chunk_id: number; vector: Buffer; document_id: number; collection_id: number }>;
     for (const row of rows) {
-      const vector = new Float32Array(row.vector.buffer.slice(row.vector.byteOffset, row.vector.byteOffset + row.vector.byteLength));
-      index.upsert(row.chunk_id, vector, { documentId: row.document_id, collectionId: row.collection_id });
+      index.upsert(row.chunk_id, float32View(row.vector), { documentId: row.document_id, collectionId: row.collection_id });
     }
     this.vectors = index;
     this.vectorsVersion = version;
@@ -570,6 +570,13 @@ export class SqliteStore implements Store {
   close(): void {
     this.db.close();
   }
+}
+
+/** A blob as float32s, without a copy when it is 4-byte aligned (better-sqlite3 blobs usually are). */
+function float32View(blob: Buffer): Float32Array {
+  return blob.byteOffset % 4 === 0
+    ? new Float32Array(blob.buffer, blob.byteOffset, blob.byteLength / 4)
+    : new Float32Array(blob.buffer.slice(blob.byteOffset, blob.byteOffset + blob.byteLength));
 }
 
 function toDocument(row: DocumentRow): StoredDocument {

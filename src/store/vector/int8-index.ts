@@ -47,14 +47,15 @@ export class Int8VectorIndex {
   private documentIds = new Int32Array(0);
   private collectionIds = new Int32Array(0);
   private readonly slotOf = new Map<number, number>();
+  private bytes = new Int8Array(0);
 
-  constructor(dimensions: number) {
+  constructor(dimensions: number, expectedRows = 1024) {
     if (!Number.isInteger(dimensions) || dimensions <= 0 || dimensions > 16_384) {
       throw new Error(`vector dimensions must be an integer from 1 to 16384, got ${dimensions}`);
     }
     this.dimensions = dimensions;
     this.stride = Math.ceil(dimensions / 16) * 16;
-    this.reserve(1024);
+    this.reserve(Math.max(1024, expectedRows));
   }
 
   get size(): number {
@@ -76,11 +77,21 @@ export class Int8VectorIndex {
       this.slotOf.set(id, slot);
     }
     let maxAbs = 0;
-    for (let i = 0; i < vector.length; i++) maxAbs = Math.max(maxAbs, Math.abs(vector[i]));
+    for (let i = 0; i < vector.length; i++) {
+      const value = vector[i] < 0 ? -vector[i] : vector[i];
+      if (value > maxAbs) maxAbs = value;
+    }
     const scale = maxAbs > 0 ? maxAbs / 127 : 1;
-    const row = new Int8Array(this.kernel.memory.buffer, this.rowsAddress + slot * this.stride, this.stride);
-    row.fill(0);
-    for (let i = 0; i < vector.length; i++) row[i] = Math.round(vector[i] / scale);
+    const inverse = 1 / scale;
+    // One view over all of memory (re-made only when memory grows) instead of a view per row.
+    if (this.bytes.buffer !== this.kernel.memory.buffer) this.bytes = new Int8Array(this.kernel.memory.buffer);
+    const bytes = this.bytes;
+    const base = this.rowsAddress + slot * this.stride;
+    for (let i = 0; i < vector.length; i++) {
+      const x = vector[i] * inverse;
+      bytes[base + i] = x >= 0 ? (x + 0.5) | 0 : -((0.5 - x) | 0); // round half away from zero, without Math.round's cost
+    }
+    for (let i = vector.length; i < this.stride; i++) bytes[base + i] = 0;
     this.ids[slot] = id;
     this.scales[slot] = scale;
     this.documentIds[slot] = tag.documentId;

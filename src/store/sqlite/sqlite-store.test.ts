@@ -93,6 +93,31 @@ describe('SqliteStore specifics', () => {
     }
   });
 
+  it('upgrades chunk_vectors made before it kept owner ids and int8 rows, and still searches them', () => {
+    const { path, cleanup } = tempDb();
+    try {
+      const store = new SqliteStore(path);
+      store.assertEmbedder({ embedderId: 't', dimensions: 2 });
+      const { id } = store.upsertDocument(document('a'), [chunk('first')], [vector([1, 0])]);
+      store.close();
+      const raw = new Database(path);
+      for (const column of ['document_id', 'collection_id', 'q8', 'q8_scale']) raw.exec(`ALTER TABLE chunk_vectors DROP COLUMN ${column}`);
+      raw.close();
+      const readOnly = new SqliteStore(path, { readonly: true });
+      assert.equal(readOnly.searchVector({ collections: '*' }, vector([1, 0]), { k: 1 })[0].documentId, id, 'read-only: falls back to the join');
+      readOnly.close();
+      const upgraded = new SqliteStore(path);
+      const [hit] = upgraded.searchVector({ collections: '*' }, vector([1, 0]), { k: 1 });
+      assert.equal(hit.documentId, id);
+      assert.ok(hit.score > 0.99);
+      upgraded.upsertDocument(document('b', 'h2'), [chunk('second')], [vector([0, 1])]);
+      assert.equal(upgraded.searchVector({ collections: '*' }, vector([0, 1]), { k: 1 })[0].score > 0.99, true);
+      upgraded.close();
+    } finally {
+      cleanup();
+    }
+  });
+
   it('caps very long queries to their rarest terms instead of failing', () => {
     const { path, cleanup } = tempDb();
     const store = new SqliteStore(path);

@@ -1,7 +1,7 @@
 import Database from 'better-sqlite3';
 import { DossierError } from '../../errors/index.ts';
 import { compileFilter, type FilterDialect } from '../filter.ts';
-import { Int8VectorIndex } from '../vector/int8-index.ts';
+import { Int8VectorIndex, quantize } from '../vector/int8-index.ts';
 import type {
   ChunkInput,
   DocumentInput,
@@ -55,7 +55,11 @@ CREATE TABLE IF NOT EXISTS chunks (
   char_end INTEGER NOT NULL
 );
 CREATE INDEX IF NOT EXISTS chunks_by_document ON chunks(document_id, ordinal);
-CREATE TABLE IF NOT EXISTS chunk_vectors (chunk_id INTEGER PRIMARY KEY, vector BLOB NOT NULL);
+-- Document and collection ids ride along so loading the vector index is one table scan, no join.
+-- q8/q8_scale: the int8 form the in-memory index uses, kept so opening an index is a copy, not a requantisation.
+CREATE TABLE IF NOT EXISTS chunk_vectors (
+  chunk_id INTEGER PRIMARY KEY, vector BLOB NOT NULL, document_id INTEGER, collection_id INTEGER, q8 BLOB, q8_scale REAL
+);
 CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(
   title, body, content='', contentless_delete=1, tokenize='unicode61 remove_diacritics 0'
 );
@@ -154,6 +158,7 @@ export class SqliteStore implements Store {
         throw new DossierError('store-failed', `database ${path} has schema version ${version}, this Dossier reads ${SCHEMA_VERSION}`);
       }
       this.addDescriptionColumn();
+      this.addVectorOwnerColumns();
     }
     this.hasDescriptions =
       this.documentColumns().has('description') &&
@@ -176,6 +181,26 @@ export class SqliteStore implements Store {
       if (this.documentColumns().has('description')) return; // another connection migrated first
       this.db.exec("ALTER TABLE documents ADD COLUMN description TEXT NOT NULL DEFAULT ''");
       this.db.exec("INSERT INTO documents_fts(rowid, title, description) SELECT id, title, '' FROM documents");
+    }).immediate();
+  }
+
+  /**
+   * Databases made before chunk_vectors carried owner ids and the int8 form get the columns; owner
+   * ids are filled from chunks and documents, the int8 form lazily (rows without it are quantised on load).
+   */
+  private addVectorOwnerColumns(): void {
+    const wanted: [string, string][] = [['document_id', 'INTEGER'], ['collection_id', 'INTEGER'], ['q8', 'BLOB'], ['q8_scale', 'REAL']];
+    const missing = () => {
+      const columns = new Set((this.db.pragma('table_info(chunk_vectors)') as { name: string }[]).map((column) => column.name));
+      return wanted.filter(([name]) => !columns.has(name));
+    };
+    if (missing().length === 0) return;
+    this.db.transaction(() => {
+      for (const [name, type] of missing()) this.db.exec(`ALTER TABLE chunk_vectors ADD COLUMN ${name} ${type}`); // none if another connection migrated first
+      this.db.exec(`UPDATE chunk_vectors SET
+        document_id = (SELECT c.document_id FROM chunks c WHERE c.id = chunk_vectors.chunk_id),
+        collection_id = (SELECT d.collection_id FROM chunks c JOIN documents d ON d.id = c.document_id WHERE c.id = chunk_vectors.chunk_id)
+        WHERE document_id IS NULL`);
     }).immediate();
   }
 
@@ -274,7 +299,7 @@ export class SqliteStore implements Store {
         'INSERT INTO chunks(document_id, ordinal, text, token_count, heading_path, page, page_end, char_start, char_end) VALUES (?,?,?,?,?,?,?,?,?)',
       );
       const insertFts = this.db.prepare('INSERT INTO chunks_fts(rowid, title, body) VALUES (?, ?, ?)');
-      const insertVector = this.db.prepare('INSERT INTO chunk_vectors(chunk_id, vector) VALUES (?, ?)');
+      const insertVector = this.db.prepare('INSERT INTO chunk_vectors(chunk_id, vector, document_id, collection_id, q8, q8_scale) VALUES (?, ?, ?, ?, ?, ?)');
       chunks.forEach((chunk, i) => {
         const chunkId = Number(
           insertChunk.run(id, chunk.ordinal, chunk.text, chunk.tokenCount, JSON.stringify(chunk.headingPath), chunk.page ?? null, chunk.pageEnd ?? null, chunk.charStart, chunk.charEnd)
@@ -282,7 +307,8 @@ export class SqliteStore implements Store {
         );
         insertFts.run(chunkId, chunk.titleTerms, chunk.terms);
         const vector = vectors[i];
-        insertVector.run(chunkId, Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength));
+        const q8 = quantize(vector);
+        insertVector.run(chunkId, Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength), id, collectionId, Buffer.from(q8.values.buffer), q8.scale);
         inserted.push({ id: chunkId, vector });
       });
       return { id, status: existing ? 'updated' : 'inserted' };
@@ -527,11 +553,19 @@ export class SqliteStore implements Store {
     if (this.vectors && this.vectorsVersion === version && this.vectors.dimensions === dimensions) return this.vectors;
     const count = (this.db.prepare('SELECT count(*) AS n FROM chunk_vectors').get() as { n: number }).n;
     const index = new Int8VectorIndex(dimensions, Math.ceil(count * 1.25)); // sized once: growing copies everything
+    const hasOwnerColumns = (this.db.pragma('table_info(chunk_vectors)') as { name: string }[]).some((column) => column.name === 'q8');
     const rows = this.db
-      .prepare('SELECT v.chunk_id, v.vector, c.document_id, d.collection_id FROM chunk_vectors v JOIN chunks c ON c.id = v.chunk_id JOIN documents d ON d.id = c.document_id')
-      .iterate() as Iterable<{ chunk_id: number; vector: Buffer; document_id: number; collection_id: number }>;
+      .prepare(
+        hasOwnerColumns
+          ? 'SELECT chunk_id, document_id, collection_id, q8, q8_scale, CASE WHEN q8 IS NULL THEN vector END AS vector FROM chunk_vectors'
+          : // a read-only connection to a database from before these columns
+            'SELECT v.chunk_id, c.document_id, d.collection_id, NULL AS q8, NULL AS q8_scale, v.vector FROM chunk_vectors v JOIN chunks c ON c.id = v.chunk_id JOIN documents d ON d.id = c.document_id',
+      )
+      .iterate() as Iterable<{ chunk_id: number; document_id: number; collection_id: number; q8: Buffer | null; q8_scale: number | null; vector: Buffer | null }>;
     for (const row of rows) {
-      index.upsert(row.chunk_id, float32View(row.vector), { documentId: row.document_id, collectionId: row.collection_id });
+      const tag = { documentId: row.document_id, collectionId: row.collection_id };
+      if (row.q8 && row.q8_scale !== null) index.upsertQuantized(row.chunk_id, { values: new Int8Array(row.q8.buffer, row.q8.byteOffset, row.q8.byteLength), scale: row.q8_scale }, tag);
+      else index.upsert(row.chunk_id, float32View(row.vector!), tag);
     }
     this.vectors = index;
     this.vectorsVersion = version;

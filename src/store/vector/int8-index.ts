@@ -35,6 +35,28 @@ export interface VectorMatch {
   score: number;
 }
 
+/** A vector as int8 values times one scale (max-abs / 127): a quarter of the bytes, ranking intact. */
+export interface QuantizedVector {
+  values: Int8Array;
+  scale: number;
+}
+
+export function quantize(vector: Float32Array): QuantizedVector {
+  let maxAbs = 0;
+  for (let i = 0; i < vector.length; i++) {
+    const value = vector[i] < 0 ? -vector[i] : vector[i];
+    if (value > maxAbs) maxAbs = value;
+  }
+  const scale = maxAbs > 0 ? maxAbs / 127 : 1;
+  const inverse = 1 / scale;
+  const values = new Int8Array(vector.length);
+  for (let i = 0; i < vector.length; i++) {
+    const x = vector[i] * inverse;
+    values[i] = x >= 0 ? (x + 0.5) | 0 : -((0.5 - x) | 0); // round half away from zero, without Math.round's cost
+  }
+  return { values, scale };
+}
+
 export class Int8VectorIndex {
   readonly dimensions: number;
   /** Row width padded to the kernel's 16-byte step. */
@@ -67,8 +89,13 @@ export class Int8VectorIndex {
   }
 
   upsert(id: number, vector: Float32Array, tag: VectorRowTag): void {
-    if (vector.length !== this.dimensions) {
-      throw new Error(`vector has ${vector.length} dimensions, the index has ${this.dimensions}`);
+    this.upsertQuantized(id, quantize(vector), tag);
+  }
+
+  /** Adds a row already quantised by `quantize` (stores keep these, so opening an index is a copy). */
+  upsertQuantized(id: number, row: QuantizedVector, tag: VectorRowTag): void {
+    if (row.values.length !== this.dimensions) {
+      throw new Error(`vector has ${row.values.length} dimensions, the index has ${this.dimensions}`);
     }
     let slot = this.slotOf.get(id);
     if (slot === undefined) {
@@ -76,24 +103,11 @@ export class Int8VectorIndex {
       slot = this.count++;
       this.slotOf.set(id, slot);
     }
-    let maxAbs = 0;
-    for (let i = 0; i < vector.length; i++) {
-      const value = vector[i] < 0 ? -vector[i] : vector[i];
-      if (value > maxAbs) maxAbs = value;
-    }
-    const scale = maxAbs > 0 ? maxAbs / 127 : 1;
-    const inverse = 1 / scale;
-    // One view over all of memory (re-made only when memory grows) instead of a view per row.
-    if (this.bytes.buffer !== this.kernel.memory.buffer) this.bytes = new Int8Array(this.kernel.memory.buffer);
-    const bytes = this.bytes;
     const base = this.rowsAddress + slot * this.stride;
-    for (let i = 0; i < vector.length; i++) {
-      const x = vector[i] * inverse;
-      bytes[base + i] = x >= 0 ? (x + 0.5) | 0 : -((0.5 - x) | 0); // round half away from zero, without Math.round's cost
-    }
-    for (let i = vector.length; i < this.stride; i++) bytes[base + i] = 0;
+    this.bytes.set(row.values, base); // one view over all of memory, re-made when memory grows (reserve)
+    if (this.stride > this.dimensions) this.bytes.fill(0, base + this.dimensions, base + this.stride);
     this.ids[slot] = id;
-    this.scales[slot] = scale;
+    this.scales[slot] = row.scale;
     this.documentIds[slot] = tag.documentId;
     this.collectionIds[slot] = tag.collectionId;
   }
@@ -197,6 +211,7 @@ export class Int8VectorIndex {
     const needed = QUERY_BYTES_RESERVED + capacity * this.stride + capacity * 4;
     const memory = this.kernel.memory;
     if (needed > memory.buffer.byteLength) memory.grow(Math.ceil((needed - memory.buffer.byteLength) / PAGE));
+    this.bytes = new Int8Array(memory.buffer);
     this.capacity = capacity;
     this.ids = grow(this.ids, capacity);
     this.scales = grow(this.scales, capacity);

@@ -1,4 +1,5 @@
 import { resolve } from 'node:path';
+import { configFromEnv } from './config/index.ts';
 import { resolveEmbedder } from './embed/resolve.ts';
 import type { Embedder } from './embed/embedder.ts';
 import { HashedEmbedder } from './embed/hashed/hashed-embedder.ts';
@@ -66,13 +67,14 @@ export class Dossier {
 }
 
 export async function createDossier(options: DossierOptions = {}): Promise<Dossier> {
-  const language = options.language ?? process.env.DOSSIER_LANGUAGE ?? 'english';
+  const config = configFromEnv();
+  const language = options.language ?? config.language;
   const tokenizer = new Tokenizer({ language });
-  const store = options.store ?? new SqliteStore(options.db ?? process.env.DOSSIER_DB ?? 'dossier.db', { titleWeight: options.titleWeight });
+  const store = options.store ?? new SqliteStore(options.db ?? config.db, { titleWeight: options.titleWeight });
   try {
     // Full-text terms are stemmed at ingest: querying with another language's stemmer would silently miss.
     store.assertSetting('tokenizer', language);
-    const spec = options.embedder ?? process.env.DOSSIER_EMBEDDER ?? 'offline';
+    const spec = options.embedder ?? config.embedder;
     const embedder =
       typeof spec !== 'string' ? spec : spec === 'offline' ? new HashedEmbedder({ language }) : await resolveEmbedder(spec);
     return new Dossier(store, embedder, tokenizer);

@@ -1,3 +1,4 @@
+import { configFromEnv } from '../config/index.ts';
 import type { Dossier } from '../dossier.ts';
 import type { AgentEvent } from '../agent/events.ts';
 import { runAgent, type AgentResult } from '../agent/loop.ts';
@@ -60,7 +61,7 @@ function printSources(result: AgentResult): void {
 }
 
 export async function askCommand(dossier: Dossier, options: AskCommandOptions): Promise<AgentResult> {
-  const model = await resolveModel(options.model ?? process.env.DOSSIER_MODEL ?? 'offline');
+  const model = await resolveModel(options.model ?? configFromEnv().model);
   const tools = new ToolRegistry([...ragTools(), ...(options.toolsDir ? await loadUserTools(options.toolsDir) : [])]);
   const trace = options.trace ? new TraceWriter(options.trace) : undefined;
   const human = options.json ? undefined : humanListener();

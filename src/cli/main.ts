@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { configFromEnv } from '../config/index.ts';
 import { createDossier, type Dossier } from '../dossier.ts';
 import { DossierError } from '../errors/index.ts';
 import { SEARCH_MODES, type SearchMode } from '../retrieve/search.ts';
@@ -65,7 +66,7 @@ function modeOption(values: Values, fallback: SearchMode): SearchMode {
 
 /** Commands that only read need an index to exist: a typo in --db must not answer from a new empty file. */
 async function open(values: Values, options: { create?: boolean } = {}): Promise<Dossier> {
-  const db = (values.db as string | undefined) ?? process.env.DOSSIER_DB ?? 'dossier.db';
+  const db = (values.db as string | undefined) ?? configFromEnv().db;
   if (!options.create && db !== ':memory:' && !existsSync(db)) {
     throw new DossierError('not-found', `no index at ${db}; create it with "dossier ingest <files…> --db ${db}"`);
   }
@@ -75,7 +76,7 @@ async function open(values: Values, options: { create?: boolean } = {}): Promise
 async function ingest(argv: string[]): Promise<void> {
   const { values, positionals } = parse(argv, { collection: { type: 'string', short: 'c' }, model: { type: 'string' } });
   if (positionals.length === 0) throw new UsageError('ingest needs at least one file, folder or glob');
-  const describer = await describerFor((values.model as string | undefined) ?? process.env.DOSSIER_MODEL);
+  const describer = await describerFor((values.model as string | undefined) ?? configFromEnv().model);
   const dossier = await open(values, { create: true });
   const bar = progressBar('ingest');
   try {

@@ -129,6 +129,16 @@ describe('agent through real provider clients and the protocol server', () => {
     assert.ok(['stop', 'no-evidence'].includes(result.finishReason));
   });
 
+  it('Anthropic: malformed tool JSON goes back as an error result and the next request stays valid', async () => {
+    anthropic.messages.enqueue({ type: 'tool-calls', calls: [{ name: 'search_knowledge', arguments: '{"query": "Tern' }] });
+    anthropic.messages.enqueue((body) => ({ type: 'text', text: JSON.stringify(body).includes('invalid arguments for search_knowledge') ? 'Retried nothing.' : 'missing error' }));
+    const { result } = await run(await claude());
+    assert.equal(result.answer, 'Retried nothing.');
+    const toolUse = JSON.stringify(anthropic.messages.requests.at(-1)!.body).match(/"type":"tool_use"[^}]*"input":(\{[^}]*\})/);
+    assert.ok(toolUse, 'the earlier call is in the history');
+    assert.equal(toolUse[1], '{}', 'with an object input, as the Messages API requires');
+  });
+
   it('a tool that throws is an error result the model can act on', async () => {
     const tools = new ToolRegistry([
       ...ragTools(),

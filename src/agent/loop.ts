@@ -154,7 +154,7 @@ export async function runAgent(options: AgentOptions): Promise<AgentResult> {
           role: 'assistant',
           content: [
             ...(result.text ? [{ type: 'text' as const, text: result.text }] : []),
-            ...result.toolCalls.map((call) => ({ type: 'tool-call' as const, toolCallId: call.toolCallId, toolName: call.toolName, input: call.input ?? {} })),
+            ...result.toolCalls.map((call) => ({ type: 'tool-call' as const, toolCallId: call.toolCallId, toolName: call.toolName, input: call.inputError || typeof call.input !== 'object' || call.input === null ? {} : call.input })),
           ],
         });
       } else {

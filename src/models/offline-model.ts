@@ -176,8 +176,10 @@ export class OfflineModel implements LanguageModelV3 {
       }
     }
     const chain = [best.first, ...(best.second ? [best.second] : [])];
-    // Half or more of the question's weight missing from every passage: it asks about something the documents lack.
-    if (score.absentShare() > 0.5 || score.coverage(chain) < 0.25) return `${OFFLINE_NOTICE} ${NOT_FOUND}`;
+    // Half or more of the question's weight, two terms at least, missing from every passage: it asks
+    // about something the documents lack (one missing word is more often a synonym than a gap).
+    const absent = score.absent();
+    if ((absent.share > 0.5 && absent.terms >= 2) || score.coverage(chain) < 0.25) return `${OFFLINE_NOTICE} ${NOT_FOUND}`;
     // Sentences chosen greedily by what they add to the question's coverage: the chain's passages
     // first (a multi-hop answer needs both hops), then any other passage that still adds something.
     const pool = [...chain, ...state.evidence.filter((e) => !chain.includes(e))];
@@ -232,10 +234,16 @@ export class OfflineModel implements LanguageModelV3 {
     const contextTerms = new Map(state.evidence.map((e) => [e, new Set(this.tokenizer.terms(`${e.title} ${e.at}`))]));
     return {
       /** Share of the question's weight that no evidence mentions at all: the question asks about something else. */
-      absentShare: () => {
-        let absent = 0;
-        for (const [term, w] of wanted) if (!everything.has(term)) absent += w;
-        return absent / total;
+      /** Share of the question's weight no evidence mentions, and how many distinct terms that is. */
+      absent: () => {
+        let weight = 0;
+        let terms = 0;
+        for (const [term, w] of wanted) {
+          if (everything.has(term)) continue;
+          weight += w;
+          terms++;
+        }
+        return { share: weight / total, terms };
       },
       sentenceTerms: (_evidence: Evidence, sentence: string) => [...new Set(this.tokenizer.terms(sentence))],
       context: (evidence: Evidence) => contextTerms.get(evidence)!,

@@ -15,7 +15,9 @@ function defuse(text: string): string {
 /** Cuts text to a token budget at a sentence boundary (or a word boundary for one long sentence). */
 export function cutToTokens(text: string, tokens: number): string {
   if (countTokens(text) <= tokens) return text;
-  const sentences = text.match(/[^.!?\n]+(?:[.!?]+|\n+|$)/g) ?? [text];
+  // Sentences (a hard-wrapped line does not end one; a blank line does), covering the text exactly so
+  // the kept part keeps its layout.
+  const sentences = text.match(/[\s\S]+?(?:[.!?]+(?=\s|$)|(?=\n[^\S\n]*\n)|$)\s*/g) ?? [text];
   let out = '';
   let used = 0;
   for (const sentence of sentences) {

@@ -204,6 +204,18 @@ describe('agent through real provider clients and the protocol server', () => {
     await assert.rejects(loadUserTools(join(import.meta.dirname, 'fixtures', 'bad-tools')), /broken\.ts must default-export a tool with a description, a zod inputSchema, an execute function/);
   });
 
+  it('search_descriptions finds whole documents; their descriptions are not citable evidence', async () => {
+    openai.chat.enqueue({ type: 'tool-calls', calls: [{ name: 'search_descriptions', arguments: JSON.stringify({ query: 'travel policy meal allowance' }) }] });
+    let seen = '';
+    openai.chat.enqueue((body) => {
+      seen = JSON.stringify(body);
+      return { type: 'text', text: 'See the travel policy [E1].' };
+    });
+    const { result } = await run(await compatible());
+    assert.match(seen, /<<<DOCUMENT id=\d+ title=\\"Travel policy\\"/);
+    assert.deepEqual(result.unresolvedCitations, ['E1'], 'a description is not evidence: citing it resolves to nothing');
+  });
+
   it('get_content reads a document range as citable evidence', async () => {
     const document = dossier.store.listDocuments({ collections: '*' }).find((d) => d.source.endsWith('staff-directory.md'))!;
     openai.chat.enqueue({ type: 'tool-calls', calls: [{ name: 'get_content', arguments: JSON.stringify({ documentId: document.id, fromChunk: 0, toChunk: 9 }) }] });

@@ -98,13 +98,18 @@ export class Retriever {
     return l2normalize(out);
   }
 
-  async search(request: SearchRequest): Promise<SearchHit[]> {
+  /** Ranked stored chunks with their scores: what the agent's ledger takes. */
+  async searchChunks(request: SearchRequest): Promise<{ chunk: StoredChunk; score: number }[]> {
     const ranked = await this.rank(request);
     const chunks = new Map(this.store.getChunks(request.scope, ranked.map((hit) => hit.chunkId)).map((chunk) => [chunk.id, chunk]));
     return ranked.flatMap((hit) => {
       const chunk = chunks.get(hit.chunkId);
-      return chunk ? [toHit(chunk, hit.score)] : [];
+      return chunk ? [{ chunk, score: hit.score }] : [];
     });
+  }
+
+  async search(request: SearchRequest): Promise<SearchHit[]> {
+    return (await this.searchChunks(request)).map(({ chunk, score }) => toHit(chunk, score));
   }
 }
 

@@ -1,6 +1,5 @@
 import { z } from 'zod';
 import { reciprocalRankFusion } from '../../retrieve/fuse.ts';
-import type { SearchHit } from '../../retrieve/search.ts';
 import type { StoredChunk } from '../../store/types.ts';
 import type { AgentTool, ToolContext } from './tool.ts';
 import { formatEvidence } from './format.ts';
@@ -15,26 +14,11 @@ const input = z.object({
     .describe('hybrid (default); rag-fusion and hyde need a configured model'),
 });
 
-function toChunk(hit: SearchHit): StoredChunk {
-  return {
-    id: hit.chunkId,
-    documentId: hit.documentId,
-    collection: hit.collection,
-    title: hit.title,
-    source: hit.source,
-    ordinal: hit.ordinal,
-    text: hit.text,
-    tokenCount: hit.tokenCount,
-    headingPath: hit.headingPath,
-    ...(hit.page !== undefined ? { page: hit.page } : {}),
-    charStart: hit.charStart,
-    charEnd: hit.charEnd,
-  };
-}
+type ScoredChunk = { chunk: StoredChunk; score: number };
 
-async function strategyHits(query: string, k: number, strategy: string, filter: Record<string, unknown> | undefined, context: ToolContext): Promise<SearchHit[]> {
+async function strategyHits(query: string, k: number, strategy: string, filter: Record<string, unknown> | undefined, context: ToolContext): Promise<ScoredChunk[]> {
   const search = (q: string, mode: 'hybrid' | 'fulltext' | 'vector' = 'hybrid') =>
-    context.dossier.retriever.search({ query: q, scope: context.scope, mode, k, filter });
+    context.dossier.retriever.searchChunks({ query: q, scope: context.scope, mode, k, filter });
   if (strategy === 'hybrid' || strategy === 'fulltext' || strategy === 'vector') return search(query, strategy);
   if (!context.generate) throw new Error(`strategy "${strategy}" needs a configured model; use hybrid`);
   if (strategy === 'hyde') {
@@ -52,8 +36,8 @@ async function strategyHits(query: string, k: number, strategy: string, filter: 
   return fuse(await Promise.all([query, ...variants].map((q) => search(q))), k);
 }
 
-function fuse(lists: SearchHit[][], k: number): SearchHit[] {
-  return reciprocalRankFusion(lists.map((items) => ({ items })), (hit) => hit.chunkId)
+function fuse(lists: ScoredChunk[][], k: number): ScoredChunk[] {
+  return reciprocalRankFusion(lists.map((items) => ({ items })), (hit) => hit.chunk.id)
     .slice(0, k)
     .map(({ item, score }) => ({ ...item, score }));
 }
@@ -68,7 +52,7 @@ export const searchKnowledge: AgentTool<z.infer<typeof input>> = {
   async execute({ query, k = 6, filter, strategy = 'hybrid' }, context) {
     const hits = await strategyHits(query, k, strategy, filter, context);
     const added = context.ledger.addHits(
-      hits.map((hit) => ({ chunk: toChunk(hit), score: hit.score })),
+      hits,
       { step: context.step, query, tool: 'search_knowledge' },
     );
     const entries = added.map((item) => item.entry);

@@ -6,9 +6,9 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { createDossier } from '../src/dossier.ts';
 import type { AgentEvent } from '../src/agent/events.ts';
-import { runAgent } from '../src/agent/loop.ts';
+import { runAgent } from '../src/agent/run-agent.ts';
 import { ReplayModel } from '../src/agent/trace.ts';
-import { createOfflineModel } from '../src/models/offline-model.ts';
+import { createOfflineModel } from '../src/agent/offline/offline-model.ts';
 import { percentile } from '../src/eval/metrics.ts';
 import { argValue, SyntheticText } from './corpus.ts';
 
@@ -55,7 +55,7 @@ const scripted = () => {
 await dossier.search({ query: text.query(), k: 10 }); // loads the vector index once, as a long-running server would have
 const oneSearchPerStep = await measure(scripted);
 const offline = await measure(() => ({ model: createOfflineModel(), id: 'offline' }));
-dossier.close();
+await dossier.close();
 const result = { chunks, runs, oneSearchPerStep: { p50Ms: oneSearchPerStep.p50, p99Ms: oneSearchPerStep.p99, steps: oneSearchPerStep.steps }, offlineModel: { p50Ms: offline.p50, p99Ms: offline.p99, steps: offline.steps } };
 if (process.argv.includes('--json')) console.log(JSON.stringify(result));
 else console.log(`agent overhead per step at ${chunks} chunks (model time excluded): one search/step p50 ${result.oneSearchPerStep.p50Ms} ms, p99 ${result.oneSearchPerStep.p99Ms} ms; offline model (up to 8 searches/step) p50 ${result.offlineModel.p50Ms} ms`);

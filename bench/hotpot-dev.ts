@@ -3,7 +3,7 @@
 import { existsSync, rmSync } from 'node:fs';
 import { createDossier } from '../src/dossier.ts';
 import { evaluateHotpot, indexHotpot, loadHotpot } from '../src/eval/hotpotqa.ts';
-import { createOfflineModel } from '../src/models/offline-model.ts';
+import { createOfflineModel } from '../src/agent/offline/offline-model.ts';
 import { argValue } from './corpus.ts';
 
 const data = loadHotpot('../shared/data/hotpotqa/dev-500.jsonl');
@@ -11,11 +11,11 @@ const db = '.bench/hotpot.db';
 if (!existsSync(db)) {
   const building = await createDossier({ db: `${db}.building` });
   await indexHotpot(building, data);
-  building.close();
+  await building.close();
   (await import('node:fs')).renameSync(`${db}.building`, db);
 }
 const dossier = await createDossier({ db });
 const result = await evaluateHotpot(dossier, data, { model: createOfflineModel(JSON.parse(process.env.OFFLINE ?? '{}')), id: 'offline', supportsTools: true }, { offset: process.argv.includes('--offset') ? argValue('offset', 1) : 0, limit: argValue('limit', 100) });
 console.log(JSON.stringify(result));
-dossier.close();
+await dossier.close();
 void rmSync;

@@ -4,7 +4,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createDossier } from '../src/dossier.ts';
-import { progressBar } from '../src/cli/output.ts';
+import { processIo, progressBar } from '../src/cli/io.ts';
 import { argValue, SyntheticText } from './corpus.ts';
 
 const megabytes = argValue('megabytes', 40);
@@ -21,12 +21,12 @@ try {
     bytes += Buffer.byteLength(body);
   }
   const dossier = await createDossier({ db: join(dir, 'index.db') });
-  const bar = progressBar('ingest');
+  const bar = await progressBar(processIo(), 'ingest');
   const started = performance.now();
   const report = await dossier.ingest([files], { onProgress: ({ done, total }) => bar.update(done, total) });
   const seconds = (performance.now() - started) / 1000;
   bar.stop();
-  dossier.close();
+  await dossier.close();
   if (report.failed.length) throw new Error(`${report.failed.length} files failed: ${report.failed[0].error}`);
   const result = {
     megabytesPerSecond: Math.round((bytes / 1_000_000 / seconds) * 100) / 100,

@@ -4,7 +4,7 @@
 import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { createDossier } from '../src/dossier.ts';
-import { progressBar } from '../src/cli/output.ts';
+import { processIo, progressBar } from '../src/cli/io.ts';
 import { percentile } from '../src/eval/metrics.ts';
 import { SEARCH_MODES, type SearchMode } from '../src/retrieve/search.ts';
 import type { Block } from '../src/ingest/types.ts';
@@ -24,7 +24,7 @@ if (!existsSync(db)) {
   rmSync(building, { force: true });
   const dossier = await createDossier({ db: building });
   const text = new SyntheticText(11);
-  const bar = progressBar('build corpus');
+  const bar = await progressBar(processIo(), 'build corpus');
   const documents = Math.ceil(chunks / CHUNKS_PER_DOCUMENT);
   for (let d = 0; d < documents; d++) {
     // A heading before each paragraph makes every paragraph its own chunk: exactly N chunks.
@@ -36,12 +36,12 @@ if (!existsSync(db)) {
     if (d % 200 === 0) bar.update(d, documents);
   }
   bar.stop();
-  dossier.close();
+  await dossier.close();
   renameSync(building, db);
 }
 
 const dossier = await createDossier({ db });
-const stats = dossier.stats();
+const stats = await dossier.stats();
 const queries = new SyntheticText(99);
 const scope = { collections: '*' } as const;
 for (let i = 0; i < 20; i++) await dossier.retriever.rank({ query: queries.query(), scope, mode, k: 10 }); // warm caches and the vector index
@@ -52,7 +52,7 @@ for (let i = 0; i < queryCount; i++) {
   await dossier.search({ query, mode, k: 10 });
   latencies.push(performance.now() - started);
 }
-dossier.close();
+await dossier.close();
 const round = (value: number) => Math.round(value * 100) / 100;
 const result = { chunks: stats.chunks, mode, queries: queryCount, p50Ms: round(percentile(latencies, 50)), p99Ms: round(percentile(latencies, 99)) };
 if (process.argv.includes('--json')) console.log(JSON.stringify(result));

@@ -28,6 +28,6 @@ for (const config of configs) {
       }
     }
   }
-  dossier.close();
+  await dossier.close();
   rmSync(db, { force: true });
 }

@@ -1,85 +1,209 @@
-import { resolve } from 'node:path';
 import { configFromEnv } from './config/index.ts';
-import { resolveEmbedder } from './embed/resolve.ts';
 import type { Embedder } from './embed/embedder.ts';
-import { HashedEmbedder } from './embed/hashed/hashed-embedder.ts';
-import { IngestPipeline, type DocumentRecord, type IngestOptions, type IngestReport } from './ingest/pipeline.ts';
+import { DossierError } from './errors/index.ts';
 import type { ChunkOptions } from './ingest/chunk.ts';
 import type { Describer } from './ingest/describe.ts';
+import { IngestPipeline, type DocumentRecord, type IngestOptions, type IngestReport } from './ingest/pipeline.ts';
+import { resolveEmbedder } from './providers/index.ts';
 import { Retriever, type SearchHit, type SearchRequest } from './retrieve/search.ts';
-import { SqliteStore } from './store/sqlite/sqlite-store.ts';
-import type { Scope, Store, StoreStats } from './store/types.ts';
+import type { Filter, Scope, Store, StoreStats, StoredChunk, StoredDocument } from './store/types.ts';
 import { Tokenizer } from './text/tokenize.ts';
+import type { AskOptions, AskResult, ReplayResult } from './agent/ask.ts';
 
 export interface DossierOptions {
   /** SQLite file (default ./dossier.db or $DOSSIER_DB). */
   db?: string;
+  /** Open for reading only: nothing is written to the index (read commands do this). */
+  readonly?: boolean;
   /** An Embedder, or a spec string: "offline" (default, or $DOSSIER_EMBEDDER), "openai:<model>", … */
   embedder?: Embedder | string;
-  /** Snowball stemmer language for full text and the offline embedder (default "english"). */
+  /** Snowball stemmer language for full text, the offline embedder and the offline model (default "english"). */
   language?: string;
   /** BM25 weight of title and headings relative to body text. */
   titleWeight?: number;
+  /** Use this store instead of opening `db`. */
   store?: Store;
+  /** Where settings and provider keys come from (default process.env). */
+  env?: Record<string, string | undefined>;
 }
 
-/** The engine: one store, one embedder, one tokenizer shared by ingestion and search. */
+/** A document as `list` shows it (DESIGN §4). */
+export interface DocumentSummary {
+  id: number;
+  collection: string;
+  title: string;
+  source: string;
+  mediaType: string;
+  chunks: number;
+  updatedAt: string;
+  metadata: Record<string, unknown>;
+}
+
+export interface ScopeOptions {
+  /** Collections to read; every collection when absent. Unknown names are an error listing the existing ones. */
+  collections?: readonly string[];
+  /** A scope decided by the caller (the server's permissions); wins over `collections`. */
+  scope?: Scope;
+}
+
+export interface DossierIngestOptions extends Omit<IngestOptions, 'describer' | 'exclude'> {
+  /** With a real model ("provider:model"), the model writes document descriptions; offline otherwise. */
+  model?: string;
+  describer?: Describer;
+}
+
+/** Collection names: what a URL path, a file name and a shell accept without quoting. */
+const COLLECTION_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+
+export function assertCollectionName(name: string): void {
+  if (!COLLECTION_NAME.test(name)) {
+    throw new DossierError('bad-input', `collection name "${name}" is not allowed: use 1–64 letters, digits, ".", "_" or "-", starting with a letter or digit`);
+  }
+}
+
+/**
+ * The service layer every surface uses (the CLI now; HTTP and MCP later): one store, one embedder
+ * and one tokenizer shared by ingestion, search and the agent. Results have the documented shapes.
+ */
 export class Dossier {
   readonly pipeline: IngestPipeline;
   readonly retriever: Retriever;
+  readonly env: Record<string, string | undefined>;
 
   constructor(
     readonly store: Store,
     readonly embedder: Embedder,
     readonly tokenizer: Tokenizer,
+    options: { env?: Record<string, string | undefined> } = {},
   ) {
+    this.env = options.env ?? process.env;
     this.pipeline = new IngestPipeline(store, embedder, tokenizer);
     this.retriever = new Retriever(store, embedder, tokenizer);
-    if (embedder instanceof HashedEmbedder) embedder.useFrequencies((terms) => store.documentFrequencies(terms));
+    embedder.useFrequencies?.((terms) => store.documentFrequencies(terms));
   }
 
-  ingest(paths: readonly string[], options: IngestOptions = {}): Promise<IngestReport> {
+  get language(): string {
+    return this.tokenizer.language;
+  }
+
+  /** Files, folders and globs into one collection; a bad file is a line in `failed`, never an abort. */
+  async ingest(paths: readonly string[], options: DossierIngestOptions = {}): Promise<IngestReport> {
+    const collection = options.collection ?? 'default';
+    assertCollectionName(collection);
+    const describer = options.describer ?? (options.model ? await this.describerFor(options.model) : undefined);
     // `dossier ingest .` must not swallow its own index.
-    const db = this.store instanceof SqliteStore && this.store.path !== ':memory:' ? resolve(this.store.path) : undefined;
-    const own = db ? ['', '-wal', '-shm', '-journal'].map((suffix) => db + suffix) : [];
-    return this.pipeline.ingestPaths(paths, { ...options, exclude: [...(options.exclude ?? []), ...own] });
+    return this.pipeline.ingestPaths(paths, { ...options, collection, describer, exclude: this.store.files ?? [] });
   }
 
-  ingestRecord(record: DocumentRecord, options?: { collection?: string; chunking?: ChunkOptions; describer?: Describer }) {
+  ingestRecord(record: DocumentRecord, options: { collection?: string; chunking?: ChunkOptions; describer?: Describer } = {}) {
+    assertCollectionName(options.collection ?? 'default');
     return this.pipeline.ingestRecord(record, options);
   }
 
-  search(request: Omit<SearchRequest, 'scope'> & { scope?: Scope }): Promise<SearchHit[]> {
-    return this.retriever.search({ ...request, scope: request.scope ?? { collections: '*' } });
+  private async describerFor(spec: string): Promise<Describer | undefined> {
+    const { resolveModel } = await import('./providers/index.ts');
+    const model = await resolveModel(spec, { env: this.env, language: this.language });
+    if (model.id === 'offline') return undefined;
+    const [{ callModel }, { modelDescriber }] = await Promise.all([import('./providers/call-model.ts'), import('./ingest/describe.ts')]);
+    return modelDescriber(async (prompt) => (await callModel({ model: model.model, messages: [{ role: 'user', content: prompt }], maxRetries: 2, timeoutMs: 60_000 })).text, { tokenizer: this.tokenizer });
   }
 
-  stats(scope: Scope = { collections: '*' }): StoreStats {
-    return this.store.stats(scope);
+  /** The scope a request may read: the caller's, or the named collections (which must exist). */
+  async scope(options: ScopeOptions = {}): Promise<Scope> {
+    if (options.scope) return options.scope;
+    const names = options.collections?.filter(Boolean) ?? [];
+    if (names.length === 0) return { collections: '*' };
+    const existing = (await this.store.collections({ collections: '*' })).map((collection) => collection.name);
+    const unknown = names.filter((name) => !existing.includes(name));
+    if (unknown.length > 0) {
+      const list = existing.length ? existing.join(', ') : 'none yet';
+      throw new DossierError('not-found', `unknown collection${unknown.length > 1 ? 's' : ''} ${unknown.map((n) => `"${n}"`).join(', ')}; existing: ${list}`);
+    }
+    return { collections: [...new Set(names)] };
   }
 
-  deleteDocument(id: number, scope: Scope = { collections: '*' }): boolean {
-    return this.store.deleteDocument(scope, id);
+  async search(request: Omit<SearchRequest, 'scope'> & ScopeOptions): Promise<SearchHit[]> {
+    const { collections, scope, ...rest } = request;
+    return this.retriever.search({ ...rest, scope: await this.scope({ collections, scope }) });
   }
 
-  close(): void {
-    this.store.close();
+  async listDocuments(options: ScopeOptions & { filter?: Filter; limit?: number; offset?: number } = {}): Promise<DocumentSummary[]> {
+    const documents = await this.store.listDocuments(await this.scope(options), { filter: options.filter, limit: options.limit, offset: options.offset });
+    return documents.map((document) => ({
+      id: document.id,
+      collection: document.collection,
+      title: document.title,
+      source: document.source,
+      mediaType: document.mediaType,
+      chunks: document.chunkCount,
+      updatedAt: document.updatedAt,
+      metadata: document.metadata,
+    }));
+  }
+
+  async getDocument(id: number, options: ScopeOptions = {}): Promise<StoredDocument> {
+    const document = await this.store.getDocument(await this.scope(options), id);
+    if (!document) throw new DossierError('not-found', `no document ${id}`);
+    return document;
+  }
+
+  /** Every chunk of a document, in order. */
+  async getChunks(documentId: number, options: ScopeOptions = {}): Promise<StoredChunk[]> {
+    const document = await this.getDocument(documentId, options);
+    return this.store.getChunkRange(await this.scope(options), document.id, 0, Number.MAX_SAFE_INTEGER);
+  }
+
+  /** False when there was no such document (in scope). */
+  async deleteDocument(id: number, options: ScopeOptions = {}): Promise<boolean> {
+    return this.store.deleteDocument(await this.scope(options), id);
+  }
+
+  async stats(options: ScopeOptions = {}): Promise<StoreStats> {
+    return this.store.stats(await this.scope(options));
+  }
+
+  async collections(options: ScopeOptions = {}): Promise<{ name: string; documents: number }[]> {
+    return this.store.collections(await this.scope(options));
+  }
+
+  /** A question answered by the agent, in the documented `ask --json` shape (DESIGN §4). */
+  async ask(options: AskOptions): Promise<AskResult> {
+    const { ask } = await import('./agent/ask.ts');
+    return ask(this, options);
+  }
+
+  /** Reruns a trace from its recorded model outputs; refuses another index or a truncated trace. */
+  async replay(trace: string, options: Pick<AskOptions, 'onEvent'> = {}): Promise<ReplayResult> {
+    const { replay } = await import('./agent/ask.ts');
+    return replay(this, trace, options);
+  }
+
+  close(): Promise<void> {
+    return this.store.close();
   }
 }
 
 export async function createDossier(options: DossierOptions = {}): Promise<Dossier> {
-  const config = configFromEnv();
+  const env = options.env ?? process.env;
+  const config = configFromEnv(env);
   const language = options.language ?? config.language;
   const tokenizer = new Tokenizer({ language });
-  const store = options.store ?? new SqliteStore(options.db ?? config.db, { titleWeight: options.titleWeight });
+  const store = options.store ?? (await openStore(options.db ?? config.db, { readonly: options.readonly, titleWeight: options.titleWeight }));
   try {
     // Full-text terms are stemmed at ingest: querying with another language's stemmer would silently miss.
-    store.assertSetting('tokenizer', language);
+    await store.assertSetting('tokenizer', language);
     const spec = options.embedder ?? config.embedder;
-    const embedder =
-      typeof spec !== 'string' ? spec : spec === 'offline' ? new HashedEmbedder({ language }) : await resolveEmbedder(spec);
-    return new Dossier(store, embedder, tokenizer);
+    const embedder = typeof spec !== 'string' ? spec : await resolveEmbedder(spec, { env, language });
+    return new Dossier(store, embedder, tokenizer, { env });
   } catch (error) {
-    store.close();
+    await store.close();
     throw error;
   }
+}
+
+/** The store for a `--db` value. */
+async function openStore(db: string, options: { readonly?: boolean; titleWeight?: number }): Promise<Store> {
+  if (/^postgres(ql)?:\/\//.test(db)) throw new DossierError('config', 'PostgreSQL stores are not available yet; use a SQLite file for --db');
+  const { SqliteStore } = await import('./store/sqlite/sqlite-store.ts');
+  return new SqliteStore(db, options);
 }

@@ -1,17 +1,21 @@
-export { createDossier, Dossier, type DossierOptions } from './dossier.ts';
+// The library: the service layer, the agent, the extension-point interfaces and the errors.
+export { createDossier, Dossier, assertCollectionName, type DossierOptions, type DocumentSummary, type ScopeOptions, type DossierIngestOptions } from './dossier.ts';
 export { DossierError, type ErrorCode } from './errors/index.ts';
-export type { Embedder } from './embed/embedder.ts';
-export { HashedEmbedder } from './embed/hashed/hashed-embedder.ts';
-export { resolveEmbedder } from './embed/resolve.ts';
-export type { Block, ParsedDocument, Parser } from './ingest/types.ts';
-export type { IngestReport, DocumentRecord } from './ingest/pipeline.ts';
-export type { SearchHit, SearchMode, SearchRequest } from './retrieve/search.ts';
-export type { Filter, Scope, Store, StoredChunk, StoredDocument } from './store/types.ts';
-export { SqliteStore } from './store/sqlite/sqlite-store.ts';
-export { runAgent, type AgentOptions, type AgentResult } from './agent/loop.ts';
-export type { AgentEvent, Citation, FinishReason } from './agent/events.ts';
-export { EvidenceLedger } from './agent/ledger.ts';
+
+export type { AskOptions, AskResult, AskMode, ReplayResult } from './agent/ask.ts';
+export { runAgent, type AgentOptions, type AgentResult, type AgentModel } from './agent/loop.ts';
+export type { AgentEvent, Citation, EventListener, FinishReason, Usage } from './agent/events.ts';
+export { EvidenceLedger, type LedgerEntry, type LedgerOptions } from './agent/ledger.ts';
 export { ToolRegistry, ragTools, loadUserTools } from './agent/tools/registry.ts';
 export type { AgentTool, ToolContext, ToolResult } from './agent/tools/tool.ts';
-export { resolveModel, type ResolvedModel } from './models/resolve.ts';
-export { createOfflineModel } from './models/offline-model.ts';
+export { createOfflineModel } from './agent/offline/offline-model.ts';
+
+export { resolveModel, resolveEmbedder, parseSpec, PROVIDER_NAMES, type ResolvedModel, type ResolveOptions, type LanguageModelObject, type Provider } from './providers/index.ts';
+
+export type { Embedder, EmbedderRecipe, FrequencySource } from './embed/embedder.ts';
+export { HashedEmbedder, type HashedEmbedderOptions } from './embed/hashed/hashed-embedder.ts';
+export type { Block, ParsedDocument, Parser } from './ingest/types.ts';
+export type { IngestReport, IngestOptions, DocumentRecord } from './ingest/pipeline.ts';
+export type { SearchHit, SearchMode, SearchRequest } from './retrieve/search.ts';
+export type { Filter, IndexIdentity, IndexInfo, Scope, Store, StoreStats, StoredChunk, StoredDocument } from './store/types.ts';
+export { SqliteStore, type SqliteStoreOptions } from './store/sqlite/sqlite-store.ts';

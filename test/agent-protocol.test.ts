@@ -4,12 +4,12 @@ import { after, before, describe, it } from 'node:test';
 import { z } from 'zod';
 import type { Dossier } from '../src/dossier.ts';
 import type { AgentEvent } from '../src/agent/events.ts';
-import { runAgent } from '../src/agent/loop.ts';
+import { runAgent } from '../src/agent/run-agent.ts';
 import { ToolRegistry, loadUserTools, ragTools } from '../src/agent/tools/registry.ts';
 import { ReplayModel, readTrace, TraceWriter } from '../src/agent/trace.ts';
-import { resolveModel } from '../src/models/resolve.ts';
-import { startAnthropicServer } from './protocol-server/anthropic.ts';
-import { startOpenAIServer } from './protocol-server/openai.ts';
+import { resolveModel } from '../src/providers/index.ts';
+import { startAnthropicServer } from '../src/testing/protocol-server/anthropic.ts';
+import { startOpenAIServer } from '../src/testing/protocol-server/openai.ts';
 import { regressionIndex, tempDir } from './helpers.ts';
 
 /** Finds the evidence ids the agent showed the model in the last tool results of a request body. */
@@ -217,7 +217,7 @@ describe('agent through real provider clients and the protocol server', () => {
   });
 
   it('get_content reads a document range as citable evidence', async () => {
-    const document = dossier.store.listDocuments({ collections: '*' }).find((d) => d.source.endsWith('staff-directory.md'))!;
+    const document = (await dossier.store.listDocuments({ collections: '*' })).find((d) => d.source.endsWith('staff-directory.md'))!;
     openai.chat.enqueue({ type: 'tool-calls', calls: [{ name: 'get_content', arguments: JSON.stringify({ documentId: document.id, fromChunk: 0, toChunk: 9 }) }] });
     openai.chat.enqueue((body) => ({ type: 'text', text: `Teams [${evidenceIdsIn(body).join(', ')}].` }));
     const { result } = await run(await compatible());
@@ -261,6 +261,19 @@ describe('agent through real provider clients and the protocol server', () => {
     const { result } = await run(await compatible('#text-tools'), { question: 'Where was the Tern-4 sea trial?', onEvent: (e) => events.push(e) });
     const start = events[0];
     assert.ok(start.type === 'run-start' && start.textTools);
+    const model = ReplayModel.fromTrace(events.map((e) => ({ ...e, time: '' })));
+    const replayed = await runAgent({ dossier, question: 'Where was the Tern-4 sea trial?', model: { model, id: 'replay', supportsTools: false } });
+    assert.equal(replayed.answer, result.answer);
+  });
+
+  it('a text-protocol run with an unreadable turn replays to the same answer (every turn is recorded)', async () => {
+    const events: AgentEvent[] = [];
+    openai.chat.enqueue({ type: 'text', text: '{"type":"dance"}' });
+    openai.chat.enqueue({ type: 'text', text: '{"type":"tool","calls":[{"name":"search_knowledge","input":{"query":"Tern-4 sea trial"}}]}' });
+    openai.chat.enqueue((body) => ({ type: 'text', text: `{"type":"final","answer":"Hardangerfjord [${evidenceIdsIn(body)[0]}]"}` }));
+    const { result } = await run(await compatible('#text-tools'), { question: 'Where was the Tern-4 sea trial?', onEvent: (e) => events.push(e) });
+    assert.equal(result.steps, 3);
+    assert.equal(events.filter((e) => e.type === 'model-output').length, 3);
     const model = ReplayModel.fromTrace(events.map((e) => ({ ...e, time: '' })));
     const replayed = await runAgent({ dossier, question: 'Where was the Tern-4 sea trial?', model: { model, id: 'replay', supportsTools: false } });
     assert.equal(replayed.answer, result.answer);

@@ -7,13 +7,13 @@ import { SqliteStore } from '../src/store/sqlite/sqlite-store.ts';
 import { runCli, tempDir } from './helpers.ts';
 
 describe('dossier ask / replay', () => {
-  it('answers offline with cited sources, as JSON and as streamed text, and replays a trace', () => {
+  it('answers offline with cited sources, as JSON and as streamed text, and replays a trace', async () => {
     const { dir, cleanup } = tempDir();
     try {
       const db = join(dir, 'index.db');
-      assert.equal(runCli(['ingest', join(REGRESSION_DIR, 'corpus'), '--db', db]).status, 0);
+      assert.equal((await runCli(['ingest', join(REGRESSION_DIR, 'corpus'), '--db', db])).status, 0);
 
-      const json = runCli(['ask', 'Who leads the team that built the Tern-4 salinity sensor?', '--db', db, '--json']);
+      const json = await runCli(['ask', 'Who leads the team that built the Tern-4 salinity sensor?', '--db', db, '--json']);
       assert.equal(json.status, 0, json.stderr);
       for (const key of ['answer', 'citations', 'unresolvedCitations', 'finishReason', 'steps', 'toolCalls', 'usage']) assert.ok(key in json.json, `ask --json has ${key}`);
       assert.match(json.json.answer, /Ingrid Maalen/);
@@ -22,7 +22,7 @@ describe('dossier ask / replay', () => {
       assert.deepEqual(json.json.unresolvedCitations, []);
 
       const trace = join(dir, 'run.jsonl');
-      const human = runCli(['ask', 'When was Halvorsen Instruments founded?', '--db', db, '--trace', trace, '--max-steps', '4']);
+      const human = await runCli(['ask', 'When was Halvorsen Instruments founded?', '--db', db, '--trace', trace, '--max-steps', '4']);
       assert.equal(human.status, 0, human.stderr);
       assert.match(human.stdout, /1987/);
       assert.match(human.stdout, /Sources\n\s+\[E\d+\] Halvorsen Instruments: company history/);
@@ -34,20 +34,20 @@ describe('dossier ask / replay', () => {
       assert.ok(lines.some((l) => l.type === 'tool-result' && typeof l.ms === 'number' && l.summary));
       assert.ok(lines.some((l) => l.type === 'model-output' && l.usage));
 
-      const replay = runCli(['replay', trace, '--db', db, '--json']);
+      const replay = await runCli(['replay', trace, '--db', db, '--json']);
       assert.equal(replay.status, 0, replay.stderr);
-      assert.equal(replay.json.reproduced, true);
+      assert.equal(replay.json.same, true);
       assert.match(replay.json.answer, /1987/);
     } finally {
       cleanup();
     }
   });
 
-  it('reports bad asks in one line', () => {
+  it('reports bad asks in one line', async () => {
     const { dir, cleanup } = tempDir();
     try {
       const db = join(dir, 'index.db');
-      new SqliteStore(db).close(); // an empty index
+      await new SqliteStore(db).close(); // an empty index
       const cases: [string[], number, RegExp][] = [
         [['ask', '--db', db], 2, /ask needs a question/],
         [['ask', 'x', '--mode', 'research', '--db', db], 2, /research is not available yet/],
@@ -57,12 +57,12 @@ describe('dossier ask / replay', () => {
         [['replay', join(dir, 'missing.jsonl'), '--db', db], 1, /trace file not found/],
       ];
       for (const [args, status, message] of cases) {
-        const result = runCli(args, { env: { OPENAI_API_KEY: '' } });
+        const result = await runCli(args, { env: { OPENAI_API_KEY: '' } });
         assert.equal(result.status, status, `${args.join(' ')}: ${result.stderr}`);
         assert.equal(result.stderr.trim().split('\n').length, 1, result.stderr);
         assert.match(result.stderr, message);
       }
-      const empty = runCli(['ask', 'What is the refund policy?', '--db', db, '--json']);
+      const empty = await runCli(['ask', 'What is the refund policy?', '--db', db, '--json']);
       assert.equal(empty.status, 0);
       assert.equal(empty.json.finishReason, 'no-evidence');
       assert.match(empty.json.answer, /not found/i);
@@ -74,23 +74,22 @@ describe('dossier ask / replay', () => {
 
 describe('dossier ingest --model', () => {
   it('writes document descriptions with the configured model, over the real OpenAI-compatible client', async () => {
-    const { startOpenAIServer } = await import('./protocol-server/openai.ts');
-    const { runCliAsync } = await import('./helpers.ts');
+    const { startOpenAIServer } = await import('../src/testing/protocol-server/openai.ts');
     const { createDossier } = await import('../src/dossier.ts');
     const server = await startOpenAIServer();
     const { dir, cleanup } = tempDir();
     try {
       server.chat.enqueue({ type: 'text', text: 'Description: The staff directory lists the three engineering teams and their leads.' });
       const db = join(dir, 'index.db');
-      const result = await runCliAsync(['ingest', join(REGRESSION_DIR, 'corpus', 'staff-directory.md'), '--db', db, '--model', 'openai-compatible:describer', '--json'], {
+      const result = await runCli(['ingest', join(REGRESSION_DIR, 'corpus', 'staff-directory.md'), '--db', db, '--model', 'openai-compatible:describer', '--json'], {
         env: { DOSSIER_BASE_URL: server.baseURL },
       });
       assert.equal(result.status, 0, result.stderr);
       const dossier = await createDossier({ db });
-      const [document] = dossier.store.listDocuments({ collections: '*' });
+      const [document] = await dossier.store.listDocuments({ collections: '*' });
       assert.equal(document.description, 'The staff directory lists the three engineering teams and their leads.');
-      assert.equal(dossier.store.searchDescriptions({ collections: '*' }, dossier.tokenizer.terms('engineering teams leads'), { k: 1 })[0].documentId, document.id);
-      dossier.close();
+      assert.equal((await dossier.store.searchDescriptions({ collections: '*' }, dossier.tokenizer.terms('engineering teams leads'), { k: 1 }))[0].documentId, document.id);
+      await dossier.close();
     } finally {
       await server.close();
       cleanup();

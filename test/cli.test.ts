@@ -3,23 +3,23 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import Database from 'better-sqlite3';
-import { startOpenAIServer } from './protocol-server/openai.ts';
+import { startOpenAIServer } from '../src/testing/protocol-server/openai.ts';
 import { SqliteStore } from '../src/store/sqlite/sqlite-store.ts';
-import { REPO_ROOT, runCli, runCliAsync, sharedDataMissing, SHARED_DATA, startCli, tempDir } from './helpers.ts';
+import { REPO_ROOT, runCli, sharedDataMissing, SHARED_DATA, startCli, tempDir } from './helpers.ts';
 import { SyntheticText } from '../bench/corpus.ts';
 
 describe('dossier CLI', () => {
-  it('ingests, searches, reports stats and deletes with the documented JSON keys', () => {
+  it('ingests, searches, reports stats and deletes with the documented JSON keys', async () => {
     const { dir, cleanup } = tempDir();
     try {
       const db = join(dir, 'index.db');
-      const ingest = runCli(['ingest', join(REPO_ROOT, 'docs'), '--db', db, '--json']);
+      const ingest = await runCli(['ingest', join(REPO_ROOT, 'docs'), '--db', db, '--json']);
       assert.equal(ingest.status, 0, ingest.stderr);
       for (const key of ['ingested', 'skipped', 'failed', 'documents', 'chunks', 'seconds']) assert.ok(key in ingest.json, `ingest --json has ${key}`);
       assert.ok(ingest.json.ingested >= 3);
       assert.deepEqual(ingest.json.failed, []);
 
-      const search = runCli(['search', 'how are vectors searched', '--db', db, '--json', '--k', '3']);
+      const search = await runCli(['search', 'how are vectors searched', '--db', db, '--json', '--k', '3']);
       assert.equal(search.status, 0, search.stderr);
       assert.equal(search.json.hits.length, 3);
       for (const key of ['chunkId', 'documentId', 'title', 'text', 'score']) assert.ok(key in search.json.hits[0], `hit has ${key}`);
@@ -27,27 +27,27 @@ describe('dossier CLI', () => {
       assert.match(search.json.hits.map((h: { text: string }) => h.text).join(' '), /vector/i);
 
       for (const mode of ['fulltext', 'vector', 'hybrid']) {
-        const result = runCli(['search', 'offline embedder', '--mode', mode, '--db', db, '--json']);
+        const result = await runCli(['search', 'offline embedder', '--mode', mode, '--db', db, '--json']);
         assert.equal(result.status, 0, result.stderr);
         assert.ok(result.json.hits.length > 0, `${mode} finds something`);
       }
-      const human = runCli(['search', 'feature hashing', '--db', db]);
+      const human = await runCli(['search', 'feature hashing', '--db', db]);
       assert.match(human.stdout, /offline-embedder\.md/);
       assert.doesNotMatch(human.stdout, /\x1b\[/, 'NO_COLOR: no escape codes');
 
-      const stats = runCli(['stats', '--db', db, '--json']);
+      const stats = await runCli(['stats', '--db', db, '--json']);
       for (const key of ['documents', 'chunks', 'collections', 'bytes', 'embedder']) assert.ok(key in stats.json, `stats --json has ${key}`);
       assert.equal(stats.json.documents, ingest.json.documents);
       assert.match(stats.json.embedder.embedderId, /^offline-hashed/);
 
-      const again = runCli(['ingest', join(REPO_ROOT, 'docs'), '--db', db, '--json']);
+      const again = await runCli(['ingest', join(REPO_ROOT, 'docs'), '--db', db, '--json']);
       assert.deepEqual([again.json.ingested, again.json.skipped], [0, ingest.json.ingested]);
 
       const documentId = search.json.hits[0].documentId;
-      const deleted = runCli(['delete', String(documentId), '--db', db, '--json']);
+      const deleted = await runCli(['delete', String(documentId), '--db', db, '--json']);
       assert.deepEqual(deleted.json, { deleted: [documentId], notFound: [] });
-      assert.equal(runCli(['stats', '--db', db, '--json']).json.documents, stats.json.documents - 1);
-      const missing = runCli(['delete', String(documentId), '--db', db, '--json']);
+      assert.equal((await runCli(['stats', '--db', db, '--json'])).json.documents, stats.json.documents - 1);
+      const missing = await runCli(['delete', String(documentId), '--db', db, '--json']);
       assert.equal(missing.status, 1);
       assert.deepEqual(missing.json.notFound, [documentId]);
     } finally {
@@ -55,15 +55,15 @@ describe('dossier CLI', () => {
     }
   });
 
-  it('answers bad input with a one-line reason and a non-zero exit code', () => {
+  it('answers bad input with a one-line reason and a non-zero exit code', async () => {
     const { dir, cleanup } = tempDir();
     try {
       const db = join(dir, 'index.db');
-      const missing = runCli(['search', 'x', '--db', join(dir, 'typo.db')]);
+      const missing = await runCli(['search', 'x', '--db', join(dir, 'typo.db')]);
       assert.equal(missing.status, 1);
       assert.match(missing.stderr, /no index at .*typo\.db; create it with "dossier ingest/);
       assert.ok(!existsSync(join(dir, 'typo.db')), 'a read command never creates an index');
-      new SqliteStore(db).close(); // an empty index
+      await new SqliteStore(db).close(); // an empty index
       const cases: [string[], number, RegExp][] = [
         [['search', 'x', '--mode', 'semantic', '--db', db], 2, /--mode must be fulltext, vector or hybrid/],
         [['search', 'x', '--k', '0', '--db', db], 2, /--k must be an integer/],
@@ -77,15 +77,16 @@ describe('dossier CLI', () => {
         [['search', 'x', '--embedder', 'acme:model', '--db', db], 1, /unknown embedder provider "acme"/],
       ];
       for (const [args, status, message] of cases) {
-        const result = runCli(args);
+        const result = await runCli(args);
         assert.equal(result.status, status, `${args.join(' ')}: ${result.stderr}`);
         const lines = result.stderr.trim().split('\n');
         assert.equal(lines.length, 1, `one line for ${args.join(' ')}: ${result.stderr}`);
         assert.match(lines[0], message);
       }
-      const json = runCli(['search', 'x', '--mode', 'nope', '--json', '--db', db]);
-      assert.match(json.json.error, /--mode/);
-      const empty = runCli(['search', 'anything', '--db', db, '--json']);
+      const json = await runCli(['search', 'x', '--mode', 'nope', '--json', '--db', db]);
+      assert.match(json.json.error.message, /--mode/);
+      assert.equal(json.json.error.code, 'usage');
+      const empty = await runCli(['search', 'anything', '--db', db, '--json']);
       assert.equal(empty.status, 0);
       assert.deepEqual(empty.json.hits, []);
     } finally {
@@ -100,15 +101,15 @@ describe('dossier CLI', () => {
       const db = join(dir, 'index.db');
       writeFileSync(join(dir, 'a.md'), '# Lighthouses\n\nA lighthouse guides ships at night.');
       const env = { DOSSIER_BASE_URL: server.baseURL, DOSSIER_API_KEY: 'test' };
-      const ingest = await runCliAsync(['ingest', join(dir, 'a.md'), '--db', db, '--embedder', 'openai-compatible:test-embed', '--json'], { env });
+      const ingest = await runCli(['ingest', join(dir, 'a.md'), '--db', db, '--embedder', 'openai-compatible:test-embed', '--json'], { env });
       assert.equal(ingest.status, 0, ingest.stderr);
       assert.equal(ingest.json.ingested, 1);
-      const search = await runCliAsync(['search', 'ships at night', '--db', db, '--embedder', 'openai-compatible:test-embed', '--mode', 'vector', '--json'], { env });
+      const search = await runCli(['search', 'ships at night', '--db', db, '--embedder', 'openai-compatible:test-embed', '--mode', 'vector', '--json'], { env });
       assert.equal(search.status, 0, search.stderr);
       assert.match(search.json.hits[0].text, /lighthouse/);
-      const mismatch = await runCliAsync(['search', 'ships', '--db', db, '--mode', 'vector', '--json']);
+      const mismatch = await runCli(['search', 'ships', '--db', db, '--mode', 'vector', '--json']);
       assert.equal(mismatch.status, 1);
-      assert.equal(mismatch.json.code, 'embedder-mismatch');
+      assert.equal(mismatch.json.error.code, 'embedder-mismatch');
       assert.match(mismatch.stderr, /built with embedder openai-compatible:test-embed .* not offline-hashed/);
     } finally {
       await server.close();
@@ -157,7 +158,7 @@ describe('dossier CLI', () => {
       }
       check.close();
 
-      const rerun = runCli(['ingest', files, '--db', db, '--json']);
+      const rerun = await runCli(['ingest', files, '--db', db, '--json']);
       assert.equal(rerun.status, 0, rerun.stderr);
       assert.equal(rerun.json.skipped, documents.length, 'what was committed is recognised as unchanged');
       assert.equal(rerun.json.ingested, FILES - documents.length);
@@ -175,7 +176,7 @@ describe('dossier CLI', () => {
     }
   });
 
-  it('evaluates a BEIR-format dataset and prints the documented keys', () => {
+  it('evaluates a BEIR-format dataset and prints the documented keys', async () => {
     const { dir, cleanup } = tempDir();
     try {
       mkdirSync(join(dir, 'qrels'));
@@ -187,20 +188,20 @@ describe('dossier CLI', () => {
       writeFileSync(join(dir, 'corpus.jsonl'), corpus.map((c) => JSON.stringify(c)).join('\n'));
       writeFileSync(join(dir, 'queries.jsonl'), [{ _id: 'q1', text: 'aspirin heart attack' }, { _id: 'q2', text: 'cholesterol statins' }].map((q) => JSON.stringify(q)).join('\n'));
       writeFileSync(join(dir, 'qrels', 'test.tsv'), 'query-id\tcorpus-id\tscore\nq1\td1\t1\nq2\td2\t1\n');
-      const result = runCli(['eval', 'beir', dir, '--split', 'test', '--mode', 'hybrid', '--json']);
+      const result = await runCli(['eval', 'beir', dir, '--split', 'test', '--mode', 'hybrid', '--json']);
       assert.equal(result.status, 0, result.stderr);
       assert.deepEqual(Object.keys(result.json).sort(), ['dataset', 'mode', 'ndcg@10', 'p50Ms', 'p99Ms', 'queries', 'recall@100', 'split'].sort());
       assert.equal(result.json.queries, 2);
       assert.equal(result.json['ndcg@10'], 1);
-      const badSplit = runCli(['eval', 'beir', dir, '--split', 'dev']);
+      const badSplit = await runCli(['eval', 'beir', dir, '--split', 'dev']);
       assert.match(badSplit.stderr, /no qrels for split "dev"/);
     } finally {
       cleanup();
     }
   });
 
-  it('evaluates SciFact test in hybrid mode above the published BM25 figure', { skip: sharedDataMissing('beir-scifact'), timeout: 300_000 }, () => {
-    const result = runCli(['eval', 'beir', join(SHARED_DATA, 'beir-scifact'), '--split', 'test', '--mode', 'fulltext', '--json']);
+  it('evaluates SciFact test in hybrid mode above the published BM25 figure', { skip: sharedDataMissing('beir-scifact'), timeout: 300_000 }, async () => {
+    const result = await runCli(['eval', 'beir', join(SHARED_DATA, 'beir-scifact'), '--split', 'test', '--mode', 'fulltext', '--json']);
     assert.equal(result.status, 0, result.stderr);
     assert.equal(result.json.queries, 300);
     // Guards against retrieval regressions; the figures themselves are reported in the README.
@@ -209,14 +210,14 @@ describe('dossier CLI', () => {
 });
 
 describe('index settings', () => {
-  it('refuses to search an index with another tokenizer language', () => {
+  it('refuses to search an index with another tokenizer language', async () => {
     const { dir, cleanup } = tempDir();
     try {
       const db = join(dir, 'index.db');
       writeFileSync(join(dir, 'a.md'), 'Die Häuser stehen am Fluss.');
-      assert.equal(runCli(['ingest', join(dir, 'a.md'), '--db', db], { env: { DOSSIER_LANGUAGE: 'german' } }).status, 0);
-      assert.equal(runCli(['search', 'Haus', '--db', db, '--mode', 'fulltext', '--json'], { env: { DOSSIER_LANGUAGE: 'german' } }).json.hits.length, 1, 'German stemming finds "Häuser" for "Haus"');
-      const english = runCli(['search', 'Haus', '--db', db]);
+      assert.equal((await runCli(['ingest', join(dir, 'a.md'), '--db', db], { env: { DOSSIER_LANGUAGE: 'german' } })).status, 0);
+      assert.equal((await runCli(['search', 'Haus', '--db', db, '--mode', 'fulltext', '--json'], { env: { DOSSIER_LANGUAGE: 'german' } })).json.hits.length, 1, 'German stemming finds "Häuser" for "Haus"');
+      const english = await runCli(['search', 'Haus', '--db', db]);
       assert.equal(english.status, 1);
       assert.match(english.stderr, /built with tokenizer "german", not "english"/);
     } finally {

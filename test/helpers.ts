@@ -1,4 +1,4 @@
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -25,48 +25,44 @@ export interface CliResult {
   json: any;
 }
 
-/** Runs the real CLI as a user would, with colour off. */
-export function runCli(args: string[], options: { cwd?: string; env?: Record<string, string> } = {}): CliResult {
-  const result = spawnSync(process.execPath, [CLI, ...args], {
-    cwd: options.cwd ?? REPO_ROOT,
-    env: { ...process.env, NO_COLOR: '1', ...options.env },
-    encoding: 'utf8',
-    timeout: 120_000,
-  });
-  let json: unknown;
+function parseJson(stdout: string): unknown {
   try {
-    json = JSON.parse(result.stdout);
+    return JSON.parse(stdout);
   } catch {
-    json = undefined;
+    return undefined;
   }
-  return { status: result.status ?? -1, stdout: result.stdout, stderr: result.stderr, json };
 }
 
-export function startCli(args: string[], options: { cwd?: string } = {}) {
-  return spawn(process.execPath, [CLI, ...args], { cwd: options.cwd ?? REPO_ROOT, env: { ...process.env, NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
+/**
+ * Runs the CLI in this process through `main(argv, io)`, exactly as the `dossier` binary does but
+ * without spawning Node (colour off; the environment is this process's plus `env`).
+ */
+export async function runCli(args: string[], options: { env?: Record<string, string>; signal?: AbortSignal } = {}): Promise<CliResult> {
+  const { main } = await import('../src/cli/main.ts');
+  let stdout = '';
+  let stderr = '';
+  const status = await main(args, {
+    stdout: { write: (chunk: string) => (stdout += chunk) },
+    stderr: { write: (chunk: string) => (stderr += chunk) },
+    env: { ...process.env, NO_COLOR: '1', ...options.env },
+    signal: options.signal,
+  });
+  return { status, stdout, stderr, json: parseJson(stdout) };
 }
 
-/** Like runCli, without blocking this process's event loop (needed when this process serves HTTP to the CLI). */
-export function runCliAsync(args: string[], options: { cwd?: string; env?: Record<string, string> } = {}): Promise<CliResult> {
+/** The real binary in a child process (built JS in dist/): for start-up, signals, pipes. */
+export function startCli(args: string[], options: { cwd?: string; env?: Record<string, string> } = {}) {
+  return spawn(process.execPath, [CLI, ...args], { cwd: options.cwd ?? REPO_ROOT, env: { ...process.env, NO_COLOR: '1', ...options.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+}
+
+export function runCliProcess(args: string[], options: { cwd?: string; env?: Record<string, string> } = {}): Promise<CliResult> {
   return new Promise((resolvePromise) => {
-    const child = spawn(process.execPath, [CLI, ...args], {
-      cwd: options.cwd ?? REPO_ROOT,
-      env: { ...process.env, NO_COLOR: '1', ...options.env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = startCli(args, options);
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (data) => (stdout += data));
     child.stderr.on('data', (data) => (stderr += data));
-    child.on('close', (status) => {
-      let json: unknown;
-      try {
-        json = JSON.parse(stdout);
-      } catch {
-        json = undefined;
-      }
-      resolvePromise({ status: status ?? -1, stdout, stderr, json });
-    });
+    child.on('close', (status) => resolvePromise({ status: status ?? -1, stdout, stderr, json: parseJson(stdout) }));
   });
 }
 
@@ -79,8 +75,8 @@ export async function regressionIndex(): Promise<{ dossier: import('../src/dossi
   await dossier.ingest([join(REGRESSION_DIR, 'corpus')]);
   return {
     dossier,
-    cleanup: () => {
-      dossier.close();
+    cleanup: async () => {
+      await dossier.close();
       temp.cleanup();
     },
   };

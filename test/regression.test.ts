@@ -3,8 +3,8 @@ import { after, before, describe, it } from 'node:test';
 import type { Dossier } from '../src/dossier.ts';
 import { FINISH_REASONS } from '../src/agent/events.ts';
 import { loadRegression, runRegression } from '../src/eval/regression.ts';
-import { resolveModel } from '../src/models/resolve.ts';
-import { startOpenAIServer } from './protocol-server/openai.ts';
+import { resolveModel } from '../src/providers/index.ts';
+import { startOpenAIServer } from '../src/testing/protocol-server/openai.ts';
 import { regressionIndex } from './helpers.ts';
 
 describe('regression set (eval/regression: 22 questions of five kinds)', () => {

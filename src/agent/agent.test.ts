@@ -2,12 +2,12 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { createDossier, type Dossier } from '../dossier.ts';
-import { resolveModel } from '../models/resolve.ts';
+import { resolveModel } from '../providers/index.ts';
 import { regressionIndex, tempDir } from '../../test/helpers.ts';
 import { checkCitations, citedIds } from './citations.ts';
 import type { AgentEvent } from './events.ts';
 import { EvidenceLedger } from './ledger.ts';
-import { runAgent } from './loop.ts';
+import { runAgent } from './run-agent.ts';
 import { parseTextAction } from './text-protocol.ts';
 import type { StoredChunk } from '../store/types.ts';
 
@@ -57,7 +57,7 @@ describe('citations', () => {
 
 describe('evidence formatting', () => {
   it('cuts to a token budget at a sentence boundary and fences text so it cannot close the fence', async () => {
-    const { cutToTokens, formatEvidence } = await import('./tools/format.ts');
+    const { cutToTokens, formatEvidence } = await import('./evidence-format.ts');
     const cut = cutToTokens('First sentence here. Second sentence is longer than the first one. Third.', 8);
     assert.equal(cut, 'First sentence here. …');
     const ledger = new EvidenceLedger();
@@ -101,7 +101,7 @@ describe('agent loop with the offline model', () => {
     assert.ok(result.citations.length > 0);
     assert.deepEqual(result.unresolvedCitations, []);
     for (const citation of result.citations) {
-      const [stored] = dossier.store.getChunks({ collections: '*' }, [citation.chunkId]);
+      const [stored] = await dossier.store.getChunks({ collections: '*' }, [citation.chunkId]);
       assert.equal(stored.text, citation.text, 'a citation resolves to the exact stored chunk');
       assert.ok(result.answer.includes(`[${citation.id}]`));
     }
@@ -112,6 +112,16 @@ describe('agent loop with the offline model', () => {
     assert.ok(calls.length >= 2, 'several searches at once in the first step');
     assert.ok(events.some((e) => e.type === 'evidence-added'));
     assert.ok(events.filter((e) => e.type === 'text-delta').length > 1, 'the answer streams');
+  });
+
+  it('names the model and returns its evidence cited first, then in ledger order (no question-specific ranking)', async () => {
+    const { result } = await ask('Who leads the team that built the Petrel-1 harbour camera?');
+    assert.equal(result.model, 'offline');
+    assert.equal(result.error, undefined);
+    const citedIds = result.citations.map((c) => c.id);
+    assert.deepEqual(result.evidence.slice(0, citedIds.length).map((e) => e.id), citedIds);
+    const rest = result.evidence.slice(citedIds.length);
+    for (let i = 1; i < rest.length; i++) assert.ok(rest[i - 1].fusedScore >= rest[i].fusedScore, 'the rest strongest first, by fused rank');
   });
 
   it('follows a bridge entity across documents (multi-hop)', async () => {
@@ -158,7 +168,7 @@ describe('agent loop with the offline model', () => {
       const finish = events.at(-1);
       assert.ok(finish?.type === 'run-finish' && finish.finishReason === 'no-evidence');
     } finally {
-      empty.close();
+      await empty.close();
       temp.cleanup();
     }
   });
@@ -168,6 +178,8 @@ describe('agent loop with the offline model', () => {
     controller.abort();
     const { result, events } = await ask('When was Halvorsen Instruments founded?', { signal: controller.signal });
     assert.equal(result.finishReason, 'aborted');
+    assert.deepEqual(result.error, { code: 'aborted', message: 'the run was aborted' });
+    assert.doesNotMatch(result.answer, /not found/i, 'an aborted run is not a run that found nothing');
     assert.equal(events.at(-1)!.type, 'run-finish');
   });
 

@@ -1,3 +1,5 @@
+import type { IndexIdentity } from '../store/types.ts';
+
 /**
  * The one event stream of an agent run. The CLI, the JSONL trace, SSE, the web page and MCP all
  * consume these; `run-finish` is always the last event and always carries a finish reason.
@@ -43,8 +45,11 @@ export interface Citation {
 }
 
 export type AgentEvent =
-  /** `textTools`: the model used the text tool protocol (what a replay must use too). */
-  | { type: 'run-start'; runId: string; question: string; mode: string; model: string; textTools: boolean; time: string }
+  /**
+   * `textTools`: the model used the text tool protocol (what a replay must use too); `index`: which
+   * index, at which generation, the run read (replay refuses another).
+   */
+  | { type: 'run-start'; runId: string; question: string; mode: string; model: string; textTools: boolean; time: string; index?: IndexIdentity; maxSteps?: number }
   | { type: 'step-start'; step: number }
   | { type: 'thinking-delta'; step: number; delta: string }
   | { type: 'text-delta'; step: number; delta: string }

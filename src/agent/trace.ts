@@ -6,7 +6,7 @@ import type {
   LanguageModelV3GenerateResult,
 } from '@ai-sdk/provider';
 import { DossierError } from '../errors/index.ts';
-import { streamResult } from '../models/stream-result.ts';
+import { streamResult } from '../providers/stream-result.ts';
 import type { AgentEvent, ToolCallRecord, Usage } from './events.ts';
 
 /**
@@ -18,9 +18,12 @@ export class TraceWriter {
     writeFileSync(path, '');
   }
 
+  /** Appends synchronously: a run that crashes keeps every event before the crash. */
   write(event: AgentEvent): void {
     appendFileSync(this.path, `${JSON.stringify({ time: new Date().toISOString(), ...event })}\n`);
   }
+
+  async close(): Promise<void> {}
 }
 
 export type TracedEvent = AgentEvent & { time: string };
@@ -32,16 +35,15 @@ export function readTrace(path: string): TracedEvent[] {
   } catch {
     throw new DossierError('bad-input', `trace file not found: ${path}`);
   }
-  return text
-    .split('\n')
-    .filter((line) => line.trim())
-    .map((line, i) => {
-      try {
-        return JSON.parse(line) as TracedEvent;
-      } catch {
-        throw new DossierError('bad-input', `trace ${path} line ${i + 1} is not JSON`);
-      }
-    });
+  const lines = text.split('\n').filter((line) => line.trim());
+  return lines.map((line, i) => {
+    try {
+      return JSON.parse(line) as TracedEvent;
+    } catch {
+      const cut = i === lines.length - 1 && !text.endsWith('\n');
+      throw new DossierError('bad-input', cut ? `trace ${path} is truncated: its last line is cut off` : `trace ${path} line ${i + 1} is not JSON`);
+    }
+  });
 }
 
 /** A model that answers with the turns recorded in a trace, in order. */

@@ -9,12 +9,12 @@ import {
   serverError,
   startOpenAIServer,
   type OpenAIServer,
-} from '../../test/protocol-server/openai.ts';
+} from '../testing/protocol-server/openai.ts';
 import { DossierError } from '../errors/index.ts';
 import { AiSdkEmbedder, parseRetryAfter, type AiSdkEmbedderOptions } from './ai-sdk-embedder.ts';
 import { embedderContract } from './contract.ts';
 import { l2normalize } from './embedder.ts';
-import { resolveEmbedder } from './resolve.ts';
+import { resolveEmbedder } from '../providers/index.ts';
 
 // Short backoffs keep the retry tests fast; the policy is the same as in production.
 const FAST: AiSdkEmbedderOptions = { initialBackoffMs: 1, maxBackoffMs: 20, timeoutMs: 2_000 };
@@ -239,14 +239,14 @@ describe('resolveEmbedder', () => {
     DossierError.isInstance(error) && error.code === 'config' && message.test(error.message);
 
   test('rejects unknown providers, missing models and missing settings', async () => {
-    await assert.rejects(resolveEmbedder('cohere:embed-v3', {}), configError(/unknown embedder provider "cohere"/));
-    await assert.rejects(resolveEmbedder('openai', {}), configError(/names no model/));
-    await assert.rejects(resolveEmbedder('openai:text-embedding-3-small', {}), configError(/OPENAI_API_KEY is not set/));
-    await assert.rejects(resolveEmbedder('openai-compatible:bge', {}), configError(/DOSSIER_BASE_URL is not set/));
+    await assert.rejects(resolveEmbedder('cohere:embed-v3', { env: {} }), configError(/unknown embedder provider "cohere"/));
+    await assert.rejects(resolveEmbedder('openai', { env: {} }), configError(/names no model/));
+    await assert.rejects(resolveEmbedder('openai:text-embedding-3-small', { env: {} }), configError(/OPENAI_API_KEY is not set/));
+    await assert.rejects(resolveEmbedder('openai-compatible:bge', { env: {} }), configError(/DOSSIER_BASE_URL is not set/));
   });
 
   test('openai:<model> uses OPENAI_API_KEY and OPENAI_BASE_URL', async () => {
-    const embedder = await resolveEmbedder('openai:my-model', { OPENAI_API_KEY: 'k', OPENAI_BASE_URL: server.baseURL });
+    const embedder = await resolveEmbedder('openai:my-model', { env: { OPENAI_API_KEY: 'k', OPENAI_BASE_URL: server.baseURL } });
     assert.equal(embedder.id, 'openai:my-model');
     assert.equal(embedder.dimensions, 24);
     assert.equal(server.embeddings.requests.at(-1)?.headers.authorization, 'Bearer k');
@@ -254,19 +254,19 @@ describe('resolveEmbedder', () => {
 
   test('known OpenAI models need no probe', async () => {
     const before = server.embeddings.requests.length;
-    const embedder = await resolveEmbedder('openai:text-embedding-3-small', { OPENAI_API_KEY: 'k', OPENAI_BASE_URL: server.baseURL });
+    const embedder = await resolveEmbedder('openai:text-embedding-3-small', { env: { OPENAI_API_KEY: 'k', OPENAI_BASE_URL: server.baseURL } });
     assert.equal(embedder.dimensions, 1536);
     assert.equal(server.embeddings.requests.length, before);
   });
 
   test('ollama:<model> keeps colons in the model name and uses OLLAMA_BASE_URL', async () => {
-    const embedder = await resolveEmbedder('ollama:nomic-embed-text:latest', { OLLAMA_BASE_URL: server.baseURL });
+    const embedder = await resolveEmbedder('ollama:nomic-embed-text:latest', { env: { OLLAMA_BASE_URL: server.baseURL } });
     assert.equal(embedder.id, 'ollama:nomic-embed-text:latest');
     assert.equal((server.embeddings.requests.at(-1)?.body as { model: string }).model, 'nomic-embed-text:latest');
   });
 
   test('openai-compatible:<model> uses DOSSIER_BASE_URL and DOSSIER_API_KEY', async () => {
-    const embedder = await resolveEmbedder('openai-compatible:bge', { DOSSIER_BASE_URL: server.baseURL, DOSSIER_API_KEY: 'dk' });
+    const embedder = await resolveEmbedder('openai-compatible:bge', { env: { DOSSIER_BASE_URL: server.baseURL, DOSSIER_API_KEY: 'dk' } });
     assert.equal(embedder.id, 'openai-compatible:bge');
     assert.equal(server.embeddings.requests.at(-1)?.headers.authorization, 'Bearer dk');
   });

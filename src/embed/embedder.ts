@@ -10,6 +10,23 @@ export interface Embedder {
   embed(texts: string[], options?: { signal?: AbortSignal }): Promise<Float32Array[]>;
   /** Embeds a search query; may differ from `embed` (asymmetric models, query-side weighting). */
   embedQuery(text: string, options?: { signal?: AbortSignal }): Promise<Float32Array>;
+
+  // Optional capabilities: callers test for them instead of checking concrete classes.
+  /** Takes the index's term statistics for query-side weighting (IDF). */
+  useFrequencies?(source: FrequencySource | undefined): void;
+  /** Embeds already-tokenized, stemmed terms synchronously: the ingest hot path skips a second tokenization. */
+  embedTerms?(terms: readonly string[]): Float32Array;
+  /** How a worker thread builds an identical embedder, so ingestion embeds off the main thread. */
+  readonly workerRecipe?: EmbedderRecipe;
+}
+
+/** Index-wide document frequencies of terms (Store.documentFrequencies). */
+export type FrequencySource = (terms: readonly string[]) => Promise<{ chunks: number; frequencies: Map<string, number> }>;
+
+/** A serialisable description of an in-process embedder (see `Embedder.workerRecipe`). */
+export interface EmbedderRecipe {
+  kind: 'offline-hashed';
+  options: Record<string, unknown>;
 }
 
 export function l2normalize(vector: Float32Array): Float32Array {

@@ -13,7 +13,19 @@ export type ErrorCode =
   | 'embedder-mismatch'
   | 'not-found'
   | 'store-failed'
+  /** The file is a SQLite database that Dossier did not make. */
+  | 'not-an-index'
+  /** The index was made by an older Dossier and a read-only command cannot upgrade it. */
+  | 'needs-migration'
+  /** A write on a store opened for reading. */
+  | 'read-only'
   | 'remote-failed'
+  /** The model or embedder server could not be reached (connection refused, DNS). */
+  | 'remote-unreachable'
+  /** The server refused the credentials (401/403); not retried. */
+  | 'remote-auth'
+  | 'remote-timeout'
+  | 'aborted'
   | 'config';
 
 export class DossierError extends Error {

@@ -73,7 +73,7 @@ export async function evaluateBeir(
   options: { name: string; split: string; mode: SearchMode; hybrid?: Partial<HybridWeights>; onProgress?: (done: number, total: number) => void },
 ): Promise<BeirResult> {
   const beirIdOf = new Map<number, string>();
-  for (const document of dossier.store.listDocuments({ collections: '*' })) {
+  for (const document of await dossier.store.listDocuments({ collections: '*' })) {
     if (document.source.startsWith('beir:')) beirIdOf.set(document.id, document.source.slice(5));
   }
   const ndcg: number[] = [];

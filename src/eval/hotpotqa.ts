@@ -1,8 +1,9 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { DossierError } from '../errors/index.ts';
 import type { Dossier } from '../dossier.ts';
-import { runAgent } from '../agent/loop.ts';
-import type { ResolvedModel } from '../models/resolve.ts';
+import { runAgent } from '../agent/run-agent.ts';
+import type { ResolvedModel } from '../providers/index.ts';
+import { rankHotpotEvidence } from './hotpot-ranking.ts';
 import { mean } from './metrics.ts';
 
 /**
@@ -143,7 +144,8 @@ export async function evaluateHotpot(
     single.r5.push(recallAt(singleTitles, item.supportingTitles, 5));
 
     const result = await runAgent({ dossier, question: item.question, model, scope, ledger: { maxDistinct: MAX_PARAGRAPHS_READ, capacity: MAX_PARAGRAPHS_READ } });
-    const agentTitles = distinct(result.evidence.map((entry) => titleOf(entry.chunk.source)));
+    const ranked = await rankHotpotEvidence(dossier, item.question, result);
+    const agentTitles = distinct(ranked.map((entry) => titleOf(entry.chunk.source)));
     agent.r2.push(recallAt(agentTitles, item.supportingTitles, 2));
     agent.r5.push(recallAt(agentTitles, item.supportingTitles, 5));
     agent.all.push(recallAt(agentTitles, item.supportingTitles, MAX_PARAGRAPHS_READ));

@@ -3,8 +3,8 @@ import { basename, join } from 'node:path';
 import { DossierError } from '../errors/index.ts';
 import type { Dossier } from '../dossier.ts';
 import type { AgentEvent } from '../agent/events.ts';
-import { runAgent, type AgentResult } from '../agent/loop.ts';
-import type { ResolvedModel } from '../models/resolve.ts';
+import { runAgent, type AgentResult } from '../agent/run-agent.ts';
+import type { ResolvedModel } from '../providers/index.ts';
 import { mean } from './metrics.ts';
 
 /**

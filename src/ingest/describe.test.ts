@@ -132,18 +132,18 @@ describe('descriptions at ingest', () => {
     try {
       const pipeline = new IngestPipeline(store, new HashedEmbedder(), tokenizer);
       const extractive = await pipeline.ingestRecord(record('a.md'));
-      const described = store.getDocument(ALL, extractive.id)!.description;
+      const described = (await store.getDocument(ALL, extractive.id))!.description;
       assert.match(described, /^Coral Reef Survey 2023\. Sections: Methods; Findings; Outlook\. /);
-      assert.deepEqual(store.searchDescriptions(ALL, tokenizer.terms('bleached corals'), { k: 5 }).map((h) => h.documentId), [extractive.id]);
+      assert.deepEqual((await store.searchDescriptions(ALL, tokenizer.terms('bleached corals'), { k: 5 })).map((h) => h.documentId), [extractive.id]);
 
       const model = await pipeline.ingestRecord(record('b.md'), { describer: modelDescriber(async () => 'A survey of dying reefs.') });
-      assert.equal(store.getDocument(ALL, model.id)!.description, 'A survey of dying reefs.');
-      assert.equal(store.searchDescriptions(ALL, tokenizer.terms('dying'), { k: 5 })[0].documentId, model.id);
+      assert.equal((await store.getDocument(ALL, model.id))!.description, 'A survey of dying reefs.');
+      assert.equal((await store.searchDescriptions(ALL, tokenizer.terms('dying'), { k: 5 }))[0].documentId, model.id);
 
       const failing = await pipeline.ingestRecord(record('c.md'), { describer: modelDescriber(async () => { throw new Error('timeout'); }) });
-      assert.equal(store.getDocument(ALL, failing.id)!.description, described);
+      assert.equal((await store.getDocument(ALL, failing.id))!.description, described);
     } finally {
-      store.close();
+      await store.close();
       cleanup();
     }
   });

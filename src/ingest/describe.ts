@@ -1,3 +1,4 @@
+import { oneLine } from '../errors/index.ts';
 import { Tokenizer } from '../text/tokenize.ts';
 import type { Block } from './types.ts';
 
@@ -19,7 +20,17 @@ export interface DescribeInput {
   termCounts?: ReadonlyMap<string, number>;
 }
 
-export type Describer = (input: DescribeInput) => Promise<string>;
+export type Describer = ((input: DescribeInput) => Promise<string>) & {
+  /** How many descriptions the model wrote and how many fell back to the extractive one (first reason given). */
+  tally?: DescriberTally;
+};
+
+export interface DescriberTally {
+  written: number;
+  fallbacks: number;
+  /** Why the first fallback happened (one line). */
+  reason?: string;
+}
 
 /** Upper bound of a description, in whitespace-separated words. */
 export const DESCRIPTION_MAX_WORDS = 120;
@@ -207,17 +218,28 @@ export function descriptionPrompt(input: DescribeInput, maxChars = 6000): string
  */
 export function modelDescriber(generate: (prompt: string) => Promise<string>, options: { tokenizer?: Tokenizer } = {}): Describer {
   let tokenizer = options.tokenizer;
-  return async (input) => {
+  const tally: DescriberTally = { written: 0, fallbacks: 0 };
+  const fallBack = (reason: string) => {
+    tally.fallbacks++;
+    tally.reason ??= reason;
+  };
+  const describe: Describer = async (input) => {
     try {
       const reply = clean((await generate(descriptionPrompt(input))).replace(/^\s*(?:description|summary)\s*:\s*/i, '')).replace(/^["“]|["”]$/g, '');
       const capped = capAtSentence(reply, DESCRIPTION_MAX_WORDS);
-      if (capped) return capped;
-    } catch {
-      // fall through to the extractive description
+      if (capped) {
+        tally.written++;
+        return capped;
+      }
+      fallBack('the model replied with an empty description');
+    } catch (error) {
+      fallBack(oneLine(error));
     }
     tokenizer ??= new Tokenizer();
     return describeDocument(input, tokenizer);
   };
+  describe.tally = tally;
+  return describe;
 }
 
 /** Longest prefix of whole sentences within `maxWords`; a single oversized sentence is cut at a word. */

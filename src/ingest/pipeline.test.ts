@@ -41,14 +41,14 @@ describe('ingest pipeline', () => {
       const careHit = (await dossier.search({ query: 'leaves', mode: 'fulltext' }))[0];
       assert.deepEqual(careHit.headingPath, ['Guide', 'Care']);
 
-      assert.equal(dossier.deleteDocument(echidna[0].documentId), true);
+      assert.equal(await dossier.deleteDocument(echidna[0].documentId), true);
       const after = store.rowCounts();
       assert.equal(after.documents, 2);
       assert.equal(after.chunks, after.vectors);
       assert.equal(after.chunks, after.fullText);
       assert.equal((await dossier.search({ query: 'echidna', mode: 'fulltext' })).length, 0);
       assert.ok((await dossier.search({ query: 'echidna', mode: 'vector' })).every((hit) => hit.documentId !== echidna[0].documentId));
-      dossier.close();
+      await dossier.close();
     } finally {
       cleanup();
     }
@@ -69,7 +69,7 @@ describe('ingest pipeline', () => {
       for (const reason of reasons.values()) assert.doesNotMatch(reason, /\n/);
       assert.match(reasons.get('blob.bin')!, /unsupported format/);
       assert.match(reasons.get('missing.md')!, /no such file/);
-      dossier.close();
+      await dossier.close();
     } finally {
       cleanup();
     }
@@ -105,13 +105,13 @@ describe('ingest pipeline', () => {
         const phrase = distinctivePhrase(expectedText);
         const hits = await dossier.search({ query: phrase, mode: 'fulltext', k: 5 });
         assert.ok(hits.some((hit) => basename(hit.source) === file), `"${phrase}" should be found in ${file}`);
-        const text = dossier.store.getDocumentText(ALL, hits.find((hit) => basename(hit.source) === file)!.documentId)!;
+        const text = (await dossier.store.getDocumentText(ALL, hits.find((hit) => basename(hit.source) === file)!.documentId))!;
         const expectedWords = new Set(words(expectedText));
         const extracted = new Set(words(text));
         const covered = [...expectedWords].filter((w) => extracted.has(w)).length / expectedWords.size;
         assert.ok(covered > 0.8, `${file}: ${(covered * 100).toFixed(0)}% of the expected words were extracted`);
       }
-      dossier.close();
+      await dossier.close();
     } finally {
       cleanup();
     }

@@ -1,13 +1,12 @@
 import { readFile, readdir, stat } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { join, resolve, sep } from 'node:path';
 import { glob } from 'tinyglobby';
 import { oneLine } from '../errors/index.ts';
 import type { Embedder } from '../embed/embedder.ts';
-import { HashedEmbedder } from '../embed/hashed/hashed-embedder.ts';
 import type { Store, UpsertStatus } from '../store/types.ts';
 import type { Tokenizer } from '../text/tokenize.ts';
 import type { ChunkOptions } from './chunk.ts';
-import type { Describer } from './describe.ts';
+import type { Describer, DescriberTally } from './describe.ts';
 import { prepareFile, prepareRecord, sha256, type DocumentRecord, type PrepareSettings, type PreparedDocument } from './prepare.ts';
 import { PreparePool } from './worker-pool.ts';
 
@@ -33,6 +32,13 @@ export interface IngestOptions {
    * `modelDescriber` when a model is configured). Runs in the main thread, document by document.
    */
   describer?: Describer;
+  /** Merged into every document's metadata (`--metadata k=v`). */
+  metadata?: Record<string, unknown>;
+  /**
+   * Also remove documents of the collection whose files are gone: under a folder that was ingested,
+   * or a named file that no longer exists (`--sync`).
+   */
+  sync?: boolean;
 }
 
 export interface IngestReport {
@@ -43,10 +49,14 @@ export interface IngestReport {
   /** Files whose content was already in the index unchanged. */
   skipped: number;
   failed: { path: string; error: string }[];
+  /** Documents removed by `sync` because their files are gone. */
+  removed: number;
   /** Documents and chunks written this run. */
   documents: number;
   chunks: number;
   seconds: number;
+  /** With a model describer: descriptions it wrote, and how many fell back to the extractive one and why. */
+  descriptions?: DescriberTally;
 }
 
 const SKIPPED_DIRECTORIES = new Set(['node_modules', '.git', '.svn', '.hg']);
@@ -62,7 +72,7 @@ export class IngestPipeline {
   private settings(chunking?: ChunkOptions): PrepareSettings {
     return {
       language: this.tokenizer.language,
-      ...(this.embedder instanceof HashedEmbedder ? { hashed: this.embedder.options } : {}),
+      ...(this.embedder.workerRecipe ? { embedder: this.embedder.workerRecipe } : {}),
       ...(chunking ? { chunking } : {}),
     };
   }
@@ -74,9 +84,10 @@ export class IngestPipeline {
    */
   async ingestPaths(inputs: readonly string[], options: IngestOptions = {}): Promise<IngestReport> {
     const started = performance.now();
-    const report: IngestReport = { ingested: 0, updated: 0, skipped: 0, failed: [], documents: 0, chunks: 0, seconds: 0 };
+    const report: IngestReport = { ingested: 0, updated: 0, skipped: 0, failed: [], removed: 0, documents: 0, chunks: 0, seconds: 0 };
     const excluded = new Set(options.exclude ?? []);
-    const files = (await expandInputs(inputs, report.failed)).filter((file) => !excluded.has(file));
+    const gone: string[] = [];
+    const files = (await expandInputs(inputs, report.failed, options.sync ? gone : undefined)).filter((file) => !excluded.has(file));
     const collection = options.collection ?? 'default';
     const settings = this.settings(options.chunking);
     const workers = options.workers ?? (files.length >= WORKER_THRESHOLD ? undefined : 0);
@@ -87,8 +98,8 @@ export class IngestPipeline {
     const prepare = async (path: string): Promise<PreparedDocument | 'unchanged'> => {
       const bytes = await readFile(path);
       const contentHash = sha256(bytes);
-      if (this.store.contentHashOf(collection, path) === contentHash) return 'unchanged';
-      const task = { path, bytes: new Uint8Array(bytes), contentHash, settings };
+      if ((await this.store.contentHashOf(collection, path)) === contentHash) return 'unchanged';
+      const task = { path, bytes: new Uint8Array(bytes), contentHash, settings, metadata: options.metadata };
       return pool ? pool.prepare(task) : prepareFile(task, local);
     };
 
@@ -118,8 +129,24 @@ export class IngestPipeline {
       await pool?.close();
     }
     options.onProgress?.({ done: files.length, total: files.length, path: '' });
+    if (options.sync) report.removed = await this.removeMissing(collection, inputs, new Set(files), gone);
+    if (options.describer?.tally) report.descriptions = { ...options.describer.tally };
     report.seconds = round((performance.now() - started) / 1000);
     return report;
+  }
+
+  /** Deletes documents of the collection whose file is gone: under an ingested folder, or named and missing. */
+  private async removeMissing(collection: string, inputs: readonly string[], present: ReadonlySet<string>, gone: readonly string[]): Promise<number> {
+    const folders: string[] = [];
+    for (const input of inputs) if ((await stat(input).catch(() => undefined))?.isDirectory()) folders.push(resolve(input) + sep);
+    const scope = { collections: [collection] };
+    let removed = 0;
+    for (const document of await this.store.listDocuments(scope)) {
+      const underFolder = folders.some((folder) => document.source.startsWith(folder));
+      if (present.has(document.source) || !(underFolder || gone.includes(document.source))) continue;
+      if (await this.store.deleteDocument(scope, document.id)) removed++;
+    }
+    return removed;
   }
 
   /** Chunk, index and embed one parsed document in a single store transaction. */
@@ -127,14 +154,13 @@ export class IngestPipeline {
     record: DocumentRecord,
     options: { collection?: string; chunking?: ChunkOptions; describer?: Describer } = {},
   ): Promise<{ status: UpsertStatus; chunks: number; id: number }> {
-    const hashed = this.embedder instanceof HashedEmbedder ? this.embedder : undefined;
-    return this.commit(prepareRecord(record, this.tokenizer, hashed, options.chunking), options.collection ?? 'default', options.describer);
+    return this.commit(prepareRecord(record, this.tokenizer, this.embedder.embedTerms ? this.embedder : undefined, options.chunking), options.collection ?? 'default', options.describer);
   }
 
   private async commit(prepared: PreparedDocument, collection: string, describer?: Describer): Promise<{ status: UpsertStatus; chunks: number; id: number }> {
     const vectors = prepared.vectors ?? (await this.embedder.embed(prepared.embedTexts));
     let { description, descriptionTerms } = prepared;
-    if (describer && this.store.contentHashOf(collection, prepared.source) !== prepared.contentHash) {
+    if (describer && (await this.store.contentHashOf(collection, prepared.source)) !== prepared.contentHash) {
       // Only for documents that will be written: a model call per unchanged document would be waste.
       // A describer that fails leaves the extractive description: a description never fails a file.
       const written = await describer({ title: prepared.title, text: prepared.text, headings: prepared.headings }).catch(() => '');
@@ -143,8 +169,8 @@ export class IngestPipeline {
         descriptionTerms = this.tokenizer.terms(description).join(' ');
       }
     }
-    this.store.assertEmbedder({ embedderId: this.embedder.id, dimensions: this.embedder.dimensions });
-    const result = this.store.upsertDocument(
+    await this.store.assertEmbedder({ embedderId: this.embedder.id, dimensions: this.embedder.dimensions });
+    const result = await this.store.upsertDocument(
       {
         collection,
         source: prepared.source,
@@ -180,8 +206,11 @@ function round(value: number): number {
   return Math.round(value * 1000) / 1000;
 }
 
-/** Files named, files under folders named (recursively, sorted), and glob matches; missing inputs become failures. */
-export async function expandInputs(inputs: readonly string[], failed: { path: string; error: string }[]): Promise<string[]> {
+/**
+ * Files named, files under folders named (recursively, sorted), and glob matches; missing inputs
+ * become failures, or, when `gone` is given (sync), are collected there instead.
+ */
+export async function expandInputs(inputs: readonly string[], failed: { path: string; error: string }[], gone?: string[]): Promise<string[]> {
   const files = new Set<string>();
   for (const input of inputs) {
     const info = await stat(input).catch(() => undefined);
@@ -191,7 +220,8 @@ export async function expandInputs(inputs: readonly string[], failed: { path: st
       const matches = await glob(input, { absolute: true, onlyFiles: true, dot: false });
       if (matches.length === 0) failed.push({ path: input, error: 'no files match this pattern' });
       for (const match of matches.sort()) files.add(resolve(match));
-    } else failed.push({ path: input, error: 'no such file or directory' });
+    } else if (gone) gone.push(resolve(input));
+    else failed.push({ path: input, error: 'no such file or directory' });
   }
   return [...files];
 }

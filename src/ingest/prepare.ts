@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { DossierError } from '../errors/index.ts';
-import { HashedEmbedder, type HashedEmbedderOptions } from '../embed/hashed/hashed-embedder.ts';
+import type { EmbedderRecipe } from '../embed/embedder.ts';
+import { HashedEmbedder } from '../embed/hashed/hashed-embedder.ts';
 import type { ChunkInput } from '../store/types.ts';
 import { Tokenizer } from '../text/tokenize.ts';
 import { chunkBlocks, type ChunkOptions } from './chunk.ts';
@@ -50,7 +51,8 @@ export function sha256(bytes: Uint8Array | string): string {
 export function prepareRecord(
   record: DocumentRecord,
   tokenizer: Tokenizer,
-  embedder: HashedEmbedder | undefined,
+  /** An embedder with the `embedTerms` capability embeds here, from the terms just made; others embed later. */
+  embedder: { embedTerms?(terms: readonly string[]): Float32Array } | undefined,
   chunking?: ChunkOptions,
 ): PreparedDocument {
   const { text, chunks } = chunkBlocks(record.blocks, chunking);
@@ -66,7 +68,7 @@ export function prepareRecord(
     const terms = tokenizer.terms(chunk.text);
     countTerms(terms, termCounts);
     const titleTermList = headingTerms.length ? [...titleTerms, ...headingTerms] : titleTerms;
-    if (embedder) vectors.push(embedder.embedTerms(titleTermList.length ? [...titleTermList, ...terms] : terms));
+    if (embedder?.embedTerms) vectors.push(embedder.embedTerms(titleTermList.length ? [...titleTermList, ...terms] : terms));
     inputs.push({
       ordinal: chunk.ordinal,
       text: chunk.text,
@@ -103,7 +105,8 @@ export function prepareRecord(
 /** What a worker needs to rebuild the same tokenizer and offline embedder as the main thread. */
 export interface PrepareSettings {
   language: string;
-  hashed?: HashedEmbedderOptions;
+  /** The embedder's worker recipe, when it can run in a worker. */
+  embedder?: EmbedderRecipe;
   chunking?: ChunkOptions;
 }
 
@@ -112,6 +115,8 @@ export interface PrepareFileTask {
   bytes: Uint8Array;
   contentHash: string;
   settings: PrepareSettings;
+  /** The caller's metadata, over what the parser found. */
+  metadata?: Record<string, unknown>;
 }
 
 /** Parse + prepare one file; used by the worker and by the in-thread fallback alike. */
@@ -121,11 +126,11 @@ export async function prepareFile(task: PrepareFileTask, cache: { tokenizer?: To
   if (cache.key !== key) {
     cache.key = key;
     cache.tokenizer = new Tokenizer({ language: task.settings.language });
-    cache.embedder = task.settings.hashed ? new HashedEmbedder(task.settings.hashed) : undefined;
+    cache.embedder = task.settings.embedder?.kind === 'offline-hashed' ? new HashedEmbedder(task.settings.embedder.options) : undefined;
   }
   const parsed = await parseDocument({ path: task.path, bytes: task.bytes });
   return prepareRecord(
-    { source: task.path, title: parsed.title, mediaType: parsed.mediaType, blocks: parsed.blocks, metadata: parsed.metadata, contentHash: task.contentHash, bytes: task.bytes.length },
+    { source: task.path, title: parsed.title, mediaType: parsed.mediaType, blocks: parsed.blocks, metadata: { ...parsed.metadata, ...task.metadata }, contentHash: task.contentHash, bytes: task.bytes.length },
     cache.tokenizer!,
     cache.embedder,
     task.settings.chunking,

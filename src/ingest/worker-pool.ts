@@ -3,6 +3,10 @@ import { Worker } from 'node:worker_threads';
 import { DossierError, type ErrorCode } from '../errors/index.ts';
 import type { PreparedDocument, PrepareFileTask } from './prepare.ts';
 
+// Built code runs the built .js worker, so the published package needs no TypeScript loader; from
+// sources a small shim registers tsx inside the worker first (workers do not inherit the loader).
+const WORKER_URL = new URL(import.meta.url.endsWith('.ts') ? './prepare-worker-dev.mjs' : './prepare-worker-main.js', import.meta.url);
+
 type Reply = { id: number; ok: true; prepared: PreparedDocument } | { id: number; ok: false; code: ErrorCode; error: string };
 
 /**
@@ -18,7 +22,7 @@ export class PreparePool {
   constructor(readonly size = Math.max(1, Math.min(4, availableParallelism()))) {}
 
   private spawn(): Worker {
-    const worker = new Worker(new URL('./prepare-worker.mjs', import.meta.url));
+    const worker = new Worker(WORKER_URL);
     this.workers.add(worker);
     return worker;
   }

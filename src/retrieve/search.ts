@@ -70,14 +70,14 @@ export class Retriever {
     const depth = mode === 'hybrid' ? Math.max(k, weights.depth) : k;
     const fullText = () => this.store.searchFullText(request.scope, this.tokenizer.terms(query), { k: depth, filter: request.filter });
     const vector = async (feedback: readonly ScoredChunkId[] = []) => {
-      this.store.assertEmbedder({ embedderId: this.embedder.id, dimensions: this.embedder.dimensions });
+      await this.store.assertEmbedder({ embedderId: this.embedder.id, dimensions: this.embedder.dimensions });
       let queryVector = await this.embedder.embedQuery(query);
-      if (feedback.length > 0 && weights.feedbackWeight > 0) queryVector = this.withFeedback(request.scope, queryVector, feedback, weights.feedbackWeight);
+      if (feedback.length > 0 && weights.feedbackWeight > 0) queryVector = await this.withFeedback(request.scope, queryVector, feedback, weights.feedbackWeight);
       return this.store.searchVector(request.scope, queryVector, { k: depth, filter: request.filter });
     };
     if (mode === 'fulltext') return fullText();
     if (mode === 'vector') return vector();
-    const lexical = fullText();
+    const lexical = await fullText();
     const fused = reciprocalRankFusion(
       [
         { items: lexical, weight: weights.fullText },
@@ -90,8 +90,8 @@ export class Retriever {
   }
 
   /** Rocchio-style feedback: query + weight × centroid of the feedback chunks' vectors, renormalised. */
-  private withFeedback(scope: Scope, query: Float32Array, feedback: readonly ScoredChunkId[], weight: number): Float32Array {
-    const vectors = [...this.store.getVectors(scope, feedback.map((hit) => hit.chunkId)).values()];
+  private async withFeedback(scope: Scope, query: Float32Array, feedback: readonly ScoredChunkId[], weight: number): Promise<Float32Array> {
+    const vectors = [...(await this.store.getVectors(scope, feedback.map((hit) => hit.chunkId))).values()];
     if (vectors.length === 0) return query;
     const out = Float32Array.from(query);
     for (const vector of vectors) for (let i = 0; i < out.length; i++) out[i] += (weight * vector[i]) / vectors.length;
@@ -101,7 +101,7 @@ export class Retriever {
   /** Ranked stored chunks with their scores: what the agent's ledger takes. */
   async searchChunks(request: SearchRequest): Promise<{ chunk: StoredChunk; score: number }[]> {
     const ranked = await this.rank(request);
-    const chunks = new Map(this.store.getChunks(request.scope, ranked.map((hit) => hit.chunkId)).map((chunk) => [chunk.id, chunk]));
+    const chunks = new Map((await this.store.getChunks(request.scope, ranked.map((hit) => hit.chunkId))).map((chunk) => [chunk.id, chunk]));
     return ranked.flatMap((hit) => {
       const chunk = chunks.get(hit.chunkId);
       return chunk ? [{ chunk, score: hit.score }] : [];

@@ -42,7 +42,7 @@ export function storeContract(name: string, make: () => Promise<{ store: Store; 
 
   async function withStore(test: (store: Store) => Promise<void> | void): Promise<void> {
     const { store, cleanup } = await make();
-    store.assertEmbedder({ embedderId: 'test-embedder', dimensions: DIMS });
+    await store.assertEmbedder({ embedderId: 'test-embedder', dimensions: DIMS });
     try {
       await test(store);
     } finally {
@@ -52,197 +52,197 @@ export function storeContract(name: string, make: () => Promise<{ store: Store; 
 
   describe(`Store contract: ${name}`, () => {
     it('inserts a document and reads back its chunks in the order asked', () =>
-      withStore((store) => {
-        const { id, status } = store.upsertDocument(doc('a.txt'), [chunk(0, 'alpha beta'), chunk(1, 'gamma delta')], [unit(0), unit(1)]);
+      withStore(async (store) => {
+        const { id, status } = await store.upsertDocument(doc('a.txt'), [chunk(0, 'alpha beta'), chunk(1, 'gamma delta')], [unit(0), unit(1)]);
         assert.equal(status, 'inserted');
-        const document = store.getDocument(ALL, id);
+        const document = await store.getDocument(ALL, id);
         assert.equal(document?.title, 'Title of a.txt');
         assert.equal(document?.chunkCount, 2);
-        const hits = store.searchFullText(ALL, ['gamma'], { k: 5 });
+        const hits = await store.searchFullText(ALL, ['gamma'], { k: 5 });
         assert.equal(hits.length, 1);
         assert.equal(hits[0].documentId, id);
-        const ids = [hits[0].chunkId, ...store.searchFullText(ALL, ['alpha'], { k: 5 }).map((h) => h.chunkId)];
-        assert.deepEqual(store.getChunks(ALL, ids).map((c) => c.text), ['gamma delta', 'alpha beta']);
-        assert.deepEqual(store.getChunkRange(ALL, id, 0, 1).map((c) => c.ordinal), [0, 1]);
-        assert.deepEqual(store.getChunks(ALL, ids)[0].headingPath, ['Intro']);
+        const ids = [hits[0].chunkId, ...(await store.searchFullText(ALL, ['alpha'], { k: 5 })).map((h) => h.chunkId)];
+        assert.deepEqual((await store.getChunks(ALL, ids)).map((c) => c.text), ['gamma delta', 'alpha beta']);
+        assert.deepEqual((await store.getChunkRange(ALL, id, 0, 1)).map((c) => c.ordinal), [0, 1]);
+        assert.deepEqual((await store.getChunks(ALL, ids))[0].headingPath, ['Intro']);
       }));
 
     it('is idempotent by content hash and replaces a changed document in place', () =>
-      withStore((store) => {
-        const first = store.upsertDocument(doc('a.txt'), [chunk(0, 'oldterm')], [unit(0)]);
-        const again = store.upsertDocument(doc('a.txt'), [chunk(0, 'oldterm')], [unit(0)]);
+      withStore(async (store) => {
+        const first = await store.upsertDocument(doc('a.txt'), [chunk(0, 'oldterm')], [unit(0)]);
+        const again = await store.upsertDocument(doc('a.txt'), [chunk(0, 'oldterm')], [unit(0)]);
         assert.equal(again.status, 'unchanged');
         assert.equal(again.id, first.id);
-        const oldChunk = store.searchFullText(ALL, ['oldterm'], { k: 5 })[0].chunkId;
-        const changed = store.upsertDocument(doc('a.txt', { contentHash: 'hash-2' }), [chunk(0, 'newterm'), chunk(1, 'newterm more')], [unit(2), unit(3)]);
+        const oldChunk = (await store.searchFullText(ALL, ['oldterm'], { k: 5 }))[0].chunkId;
+        const changed = await store.upsertDocument(doc('a.txt', { contentHash: 'hash-2' }), [chunk(0, 'newterm'), chunk(1, 'newterm more')], [unit(2), unit(3)]);
         assert.equal(changed.status, 'updated');
         assert.equal(changed.id, first.id);
-        assert.deepEqual(store.searchFullText(ALL, ['oldterm'], { k: 5 }), []);
-        assert.equal(store.searchFullText(ALL, ['newterm'], { k: 5 }).length, 2);
-        assert.deepEqual(store.getChunks(ALL, [oldChunk]), []);
-        assert.ok(store.searchVector(ALL, unit(0), { k: 5 }).every((hit) => hit.chunkId !== oldChunk));
-        assert.equal(store.contentHashOf('default', 'a.txt'), 'hash-2');
-        assert.equal(store.stats(ALL).documents, 1);
-        assert.equal(store.stats(ALL).chunks, 2);
+        assert.deepEqual(await store.searchFullText(ALL, ['oldterm'], { k: 5 }), []);
+        assert.equal((await store.searchFullText(ALL, ['newterm'], { k: 5 })).length, 2);
+        assert.deepEqual(await store.getChunks(ALL, [oldChunk]), []);
+        assert.ok((await store.searchVector(ALL, unit(0), { k: 5 })).every((hit) => hit.chunkId !== oldChunk));
+        assert.equal(await store.contentHashOf('default', 'a.txt'), 'hash-2');
+        assert.equal((await store.stats(ALL)).documents, 1);
+        assert.equal((await store.stats(ALL)).chunks, 2);
       }));
 
     it('deletes a document with its chunks, vectors and full-text rows', () =>
-      withStore((store) => {
-        const { id } = store.upsertDocument(doc('a.txt'), [chunk(0, 'zebra')], [unit(0)]);
-        const keep = store.upsertDocument(doc('b.txt'), [chunk(0, 'yak')], [unit(1)]);
-        const chunkId = store.searchFullText(ALL, ['zebra'], { k: 1 })[0].chunkId;
-        assert.equal(store.deleteDocument(ALL, id), true);
-        assert.equal(store.deleteDocument(ALL, id), false);
-        assert.equal(store.getDocument(ALL, id), undefined);
-        assert.deepEqual(store.getChunks(ALL, [chunkId]), []);
-        assert.deepEqual(store.searchFullText(ALL, ['zebra'], { k: 5 }), []);
-        assert.deepEqual(store.searchVector(ALL, unit(0), { k: 5 }).map((h) => h.documentId), [keep.id]);
-        assert.equal(store.contentHashOf('default', 'a.txt'), undefined);
-        assert.equal(store.stats(ALL).chunks, 1);
+      withStore(async (store) => {
+        const { id } = await store.upsertDocument(doc('a.txt'), [chunk(0, 'zebra')], [unit(0)]);
+        const keep = await store.upsertDocument(doc('b.txt'), [chunk(0, 'yak')], [unit(1)]);
+        const chunkId = (await store.searchFullText(ALL, ['zebra'], { k: 1 }))[0].chunkId;
+        assert.equal(await store.deleteDocument(ALL, id), true);
+        assert.equal(await store.deleteDocument(ALL, id), false);
+        assert.equal(await store.getDocument(ALL, id), undefined);
+        assert.deepEqual(await store.getChunks(ALL, [chunkId]), []);
+        assert.deepEqual(await store.searchFullText(ALL, ['zebra'], { k: 5 }), []);
+        assert.deepEqual((await store.searchVector(ALL, unit(0), { k: 5 })).map((h) => h.documentId), [keep.id]);
+        assert.equal(await store.contentHashOf('default', 'a.txt'), undefined);
+        assert.equal((await store.stats(ALL)).chunks, 1);
       }));
 
     it('ranks full text by BM25: more occurrences of a rare term rank first', () =>
-      withStore((store) => {
-        store.upsertDocument(doc('one.txt'), [chunk(0, 'rare common common common')], [unit(0)]);
-        const many = store.upsertDocument(doc('two.txt'), [chunk(0, 'rare rare rare common')], [unit(1)]);
-        store.upsertDocument(doc('three.txt'), [chunk(0, 'common words only')], [unit(2)]);
-        for (let i = 0; i < 5; i++) store.upsertDocument(doc(`filler${i}.txt`), [chunk(0, 'unrelated filler text')], [unit(3)]);
-        const hits = store.searchFullText(ALL, ['rare', 'common'], { k: 10 });
+      withStore(async (store) => {
+        await store.upsertDocument(doc('one.txt'), [chunk(0, 'rare common common common')], [unit(0)]);
+        const many = await store.upsertDocument(doc('two.txt'), [chunk(0, 'rare rare rare common')], [unit(1)]);
+        await store.upsertDocument(doc('three.txt'), [chunk(0, 'common words only')], [unit(2)]);
+        for (let i = 0; i < 5; i++) await store.upsertDocument(doc(`filler${i}.txt`), [chunk(0, 'unrelated filler text')], [unit(3)]);
+        const hits = await store.searchFullText(ALL, ['rare', 'common'], { k: 10 });
         assert.equal(hits[0].documentId, many.id);
         assert.equal(hits.length, 3);
         assert.ok(hits[0].score >= hits[1].score && hits[1].score >= hits[2].score, 'scores are higher-is-better and sorted');
       }));
 
     it('ranks vectors by cosine similarity', () =>
-      withStore((store) => {
-        const near = store.upsertDocument(doc('near.txt'), [chunk(0, 'x')], [Float32Array.from([0.9, 0.1, 0, 0, 0, 0, 0, 0.1])]);
-        store.upsertDocument(doc('far.txt'), [chunk(0, 'y')], [unit(4)]);
-        const hits = store.searchVector(ALL, unit(0), { k: 2 });
+      withStore(async (store) => {
+        const near = await store.upsertDocument(doc('near.txt'), [chunk(0, 'x')], [Float32Array.from([0.9, 0.1, 0, 0, 0, 0, 0, 0.1])]);
+        await store.upsertDocument(doc('far.txt'), [chunk(0, 'y')], [unit(4)]);
+        const hits = await store.searchVector(ALL, unit(0), { k: 2 });
         assert.equal(hits[0].documentId, near.id);
         assert.ok(hits[0].score > 0.8 && hits[1].score < 0.1);
       }));
 
     it('never reads outside the scope', () =>
-      withStore((store) => {
-        const secret = store.upsertDocument(doc('s.txt', { collection: 'private' }), [chunk(0, 'secret')], [unit(0)]);
-        store.upsertDocument(doc('p.txt', { collection: 'public' }), [chunk(0, 'public')], [unit(1)]);
+      withStore(async (store) => {
+        const secret = await store.upsertDocument(doc('s.txt', { collection: 'private' }), [chunk(0, 'secret')], [unit(0)]);
+        await store.upsertDocument(doc('p.txt', { collection: 'public' }), [chunk(0, 'public')], [unit(1)]);
         const publicOnly = { collections: ['public'] };
-        const secretChunk = store.searchFullText(ALL, ['secret'], { k: 1 })[0].chunkId;
-        assert.deepEqual(store.searchFullText(publicOnly, ['secret'], { k: 5 }), []);
-        assert.ok(store.searchVector(publicOnly, unit(0), { k: 5 }).every((hit) => hit.documentId !== secret.id));
-        assert.deepEqual(store.getChunks(publicOnly, [secretChunk]), []);
-        assert.equal(store.getDocument(publicOnly, secret.id), undefined);
-        assert.equal(store.getDocumentText(publicOnly, secret.id), undefined);
-        assert.equal(store.deleteDocument(publicOnly, secret.id), false);
-        assert.deepEqual(store.listDocuments(publicOnly).map((d) => d.collection), ['public']);
-        assert.deepEqual(store.searchFullText({ collections: [] }, ['public'], { k: 5 }), []);
-        assert.equal(store.stats(publicOnly).documents, 1);
+        const secretChunk = (await store.searchFullText(ALL, ['secret'], { k: 1 }))[0].chunkId;
+        assert.deepEqual(await store.searchFullText(publicOnly, ['secret'], { k: 5 }), []);
+        assert.ok((await store.searchVector(publicOnly, unit(0), { k: 5 })).every((hit) => hit.documentId !== secret.id));
+        assert.deepEqual(await store.getChunks(publicOnly, [secretChunk]), []);
+        assert.equal(await store.getDocument(publicOnly, secret.id), undefined);
+        assert.equal(await store.getDocumentText(publicOnly, secret.id), undefined);
+        assert.equal(await store.deleteDocument(publicOnly, secret.id), false);
+        assert.deepEqual((await store.listDocuments(publicOnly)).map((d) => d.collection), ['public']);
+        assert.deepEqual(await store.searchFullText({ collections: [] }, ['public'], { k: 5 }), []);
+        assert.equal((await store.stats(publicOnly)).documents, 1);
       }));
 
     it('filters with Mongo-style operators over fields and metadata', () =>
-      withStore((store) => {
-        const add = (source: string, metadata: Record<string, unknown>) =>
-          store.upsertDocument(doc(source, { metadata }), [chunk(0, 'shared')], [unit(0)]).id;
-        const a = add('a.md', { year: 2020, tags: 'x', author: { name: 'Ada' } });
-        const b = add('b.md', { year: 2022, tags: 'y' });
-        const c = add('c.md', { year: 2024 });
-        const ids = (filter: Record<string, unknown>) =>
-          store.searchFullText(ALL, ['shared'], { k: 10, filter }).map((h) => h.documentId).sort((x, y) => x - y);
-        assert.deepEqual(ids({ 'metadata.year': 2022 }), [b]);
-        assert.deepEqual(ids({ 'metadata.year': { $gt: 2020 } }), [b, c]);
-        assert.deepEqual(ids({ 'metadata.year': { $gte: 2022, $lt: 2024 } }), [b]);
-        assert.deepEqual(ids({ 'metadata.year': { $lte: 2022 } }), [a, b]);
-        assert.deepEqual(ids({ 'metadata.tags': { $ne: 'x' } }), [b, c]);
-        assert.deepEqual(ids({ 'metadata.tags': { $in: ['x', 'y'] } }), [a, b]);
-        assert.deepEqual(ids({ 'metadata.tags': { $nin: ['x'] } }), [b, c]);
-        assert.deepEqual(ids({ $or: [{ source: 'a.md' }, { 'metadata.year': 2024 }] }), [a, c]);
-        assert.deepEqual(ids({ $and: [{ 'metadata.year': { $gt: 2019 } }, { title: 'Title of c.md' }] }), [c]);
-        assert.deepEqual(ids({ 'metadata.author.name': 'Ada' }), [a]);
-        assert.deepEqual(store.searchVector(ALL, unit(0), { k: 10, filter: { 'metadata.year': 2024 } }).map((h) => h.documentId), [c]);
-        assert.deepEqual(store.listDocuments(ALL, { filter: { mediaType: 'text/plain', collection: 'default' } }).length, 3);
-        assert.throws(() => ids({ 'metadata.year': { $regex: 'x' } }), (error) => DossierError.isInstance(error) && error.code === 'bad-input' && /\$regex/.test(error.message));
-        assert.throws(() => ids({ nosuchfield: 1 }), /unknown field "nosuchfield"/);
-        assert.throws(() => ids({ $or: [] }), /\$or needs a non-empty array/);
+      withStore(async (store) => {
+        const add = async (source: string, metadata: Record<string, unknown>) =>
+          (await store.upsertDocument(doc(source, { metadata }), [chunk(0, 'shared')], [unit(0)])).id;
+        const a = await add('a.md', { year: 2020, tags: 'x', author: { name: 'Ada' } });
+        const b = await add('b.md', { year: 2022, tags: 'y' });
+        const c = await add('c.md', { year: 2024 });
+        const ids = async (filter: Record<string, unknown>) =>
+          (await store.searchFullText(ALL, ['shared'], { k: 10, filter })).map((h) => h.documentId).sort((x, y) => x - y);
+        assert.deepEqual(await ids({ 'metadata.year': 2022 }), [b]);
+        assert.deepEqual(await ids({ 'metadata.year': { $gt: 2020 } }), [b, c]);
+        assert.deepEqual(await ids({ 'metadata.year': { $gte: 2022, $lt: 2024 } }), [b]);
+        assert.deepEqual(await ids({ 'metadata.year': { $lte: 2022 } }), [a, b]);
+        assert.deepEqual(await ids({ 'metadata.tags': { $ne: 'x' } }), [b, c]);
+        assert.deepEqual(await ids({ 'metadata.tags': { $in: ['x', 'y'] } }), [a, b]);
+        assert.deepEqual(await ids({ 'metadata.tags': { $nin: ['x'] } }), [b, c]);
+        assert.deepEqual(await ids({ $or: [{ source: 'a.md' }, { 'metadata.year': 2024 }] }), [a, c]);
+        assert.deepEqual(await ids({ $and: [{ 'metadata.year': { $gt: 2019 } }, { title: 'Title of c.md' }] }), [c]);
+        assert.deepEqual(await ids({ 'metadata.author.name': 'Ada' }), [a]);
+        assert.deepEqual((await store.searchVector(ALL, unit(0), { k: 10, filter: { 'metadata.year': 2024 } })).map((h) => h.documentId), [c]);
+        assert.deepEqual((await store.listDocuments(ALL, { filter: { mediaType: 'text/plain', collection: 'default' } })).length, 3);
+        await assert.rejects(() => ids({ 'metadata.year': { $regex: 'x' } }), (error) => DossierError.isInstance(error) && error.code === 'bad-input' && /\$regex/.test(error.message));
+        await assert.rejects(() => ids({ nosuchfield: 1 }), /unknown field "nosuchfield"/);
+        await assert.rejects(() => ids({ $or: [] }), /\$or needs a non-empty array/);
       }));
 
     it('records index-wide settings and refuses a different value later', () =>
-      withStore((store) => {
-        store.assertSetting('tokenizer', 'english');
-        store.assertSetting('tokenizer', 'english');
-        assert.throws(() => store.assertSetting('tokenizer', 'german'), (error) => DossierError.isInstance(error) && error.code === 'config' && /"english", not "german"/.test(error.message));
+      withStore(async (store) => {
+        await store.assertSetting('tokenizer', 'english');
+        await store.assertSetting('tokenizer', 'english');
+        await assert.rejects(() => store.assertSetting('tokenizer', 'german'), (error) => DossierError.isInstance(error) && error.code === 'config' && /"english", not "german"/.test(error.message));
       }));
 
     it('refuses vectors from another embedder', () =>
-      withStore((store) => {
-        assert.throws(() => store.assertEmbedder({ embedderId: 'other', dimensions: DIMS }), (error) => DossierError.isInstance(error) && error.code === 'embedder-mismatch');
-        assert.throws(() => store.searchVector(ALL, new Float32Array(DIMS + 1), { k: 1 }), /dimensions/);
-        assert.deepEqual(store.indexInfo(), { embedderId: 'test-embedder', dimensions: DIMS });
+      withStore(async (store) => {
+        await assert.rejects(() => store.assertEmbedder({ embedderId: 'other', dimensions: DIMS }), (error) => DossierError.isInstance(error) && error.code === 'embedder-mismatch');
+        await assert.rejects(() => store.searchVector(ALL, new Float32Array(DIMS + 1), { k: 1 }), /dimensions/);
+        assert.deepEqual(await store.indexInfo(), { embedderId: 'test-embedder', dimensions: DIMS });
       }));
 
     it('stores a document description and returns it', () =>
-      withStore((store) => {
-        const described = store.upsertDocument(
+      withStore(async (store) => {
+        const described = await store.upsertDocument(
           doc('a.txt', { description: 'Field guide. Lava flows cool into basalt.', titleTerms: 'field guid', descriptionTerms: 'field guid lava flow cool basalt' }),
           [chunk(0, 'alpha')],
           [unit(0)],
         );
-        const plain = store.upsertDocument(doc('b.txt'), [chunk(0, 'beta')], [unit(1)]);
-        assert.equal(store.getDocument(ALL, described.id)?.description, 'Field guide. Lava flows cool into basalt.');
-        assert.equal(store.getDocument(ALL, plain.id)?.description, '', 'a document stored without one has an empty description');
-        assert.deepEqual(store.listDocuments(ALL).map((d) => d.description), ['Field guide. Lava flows cool into basalt.', '']);
+        const plain = await store.upsertDocument(doc('b.txt'), [chunk(0, 'beta')], [unit(1)]);
+        assert.equal((await store.getDocument(ALL, described.id))?.description, 'Field guide. Lava flows cool into basalt.');
+        assert.equal((await store.getDocument(ALL, plain.id))?.description, '', 'a document stored without one has an empty description');
+        assert.deepEqual((await store.listDocuments(ALL)).map((d) => d.description), ['Field guide. Lava flows cool into basalt.', '']);
       }));
 
     it('searches descriptions by BM25 over title and description, scoped and filtered', () =>
-      withStore((store) => {
-        const add = (source: string, collection: string, titleTerms: string, descriptionTerms: string, metadata: Record<string, unknown> = {}) =>
-          store.upsertDocument(
+      withStore(async (store) => {
+        const add = async (source: string, collection: string, titleTerms: string, descriptionTerms: string, metadata: Record<string, unknown> = {}) =>
+          (await store.upsertDocument(
             doc(source, { collection, metadata, titleTerms, descriptionTerms, description: descriptionTerms }),
             // Chunk terms differ on purpose: this search must read the document-level index only.
             [chunk(0, 'unrelated chunk body')],
             [unit(0)],
-          ).id;
-        const volcano = add('volcano.md', 'public', 'volcano guid', 'volcano erupt lava basalt volcano', { year: 2024 });
-        const glacier = add('glacier.md', 'public', 'glacier guid', 'glacier ice lava mention', { year: 2020 });
-        const secret = add('secret.md', 'private', 'volcano file', 'volcano erupt secret', { year: 2024 });
-        for (let i = 0; i < 4; i++) add(`filler${i}.md`, 'public', 'filler', 'nothing relevant here');
-        const hits = store.searchDescriptions(ALL, ['volcano', 'erupt', 'lava'], { k: 10 });
+          )).id;
+        const volcano = await add('volcano.md', 'public', 'volcano guid', 'volcano erupt lava basalt volcano', { year: 2024 });
+        const glacier = await add('glacier.md', 'public', 'glacier guid', 'glacier ice lava mention', { year: 2020 });
+        const secret = await add('secret.md', 'private', 'volcano file', 'volcano erupt secret', { year: 2024 });
+        for (let i = 0; i < 4; i++) await add(`filler${i}.md`, 'public', 'filler', 'nothing relevant here');
+        const hits = await store.searchDescriptions(ALL, ['volcano', 'erupt', 'lava'], { k: 10 });
         assert.equal(hits[0].documentId, volcano);
         assert.deepEqual(new Set(hits.map((h) => h.documentId)), new Set([volcano, glacier, secret]));
         assert.ok(hits.every((hit, i) => i === 0 || hits[i - 1].score >= hit.score), 'scores are higher-is-better and sorted');
-        assert.deepEqual(store.searchDescriptions(ALL, ['glacier'], { k: 10 }).map((h) => h.documentId), [glacier], 'title terms are searched');
+        assert.deepEqual((await store.searchDescriptions(ALL, ['glacier'], { k: 10 })).map((h) => h.documentId), [glacier], 'title terms are searched');
         const publicOnly = { collections: ['public'] };
-        assert.ok(store.searchDescriptions(publicOnly, ['volcano', 'erupt'], { k: 10 }).every((hit) => hit.documentId !== secret));
-        assert.deepEqual(store.searchDescriptions({ collections: [] }, ['volcano'], { k: 10 }), []);
-        assert.deepEqual(store.searchDescriptions(ALL, ['lava'], { k: 10, filter: { 'metadata.year': { $lt: 2024 } } }).map((h) => h.documentId), [glacier]);
-        assert.deepEqual(store.searchDescriptions(ALL, ['volcano'], { k: 1 }).length, 1);
-        assert.deepEqual(store.searchDescriptions(ALL, ['volcano'], { k: 0 }), []);
-        assert.deepEqual(store.searchDescriptions(ALL, ['nosuchterm', '"'], { k: 5 }), []);
-        assert.deepEqual(store.searchDescriptions(ALL, ['unrelated', 'chunk'], { k: 5 }), [], 'chunk text is not in the description index');
+        assert.ok((await store.searchDescriptions(publicOnly, ['volcano', 'erupt'], { k: 10 })).every((hit) => hit.documentId !== secret));
+        assert.deepEqual(await store.searchDescriptions({ collections: [] }, ['volcano'], { k: 10 }), []);
+        assert.deepEqual((await store.searchDescriptions(ALL, ['lava'], { k: 10, filter: { 'metadata.year': { $lt: 2024 } } })).map((h) => h.documentId), [glacier]);
+        assert.deepEqual((await store.searchDescriptions(ALL, ['volcano'], { k: 1 })).length, 1);
+        assert.deepEqual(await store.searchDescriptions(ALL, ['volcano'], { k: 0 }), []);
+        assert.deepEqual(await store.searchDescriptions(ALL, ['nosuchterm', '"'], { k: 5 }), []);
+        assert.deepEqual(await store.searchDescriptions(ALL, ['unrelated', 'chunk'], { k: 5 }), [], 'chunk text is not in the description index');
       }));
 
     it('leaves no description behind when a document is replaced or deleted', () =>
-      withStore((store) => {
-        const first = store.upsertDocument(doc('a.txt', { description: 'old', descriptionTerms: 'oldterm' }), [chunk(0, 'x')], [unit(0)]);
-        const other = store.upsertDocument(doc('b.txt', { description: 'kept', descriptionTerms: 'keepterm' }), [chunk(0, 'y')], [unit(1)]);
-        store.upsertDocument(doc('a.txt', { contentHash: 'hash-2', description: 'new', descriptionTerms: 'newterm' }), [chunk(0, 'x')], [unit(0)]);
-        assert.deepEqual(store.searchDescriptions(ALL, ['oldterm'], { k: 5 }), []);
-        assert.deepEqual(store.searchDescriptions(ALL, ['newterm'], { k: 5 }).map((h) => h.documentId), [first.id]);
-        assert.equal(store.getDocument(ALL, first.id)?.description, 'new');
-        assert.equal(store.deleteDocument(ALL, first.id), true);
-        assert.deepEqual(store.searchDescriptions(ALL, ['newterm'], { k: 5 }), []);
-        assert.deepEqual(store.searchDescriptions(ALL, ['title'], { k: 5 }).map((h) => h.documentId), [other.id], 'without title terms the raw title is indexed');
-        assert.deepEqual(store.searchDescriptions(ALL, ['keepterm'], { k: 5 }).map((h) => h.documentId), [other.id]);
+      withStore(async (store) => {
+        const first = await store.upsertDocument(doc('a.txt', { description: 'old', descriptionTerms: 'oldterm' }), [chunk(0, 'x')], [unit(0)]);
+        const other = await store.upsertDocument(doc('b.txt', { description: 'kept', descriptionTerms: 'keepterm' }), [chunk(0, 'y')], [unit(1)]);
+        await store.upsertDocument(doc('a.txt', { contentHash: 'hash-2', description: 'new', descriptionTerms: 'newterm' }), [chunk(0, 'x')], [unit(0)]);
+        assert.deepEqual(await store.searchDescriptions(ALL, ['oldterm'], { k: 5 }), []);
+        assert.deepEqual((await store.searchDescriptions(ALL, ['newterm'], { k: 5 })).map((h) => h.documentId), [first.id]);
+        assert.equal((await store.getDocument(ALL, first.id))?.description, 'new');
+        assert.equal(await store.deleteDocument(ALL, first.id), true);
+        assert.deepEqual(await store.searchDescriptions(ALL, ['newterm'], { k: 5 }), []);
+        assert.deepEqual((await store.searchDescriptions(ALL, ['title'], { k: 5 })).map((h) => h.documentId), [other.id], 'without title terms the raw title is indexed');
+        assert.deepEqual((await store.searchDescriptions(ALL, ['keepterm'], { k: 5 })).map((h) => h.documentId), [other.id]);
       }));
 
     it('returns stored vectors and document frequencies', () =>
-      withStore((store) => {
-        store.upsertDocument(doc('a.txt'), [chunk(0, 'apple pear'), chunk(1, 'apple')], [unit(0), unit(1)]);
-        const { chunks, frequencies } = store.documentFrequencies(['apple', 'pear', 'kiwi']);
+      withStore(async (store) => {
+        await store.upsertDocument(doc('a.txt'), [chunk(0, 'apple pear'), chunk(1, 'apple')], [unit(0), unit(1)]);
+        const { chunks, frequencies } = await store.documentFrequencies(['apple', 'pear', 'kiwi']);
         assert.equal(chunks, 2);
         assert.deepEqual([...frequencies.entries()], [['apple', 2], ['pear', 1], ['kiwi', 0]]);
-        const chunkId = store.searchFullText(ALL, ['pear'], { k: 1 })[0].chunkId;
-        assert.deepEqual([...store.getVectors(ALL, [chunkId]).get(chunkId)!], [...unit(0)]);
-        assert.equal(store.getVectors({ collections: ['elsewhere'] }, [chunkId]).size, 0, 'vectors are scoped like every read');
+        const chunkId = (await store.searchFullText(ALL, ['pear'], { k: 1 }))[0].chunkId;
+        assert.deepEqual([...(await store.getVectors(ALL, [chunkId])).get(chunkId)!], [...unit(0)]);
+        assert.equal((await store.getVectors({ collections: ['elsewhere'] }, [chunkId])).size, 0, 'vectors are scoped like every read');
       }));
   });
 }

@@ -1,4 +1,4 @@
-/** Backend-neutral store contract. SQLite implements it now; PostgreSQL + pgvector later. */
+/** Backend-neutral store contract. SQLite implements it now; PostgreSQL + pgvector later (same contract suite). */
 
 /** Every read names the collections it may see. '*' is an explicit choice, never a default. */
 export interface Scope {
@@ -97,51 +97,77 @@ export interface SearchOptions {
   filter?: Filter;
 }
 
+/**
+ * Where the data lives. Every method is async so that a networked backend (PostgreSQL) can
+ * implement it; the SQLite store resolves synchronously inside. Every read takes a scope.
+ * Failures are DossierErrors ('store-failed', 'not-found', 'bad-input', …), never driver errors.
+ */
 export interface Store {
+  /** Stable identity of this index (made once when it is created) and how far it has changed. */
+  identity(): Promise<IndexIdentity>;
   /** Which embedder built the vectors, if any were written yet. */
-  indexInfo(): IndexInfo | null;
+  indexInfo(): Promise<IndexInfo | null>;
   /** Records the embedder on first use; throws 'embedder-mismatch' if the index was built by another. */
-  assertEmbedder(info: IndexInfo): void;
+  assertEmbedder(info: IndexInfo): Promise<void>;
   /**
    * Records an index-wide setting on first use (e.g. the tokenizer language the full-text terms were
-   * made with); a different value later is a 'config' error naming both.
+   * made with); a different value later is a 'config' error naming both. A read-only store only checks.
    */
-  assertSetting(key: string, value: string): void;
+  assertSetting(key: string, value: string): Promise<void>;
 
   /** Content hash stored for a source, to skip unchanged files before parsing them. */
-  contentHashOf(collection: string, source: string): string | undefined;
+  contentHashOf(collection: string, source: string): Promise<string | undefined>;
   /** One transaction: inserts, or replaces all chunks of a changed document; unchanged hash → no write. */
-  upsertDocument(document: DocumentInput, chunks: ChunkInput[], vectors: Float32Array[]): { id: number; status: UpsertStatus };
+  upsertDocument(document: DocumentInput, chunks: ChunkInput[], vectors: Float32Array[]): Promise<{ id: number; status: UpsertStatus }>;
   /** Removes the document with its chunks, vectors and full-text rows. Returns false if it was not there (or out of scope). */
-  deleteDocument(scope: Scope, id: number): boolean;
+  deleteDocument(scope: Scope, id: number): Promise<boolean>;
 
-  getDocument(scope: Scope, id: number): StoredDocument | undefined;
+  getDocument(scope: Scope, id: number): Promise<StoredDocument | undefined>;
   /** Full extracted text of a document. */
-  getDocumentText(scope: Scope, id: number): string | undefined;
-  listDocuments(scope: Scope, options?: { filter?: Filter; limit?: number; offset?: number }): StoredDocument[];
+  getDocumentText(scope: Scope, id: number): Promise<string | undefined>;
+  listDocuments(scope: Scope, options?: { filter?: Filter; limit?: number; offset?: number }): Promise<StoredDocument[]>;
   /** Chunks by id, in the order asked; ids out of scope or gone are left out. */
-  getChunks(scope: Scope, ids: readonly number[]): StoredChunk[];
+  getChunks(scope: Scope, ids: readonly number[]): Promise<StoredChunk[]>;
   /** Chunks of one document with ordinals in [from, to]. */
-  getChunkRange(scope: Scope, documentId: number, from: number, to: number): StoredChunk[];
+  getChunkRange(scope: Scope, documentId: number, from: number, to: number): Promise<StoredChunk[]>;
 
   /** BM25 over pre-tokenized terms; higher score is better. */
-  searchFullText(scope: Scope, terms: readonly string[], options: SearchOptions): ScoredChunkId[];
+  searchFullText(scope: Scope, terms: readonly string[], options: SearchOptions): Promise<ScoredChunkId[]>;
   /**
    * BM25 over document titles and descriptions (one row per document, not per chunk), scoped and
    * filtered like searchFullText; higher score is better. For picking documents before reading them.
    */
-  searchDescriptions(scope: Scope, terms: readonly string[], options: SearchOptions): { documentId: number; score: number }[];
+  searchDescriptions(scope: Scope, terms: readonly string[], options: SearchOptions): Promise<{ documentId: number; score: number }[]>;
   /** Stored vectors of chunks (missing ids left out), e.g. for pseudo-relevance feedback. */
-  getVectors(scope: Scope, ids: readonly number[]): Map<number, Float32Array>;
+  getVectors(scope: Scope, ids: readonly number[]): Promise<Map<number, Float32Array>>;
   /** Cosine similarity; higher is better. */
-  searchVector(scope: Scope, vector: Float32Array, options: SearchOptions): ScoredChunkId[];
+  searchVector(scope: Scope, vector: Float32Array, options: SearchOptions): Promise<ScoredChunkId[]>;
   /**
    * Number of chunks whose full-text terms contain each term (for query-side IDF). Index-wide
    * aggregate counts, not content: the one read that takes no scope.
    */
-  documentFrequencies(terms: readonly string[]): { chunks: number; frequencies: Map<string, number> };
+  documentFrequencies(terms: readonly string[]): Promise<{ chunks: number; frequencies: Map<string, number> }>;
 
-  collections(): { name: string; documents: number }[];
-  stats(scope: Scope): StoreStats;
-  close(): void;
+  /** Collections with their document counts, those in scope only. */
+  collections(scope: Scope): Promise<{ name: string; documents: number }[]>;
+  stats(scope: Scope): Promise<StoreStats>;
+  close(): Promise<void>;
+
+  /**
+   * Optional capability: files on disk that make up this store (the SQLite file and its -wal/-shm
+   * companions), so ingesting a folder never swallows its own index.
+   */
+  readonly files?: readonly string[];
+  /** Optional capability: true when this store was opened for reading only (writes are refused). */
+  readonly readonly?: boolean;
+}
+
+/** Which index a run used: a trace records it, and replay refuses another. */
+export interface IndexIdentity {
+  /** Made once when the index is created; never changes. */
+  id: string;
+  /** Moves on with every write or delete. */
+  generation: number;
+  documents: number;
+  chunks: number;
 }

@@ -1,6 +1,6 @@
 import { z } from 'zod';
+import { defuseAttribute, formatEvidence } from '../evidence-format.ts';
 import type { AgentTool } from './tool.ts';
-import { formatEvidence } from './format.ts';
 
 const input = z.object({
   documentId: z.number().int().positive().describe('Document id (from search results or search_descriptions)'),
@@ -17,11 +17,13 @@ export const getContent: AgentTool<z.infer<typeof input>> = {
     `At most ${MAX_CHUNKS} chunks per call.`,
   inputSchema: input,
   async execute({ documentId, fromChunk = 0, toChunk }, context) {
-    const document = context.dossier.store.getDocument(context.scope, documentId);
+    context.signal.throwIfAborted();
+    const document = await context.dossier.store.getDocument(context.scope, documentId);
     if (!document) throw new Error(`no document ${documentId} in this scope`);
     const last = Math.min(toChunk ?? fromChunk + 3, fromChunk + MAX_CHUNKS - 1);
     if (last < fromChunk) throw new Error(`toChunk (${toChunk}) is before fromChunk (${fromChunk})`);
-    const chunks = context.dossier.store.getChunkRange(context.scope, documentId, fromChunk, last);
+    const chunks = await context.dossier.store.getChunkRange(context.scope, documentId, fromChunk, last);
+    context.signal.throwIfAborted();
     // Read in full: a flat score keeps these below search hits in the ledger's ranking unless cited.
     const added = context.ledger.addHits(
       chunks.map((chunk) => ({ chunk, score: 0 })),
@@ -31,7 +33,7 @@ export const getContent: AgentTool<z.infer<typeof input>> = {
     const entries = added.map((item) => item.entry);
     return {
       raw: { documentId, title: document.title, chunkCount: document.chunkCount, chunks: entries.map((e) => ({ id: e.id, chunkId: e.chunk.id, ordinal: e.chunk.ordinal })) },
-      forModel: `Document ${documentId} "${document.title}" has ${document.chunkCount} chunks (ordinals 0–${document.chunkCount - 1}); showing ${fromChunk}–${Math.min(last, document.chunkCount - 1)}.\n\n${formatEvidence(entries, context.resultTokens)}`,
+      forModel: `Document ${documentId} "${defuseAttribute(document.title)}" has ${document.chunkCount} chunks (ordinals 0–${document.chunkCount - 1}); showing ${fromChunk}–${Math.min(last, document.chunkCount - 1)}.\n\n${formatEvidence(entries, context.resultTokens)}`,
       evidence: entries,
       newEvidence: added.filter((item) => item.isNew).map((item) => item.entry),
       summary: `read ${entries.length} chunks of document ${documentId}`,

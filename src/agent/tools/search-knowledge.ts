@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { reciprocalRankFusion } from '../../retrieve/fuse.ts';
 import type { StoredChunk } from '../../store/types.ts';
 import type { AgentTool, ToolContext } from './tool.ts';
-import { formatEvidence } from './format.ts';
+import { formatEvidence } from '../evidence-format.ts';
 
 const input = z.object({
   query: z.string().min(1).max(2000).describe('What to look for: keywords, a question or a statement'),
@@ -50,7 +50,10 @@ export const searchKnowledge: AgentTool<z.infer<typeof input>> = {
   inputSchema: input,
   searches: true,
   async execute({ query, k = 6, filter, strategy = 'hybrid' }, context) {
+    context.signal.throwIfAborted();
     const hits = await strategyHits(query, k, strategy, filter, context);
+    // A call stopped while searching leaves no evidence behind.
+    context.signal.throwIfAborted();
     const added = context.ledger.addHits(
       hits,
       { step: context.step, query, tool: 'search_knowledge' },

@@ -9,17 +9,21 @@ export interface ToolContext {
   scope: Scope;
   ledger: EvidenceLedger;
   step: number;
-  signal?: AbortSignal;
+  /**
+   * Fires when this call times out or the run is aborted. A tool stops its work when it fires and
+   * leaves nothing behind (no ledger entries); `signal.throwIfAborted()` before each write is enough.
+   */
+  signal: AbortSignal;
   /** Token budget for the text the model sees from one call. */
   resultTokens: number;
-  /** One-shot text generation with the run's model, when the run has a real model (RAG-Fusion, HyDE). */
+  /** One-shot text generation with the run's model, when the run has a real model (RAG-Fusion, HyDE); stops with `signal`. */
   generate?: (prompt: string) => Promise<string>;
 }
 
 export interface ToolResult {
   /** Structured result, for traces and citations. */
   raw: unknown;
-  /** Token-budgeted, fenced text the model sees. */
+  /** Token-budgeted text the model sees; retrieved text in it is fenced (see evidence-format.ts). */
   forModel: string;
   /** Ledger entries this call added or touched. */
   evidence: LedgerEntry[];
@@ -29,7 +33,13 @@ export interface ToolResult {
   summary: string;
 }
 
+/**
+ * A tool the agent may call. Failures are thrown (an Error with a one-line message); the tool
+ * runner turns them, like unknown tools, invalid arguments and timeouts, into error results the
+ * model reads. `toolContract` (tools/contract.ts) checks all of this for any tool.
+ */
 export interface AgentTool<Input = any> {
+  /** lower_snake_case, unique within a run. */
   name: string;
   description: string;
   inputSchema: z.ZodType<Input>;

@@ -19,7 +19,7 @@ describe('HashedEmbedder', () => {
     const embedder = new HashedEmbedder();
     const [rareDoc, commonDoc] = await embedder.embed(['zygomatic arch', 'patient study']);
     const plain = await embedder.embedQuery('zygomatic patient');
-    embedder.useFrequencies((terms) => ({ chunks: 1000, frequencies: new Map(terms.map((t) => [t, t === 'patient' ? 900 : 2])) }));
+    embedder.useFrequencies(async (terms) => ({ chunks: 1000, frequencies: new Map(terms.map((t) => [t, t === 'patient' ? 900 : 2])) }));
     const weighted = await embedder.embedQuery('zygomatic patient');
     assert.ok(cosine(weighted, rareDoc) - cosine(weighted, commonDoc) > cosine(plain, rareDoc) - cosine(plain, commonDoc));
     assert.ok(cosine(weighted, rareDoc) > cosine(weighted, commonDoc));

@@ -1,5 +1,5 @@
 import { Tokenizer } from '../../text/tokenize.ts';
-import { l2normalize, type Embedder } from '../embedder.ts';
+import { l2normalize, type Embedder, type EmbedderRecipe, type FrequencySource } from '../embedder.ts';
 
 /**
  * The offline embedder: signed feature hashing (Weinberger et al., 2009) of stemmed words, word
@@ -22,8 +22,6 @@ export interface HashedEmbedderOptions {
   /** Character n-gram sizes taken from each word (with boundary markers). */
   charGrams?: readonly number[];
 }
-
-export type FrequencySource = (terms: readonly string[]) => { chunks: number; frequencies: Map<string, number> };
 
 interface TermFeatures {
   /** Hash of the word itself; bigram features are mixed from two of these without building strings. */
@@ -58,9 +56,11 @@ export class HashedEmbedder implements Embedder {
 
   /** The options this embedder was built with, so a worker thread can build an identical one. */
   readonly options: HashedEmbedderOptions;
+  readonly workerRecipe: EmbedderRecipe;
 
   constructor(options: HashedEmbedderOptions = {}) {
     this.options = { ...options };
+    this.workerRecipe = { kind: 'offline-hashed', options: { ...options } };
     this.dimensions = options.dimensions ?? 256;
     this.tokenizer = new Tokenizer({ language: options.language ?? 'english' });
     this.wordWeight = options.wordWeight ?? 1;
@@ -104,7 +104,7 @@ export class HashedEmbedder implements Embedder {
   async embedQuery(text: string): Promise<Float32Array> {
     const terms = this.tokenizer.terms(text);
     if (!this.frequencies || terms.length === 0) return this.embedTerms(terms);
-    const { chunks, frequencies } = this.frequencies(terms);
+    const { chunks, frequencies } = await this.frequencies(terms);
     const idf = (term: string) => {
       const df = frequencies.get(term) ?? 0;
       return Math.log(1 + (chunks - df + 0.5) / (df + 0.5));

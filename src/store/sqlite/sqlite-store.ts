@@ -1,11 +1,15 @@
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
 import Database from 'better-sqlite3';
-import { DossierError } from '../../errors/index.ts';
+import { DossierError, oneLine } from '../../errors/index.ts';
 import { compileFilter, type FilterDialect } from '../filter.ts';
 import { Int8VectorIndex, quantize } from '../vector/int8-index.ts';
+import { migrate, needsMigration, notAnIndex, SCHEMA_VERSION, schemaVersionOf, tooNew } from './schema.ts';
 import type {
   ChunkInput,
   DocumentInput,
   Filter,
+  IndexIdentity,
   IndexInfo,
   Scope,
   ScoredChunkId,
@@ -16,59 +20,6 @@ import type {
   StoredDocument,
   UpsertStatus,
 } from '../types.ts';
-
-const SCHEMA_VERSION = '1';
-
-const SCHEMA = `
-CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS collections (
-  id INTEGER PRIMARY KEY,
-  name TEXT NOT NULL UNIQUE,
-  created_at TEXT NOT NULL
-);
--- AUTOINCREMENT: ids are never reused, so a stale citation can never point at another chunk.
-CREATE TABLE IF NOT EXISTS documents (
-  id INTEGER PRIMARY KEY AUTOINCREMENT,
-  collection_id INTEGER NOT NULL REFERENCES collections(id),
-  source TEXT NOT NULL,
-  title TEXT NOT NULL,
-  media_type TEXT NOT NULL,
-  content_hash TEXT NOT NULL,
-  metadata TEXT NOT NULL DEFAULT '{}',
-  text TEXT NOT NULL,
-  bytes INTEGER NOT NULL,
-  description TEXT NOT NULL DEFAULT '',
-  created_at TEXT NOT NULL,
-  updated_at TEXT NOT NULL,
-  UNIQUE (collection_id, source)
-);
-CREATE TABLE IF NOT EXISTS chunks (
-  id INTEGER PRIMARY KEY AUTOINCREMENT,
-  document_id INTEGER NOT NULL REFERENCES documents(id),
-  ordinal INTEGER NOT NULL,
-  text TEXT NOT NULL,
-  token_count INTEGER NOT NULL,
-  heading_path TEXT NOT NULL DEFAULT '[]',
-  page INTEGER,
-  page_end INTEGER,
-  char_start INTEGER NOT NULL,
-  char_end INTEGER NOT NULL
-);
-CREATE INDEX IF NOT EXISTS chunks_by_document ON chunks(document_id, ordinal);
--- Document and collection ids ride along so loading the vector index is one table scan, no join.
--- q8/q8_scale: the int8 form the in-memory index uses, kept so opening an index is a copy, not a requantisation.
-CREATE TABLE IF NOT EXISTS chunk_vectors (
-  chunk_id INTEGER PRIMARY KEY, vector BLOB NOT NULL, document_id INTEGER, collection_id INTEGER, q8 BLOB, q8_scale REAL
-);
-CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(
-  title, body, content='', contentless_delete=1, tokenize='unicode61 remove_diacritics 0'
-);
-CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts_vocab USING fts5vocab(chunks_fts, 'row');
--- One row per document (rowid = documents.id): stemmed terms of its title and description.
-CREATE VIRTUAL TABLE IF NOT EXISTS documents_fts USING fts5(
-  title, description, content='', contentless_delete=1, tokenize='unicode61 remove_diacritics 0'
-);
-`;
 
 const DOCUMENT_FIELDS: Record<string, string> = {
   id: 'd.id',
@@ -95,6 +46,10 @@ const MAX_QUERY_TERMS = 48;
 export interface SqliteStoreOptions {
   /** BM25 weight of the title/heading column relative to the body. */
   titleWeight?: number;
+  /**
+   * Open for reading only: nothing is written to the file (no schema, no WAL switch, no migration),
+   * so it works on read-only files and folders; writes fail with 'read-only'.
+   */
   readonly?: boolean;
 }
 
@@ -107,8 +62,7 @@ interface DocumentRow {
   content_hash: string;
   metadata: string;
   bytes: number;
-  /** Missing when a read-only connection opens a database made before descriptions existed. */
-  description?: string;
+  description: string;
   chunk_count: number;
   created_at: string;
   updated_at: string;
@@ -132,76 +86,57 @@ interface ChunkRow {
 
 export class SqliteStore implements Store {
   readonly path: string;
+  readonly readonly: boolean;
+  readonly files: readonly string[];
   private readonly db: Database.Database;
   private readonly titleWeight: number;
   private vectors: Int8VectorIndex | undefined;
   private vectorsVersion = -1;
-  /** False only for a read-only connection to a database made before descriptions existed. */
-  private readonly hasDescriptions: boolean;
 
   constructor(path: string, options: SqliteStoreOptions = {}) {
     this.path = path;
+    this.readonly = options.readonly ?? false;
     this.titleWeight = options.titleWeight ?? 3; // tuned on SciFact train
+    const absolute = path === ':memory:' ? undefined : resolve(path);
+    this.files = absolute ? ['', '-wal', '-shm', '-journal'].map((suffix) => absolute + suffix) : [];
+    if (this.readonly && path !== ':memory:' && !existsSync(path)) {
+      throw new DossierError('not-found', `no index at ${path}; create it with "dossier ingest <files…> --db ${path}"`);
+    }
     try {
-      this.db = new Database(path, { readonly: options.readonly ?? false });
+      this.db = new Database(path, { readonly: this.readonly, fileMustExist: this.readonly });
     } catch (error) {
-      throw new DossierError('store-failed', `cannot open database ${path}: ${(error as Error).message}`, { cause: error });
+      throw new DossierError('store-failed', `cannot open database ${path}: ${oneLine(error)}`, { cause: error });
     }
-    this.db.pragma('busy_timeout = 10000');
-    if (!options.readonly) {
-      this.db.pragma('journal_mode = WAL');
-      this.db.pragma('synchronous = NORMAL');
-      this.db.exec(SCHEMA);
-      const version = this.getMeta('schema_version');
-      if (version === undefined) this.setMeta('schema_version', SCHEMA_VERSION);
-      else if (version !== SCHEMA_VERSION) {
-        throw new DossierError('store-failed', `database ${path} has schema version ${version}, this Dossier reads ${SCHEMA_VERSION}`);
+    try {
+      this.db.pragma('busy_timeout = 10000');
+      const version = schemaVersionOf(this.db);
+      if (version === undefined) throw notAnIndex(path);
+      if (version > SCHEMA_VERSION) throw tooNew(path, version);
+      if (this.readonly) {
+        if (version === 0) throw new DossierError('not-found', `${path} is empty, not a Dossier index; create one with "dossier ingest <files…> --db ${path}"`);
+        if (version < SCHEMA_VERSION) throw needsMigration(path, version);
+      } else {
+        this.db.pragma('journal_mode = WAL');
+        this.db.pragma('synchronous = NORMAL');
+        migrate(this.db, path);
       }
-      this.addDescriptionColumn();
-      this.addVectorOwnerColumns();
+    } catch (error) {
+      this.db.close();
+      throw toStoreError(error, path);
     }
-    this.hasDescriptions =
-      this.documentColumns().has('description') &&
-      this.db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'documents_fts'").get() !== undefined;
   }
 
-  private documentColumns(): Set<string> {
-    return new Set((this.db.pragma('table_info(documents)') as { name: string }[]).map((column) => column.name));
+  /** Runs a store operation, turning driver errors into one-line DossierErrors naming the index. */
+  private run<T>(operation: () => T): Promise<T> {
+    try {
+      return Promise.resolve(operation());
+    } catch (error) {
+      return Promise.reject(toStoreError(error, this.path));
+    }
   }
 
-  /**
-   * Databases made before descriptions existed lack the column (CREATE TABLE IF NOT EXISTS kept
-   * their old shape): add it in place rather than bump the schema version and refuse them. Their
-   * documents get an empty description, and their raw titles go into documents_fts so
-   * searchDescriptions can still find them by title until they are re-ingested with changes.
-   */
-  private addDescriptionColumn(): void {
-    if (this.documentColumns().has('description')) return;
-    this.db.transaction(() => {
-      if (this.documentColumns().has('description')) return; // another connection migrated first
-      this.db.exec("ALTER TABLE documents ADD COLUMN description TEXT NOT NULL DEFAULT ''");
-      this.db.exec("INSERT INTO documents_fts(rowid, title, description) SELECT id, title, '' FROM documents");
-    }).immediate();
-  }
-
-  /**
-   * Databases made before chunk_vectors carried owner ids and the int8 form get the columns; owner
-   * ids are filled from chunks and documents, the int8 form lazily (rows without it are quantised on load).
-   */
-  private addVectorOwnerColumns(): void {
-    const wanted: [string, string][] = [['document_id', 'INTEGER'], ['collection_id', 'INTEGER'], ['q8', 'BLOB'], ['q8_scale', 'REAL']];
-    const missing = () => {
-      const columns = new Set((this.db.pragma('table_info(chunk_vectors)') as { name: string }[]).map((column) => column.name));
-      return wanted.filter(([name]) => !columns.has(name));
-    };
-    if (missing().length === 0) return;
-    this.db.transaction(() => {
-      for (const [name, type] of missing()) this.db.exec(`ALTER TABLE chunk_vectors ADD COLUMN ${name} ${type}`); // none if another connection migrated first
-      this.db.exec(`UPDATE chunk_vectors SET
-        document_id = (SELECT c.document_id FROM chunks c WHERE c.id = chunk_vectors.chunk_id),
-        collection_id = (SELECT d.collection_id FROM chunks c JOIN documents d ON d.id = c.document_id WHERE c.id = chunk_vectors.chunk_id)
-        WHERE document_id IS NULL`);
-    }).immediate();
+  private assertWritable(): void {
+    if (this.readonly) throw new DossierError('read-only', `index ${this.path} is open for reading only`);
   }
 
   private getMeta(key: string): string | undefined {
@@ -213,111 +148,140 @@ export class SqliteStore implements Store {
     this.db.prepare('INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value').run(key, value);
   }
 
-  indexInfo(): IndexInfo | null {
+  /** Every write moves the generation on, so a trace can tell that the index changed since it ran. */
+  private bumpGeneration(): void {
+    this.db.prepare("UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'generation'").run();
+  }
+
+  identity(): Promise<IndexIdentity> {
+    return this.run(() => ({
+      id: this.getMeta('index_id')!,
+      generation: Number(this.getMeta('generation') ?? 0),
+      documents: (this.db.prepare('SELECT count(*) AS n FROM documents').get() as { n: number }).n,
+      chunks: (this.db.prepare('SELECT count(*) AS n FROM chunks').get() as { n: number }).n,
+    }));
+  }
+
+  private readIndexInfo(): IndexInfo | null {
     const embedderId = this.getMeta('embedder_id');
     const dimensions = this.getMeta('embedder_dimensions');
     return embedderId && dimensions ? { embedderId, dimensions: Number(dimensions) } : null;
   }
 
-  assertEmbedder(info: IndexInfo): void {
-    const current = this.indexInfo();
-    if (!current) {
-      this.db.transaction(() => {
-        this.setMeta('embedder_id', info.embedderId);
-        this.setMeta('embedder_dimensions', String(info.dimensions));
-      })();
-      return;
-    }
-    if (current.embedderId !== info.embedderId || current.dimensions !== info.dimensions) {
-      throw new DossierError(
-        'embedder-mismatch',
-        `index ${this.path} was built with embedder ${current.embedderId} (${current.dimensions} dims), not ${info.embedderId} (${info.dimensions} dims); use the same embedder or a new --db`,
-      );
-    }
+  indexInfo(): Promise<IndexInfo | null> {
+    return this.run(() => this.readIndexInfo());
   }
 
-  assertSetting(key: string, value: string): void {
-    const stored = this.getMeta(`setting:${key}`);
-    if (stored === undefined) {
-      if (!this.db.readonly) this.setMeta(`setting:${key}`, value);
-      return;
-    }
-    if (stored !== value) {
-      throw new DossierError('config', `index ${this.path} was built with ${key} "${stored}", not "${value}"; use the same setting or a new --db`);
-    }
-  }
-
-  contentHashOf(collection: string, source: string): string | undefined {
-    const row = this.db
-      .prepare('SELECT d.content_hash FROM documents d JOIN collections col ON col.id = d.collection_id WHERE col.name = ? AND d.source = ?')
-      .get(collection, source) as { content_hash: string } | undefined;
-    return row?.content_hash;
-  }
-
-  upsertDocument(document: DocumentInput, chunks: ChunkInput[], vectors: Float32Array[]): { id: number; status: UpsertStatus } {
-    if (vectors.length !== chunks.length) {
-      throw new DossierError('bad-input', `upsert of ${document.source}: ${chunks.length} chunks but ${vectors.length} vectors`);
-    }
-    const info = this.indexInfo();
-    for (const vector of vectors) {
-      if (info && vector.length !== info.dimensions) {
-        throw new DossierError('embedder-mismatch', `vector has ${vector.length} dimensions, the index has ${info.dimensions}`);
+  assertEmbedder(info: IndexInfo): Promise<void> {
+    return this.run(() => {
+      const current = this.readIndexInfo();
+      if (!current) {
+        if (this.readonly) return; // nothing indexed yet, nothing to compare
+        this.db.transaction(() => {
+          this.setMeta('embedder_id', info.embedderId);
+          this.setMeta('embedder_dimensions', String(info.dimensions));
+        })();
+        return;
       }
-    }
-    const now = new Date().toISOString();
-    const inserted: { id: number; vector: Float32Array }[] = [];
-    let removed: number[] = [];
-    let collectionId = 0;
-    const result = this.db.transaction((): { id: number; status: UpsertStatus } => {
-      collectionId = this.ensureCollection(document.collection, now);
-      const existing = this.db
-        .prepare('SELECT id, content_hash FROM documents WHERE collection_id = ? AND source = ?')
-        .get(collectionId, document.source) as { id: number; content_hash: string } | undefined;
-      if (existing && existing.content_hash === document.contentHash) return { id: existing.id, status: 'unchanged' };
-      let id: number;
-      if (existing) {
-        id = existing.id;
-        removed = this.deleteChunksOf(id);
-        this.db
-          .prepare('UPDATE documents SET title=?, media_type=?, content_hash=?, metadata=?, text=?, bytes=?, description=?, updated_at=? WHERE id=?')
-          .run(document.title, document.mediaType, document.contentHash, JSON.stringify(document.metadata), document.text, document.bytes, document.description ?? '', now, id);
-        this.db.prepare('DELETE FROM documents_fts WHERE rowid = ?').run(id);
-      } else {
-        id = Number(
-          this.db
-            .prepare(
-              'INSERT INTO documents(collection_id, source, title, media_type, content_hash, metadata, text, bytes, description, created_at, updated_at) VALUES (?,?,?,?,?,?,?,?,?,?,?)',
-            )
-            .run(collectionId, document.source, document.title, document.mediaType, document.contentHash, JSON.stringify(document.metadata), document.text, document.bytes, document.description ?? '', now, now)
-            .lastInsertRowid,
+      if (current.embedderId !== info.embedderId || current.dimensions !== info.dimensions) {
+        throw new DossierError(
+          'embedder-mismatch',
+          `index ${this.path} was built with embedder ${current.embedderId} (${current.dimensions} dims), not ${info.embedderId} (${info.dimensions} dims); use the same embedder or a new --db`,
         );
       }
-      this.db
-        .prepare('INSERT INTO documents_fts(rowid, title, description) VALUES (?, ?, ?)')
-        .run(id, document.titleTerms ?? document.title, document.descriptionTerms ?? document.description ?? '');
-      const insertChunk = this.db.prepare(
-        'INSERT INTO chunks(document_id, ordinal, text, token_count, heading_path, page, page_end, char_start, char_end) VALUES (?,?,?,?,?,?,?,?,?)',
-      );
-      const insertFts = this.db.prepare('INSERT INTO chunks_fts(rowid, title, body) VALUES (?, ?, ?)');
-      const insertVector = this.db.prepare('INSERT INTO chunk_vectors(chunk_id, vector, document_id, collection_id, q8, q8_scale) VALUES (?, ?, ?, ?, ?, ?)');
-      chunks.forEach((chunk, i) => {
-        const chunkId = Number(
-          insertChunk.run(id, chunk.ordinal, chunk.text, chunk.tokenCount, JSON.stringify(chunk.headingPath), chunk.page ?? null, chunk.pageEnd ?? null, chunk.charStart, chunk.charEnd)
-            .lastInsertRowid,
-        );
-        insertFts.run(chunkId, chunk.titleTerms, chunk.terms);
-        const vector = vectors[i];
-        const q8 = quantize(vector);
-        insertVector.run(chunkId, Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength), id, collectionId, Buffer.from(q8.values.buffer), q8.scale);
-        inserted.push({ id: chunkId, vector });
-      });
-      return { id, status: existing ? 'updated' : 'inserted' };
-    })();
-    if (result.status !== 'unchanged') this.afterWrite(() => {
-      for (const chunkId of removed) this.vectors?.remove(chunkId);
-      for (const row of inserted) this.vectors?.upsert(row.id, row.vector, { documentId: result.id, collectionId });
     });
-    return result;
+  }
+
+  assertSetting(key: string, value: string): Promise<void> {
+    return this.run(() => {
+      const stored = this.getMeta(`setting:${key}`);
+      if (stored === undefined) {
+        if (!this.db.readonly) this.setMeta(`setting:${key}`, value);
+        return;
+      }
+      if (stored !== value) {
+        throw new DossierError('config', `index ${this.path} was built with ${key} "${stored}", not "${value}"; use the same setting or a new --db`);
+      }
+    });
+  }
+
+  contentHashOf(collection: string, source: string): Promise<string | undefined> {
+    return this.run(() => {
+      const row = this.db
+        .prepare('SELECT d.content_hash FROM documents d JOIN collections col ON col.id = d.collection_id WHERE col.name = ? AND d.source = ?')
+        .get(collection, source) as { content_hash: string } | undefined;
+      return row?.content_hash;
+    });
+  }
+
+  upsertDocument(document: DocumentInput, chunks: ChunkInput[], vectors: Float32Array[]): Promise<{ id: number; status: UpsertStatus }> {
+    return this.run(() => {
+      this.assertWritable();
+      if (vectors.length !== chunks.length) {
+        throw new DossierError('bad-input', `upsert of ${document.source}: ${chunks.length} chunks but ${vectors.length} vectors`);
+      }
+      const info = this.readIndexInfo();
+      for (const vector of vectors) {
+        if (info && vector.length !== info.dimensions) {
+          throw new DossierError('embedder-mismatch', `vector has ${vector.length} dimensions, the index has ${info.dimensions}`);
+        }
+      }
+      const now = new Date().toISOString();
+      const inserted: { id: number; vector: Float32Array }[] = [];
+      let removed: number[] = [];
+      let collectionId = 0;
+      const result = this.db.transaction((): { id: number; status: UpsertStatus } => {
+        collectionId = this.ensureCollection(document.collection, now);
+        const existing = this.db
+          .prepare('SELECT id, content_hash FROM documents WHERE collection_id = ? AND source = ?')
+          .get(collectionId, document.source) as { id: number; content_hash: string } | undefined;
+        if (existing && existing.content_hash === document.contentHash) return { id: existing.id, status: 'unchanged' };
+        this.bumpGeneration();
+        let id: number;
+        if (existing) {
+          id = existing.id;
+          removed = this.deleteChunksOf(id);
+          this.db
+            .prepare('UPDATE documents SET title=?, media_type=?, content_hash=?, metadata=?, text=?, bytes=?, description=?, updated_at=? WHERE id=?')
+            .run(document.title, document.mediaType, document.contentHash, JSON.stringify(document.metadata), document.text, document.bytes, document.description ?? '', now, id);
+          this.db.prepare('DELETE FROM documents_fts WHERE rowid = ?').run(id);
+        } else {
+          id = Number(
+            this.db
+              .prepare(
+                'INSERT INTO documents(collection_id, source, title, media_type, content_hash, metadata, text, bytes, description, created_at, updated_at) VALUES (?,?,?,?,?,?,?,?,?,?,?)',
+              )
+              .run(collectionId, document.source, document.title, document.mediaType, document.contentHash, JSON.stringify(document.metadata), document.text, document.bytes, document.description ?? '', now, now)
+              .lastInsertRowid,
+          );
+        }
+        this.db
+          .prepare('INSERT INTO documents_fts(rowid, title, description) VALUES (?, ?, ?)')
+          .run(id, document.titleTerms ?? document.title, document.descriptionTerms ?? document.description ?? '');
+        const insertChunk = this.db.prepare(
+          'INSERT INTO chunks(document_id, ordinal, text, token_count, heading_path, page, page_end, char_start, char_end) VALUES (?,?,?,?,?,?,?,?,?)',
+        );
+        const insertFts = this.db.prepare('INSERT INTO chunks_fts(rowid, title, body) VALUES (?, ?, ?)');
+        const insertVector = this.db.prepare('INSERT INTO chunk_vectors(chunk_id, vector, document_id, collection_id, q8, q8_scale) VALUES (?, ?, ?, ?, ?, ?)');
+        chunks.forEach((chunk, i) => {
+          const chunkId = Number(
+            insertChunk.run(id, chunk.ordinal, chunk.text, chunk.tokenCount, JSON.stringify(chunk.headingPath), chunk.page ?? null, chunk.pageEnd ?? null, chunk.charStart, chunk.charEnd)
+              .lastInsertRowid,
+          );
+          insertFts.run(chunkId, chunk.titleTerms, chunk.terms);
+          const vector = vectors[i];
+          const q8 = quantize(vector);
+          insertVector.run(chunkId, Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength), id, collectionId, Buffer.from(q8.values.buffer), q8.scale);
+          inserted.push({ id: chunkId, vector });
+        });
+        return { id, status: existing ? 'updated' : 'inserted' };
+      })();
+      if (result.status !== 'unchanged') this.afterWrite(() => {
+        for (const chunkId of removed) this.vectors?.remove(chunkId);
+        for (const row of inserted) this.vectors?.upsert(row.id, row.vector, { documentId: result.id, collectionId });
+      });
+      return result;
+    });
   }
 
   private ensureCollection(name: string, now: string): number {
@@ -338,17 +302,21 @@ export class SqliteStore implements Store {
     return ids;
   }
 
-  deleteDocument(scope: Scope, id: number): boolean {
-    const document = this.getDocument(scope, id);
-    if (!document) return false;
-    let removed: number[] = [];
-    this.db.transaction(() => {
-      removed = this.deleteChunksOf(id);
-      this.db.prepare('DELETE FROM documents_fts WHERE rowid = ?').run(id);
-      this.db.prepare('DELETE FROM documents WHERE id = ?').run(id);
-    })();
-    this.afterWrite(() => removed.forEach((chunkId) => this.vectors?.remove(chunkId)));
-    return true;
+  deleteDocument(scope: Scope, id: number): Promise<boolean> {
+    return this.run(() => {
+      this.assertWritable();
+      const document = this.readDocument(scope, id);
+      if (!document) return false;
+      let removed: number[] = [];
+      this.db.transaction(() => {
+        this.bumpGeneration();
+        removed = this.deleteChunksOf(id);
+        this.db.prepare('DELETE FROM documents_fts WHERE rowid = ?').run(id);
+        this.db.prepare('DELETE FROM documents WHERE id = ?').run(id);
+      })();
+      this.afterWrite(() => removed.forEach((chunkId) => this.vectors?.remove(chunkId)));
+      return true;
+    });
   }
 
   /** Keeps the in-memory vector index in step with our own commits (others' commits trigger a reload). */
@@ -381,7 +349,7 @@ export class SqliteStore implements Store {
     return { sql: `${scopeSql} AND (${compiled.sql})`, params: [...params, ...compiled.params] };
   }
 
-  getDocument(scope: Scope, id: number): StoredDocument | undefined {
+  private readDocument(scope: Scope, id: number): StoredDocument | undefined {
     const where = this.documentWhere(scope, undefined);
     const row = this.db
       .prepare(
@@ -392,24 +360,32 @@ export class SqliteStore implements Store {
     return row ? toDocument(row) : undefined;
   }
 
-  getDocumentText(scope: Scope, id: number): string | undefined {
-    const where = this.documentWhere(scope, undefined);
-    const row = this.db
-      .prepare(`SELECT d.text FROM documents d JOIN collections col ON col.id = d.collection_id WHERE d.id = ? AND ${where.sql}`)
-      .get(id, ...where.params) as { text: string } | undefined;
-    return row?.text;
+  getDocument(scope: Scope, id: number): Promise<StoredDocument | undefined> {
+    return this.run(() => this.readDocument(scope, id));
   }
 
-  listDocuments(scope: Scope, options: { filter?: Filter; limit?: number; offset?: number } = {}): StoredDocument[] {
-    const where = this.documentWhere(scope, options.filter);
-    const rows = this.db
-      .prepare(
-        `SELECT d.id, d.source, d.title, d.media_type, d.content_hash, d.metadata, d.bytes, ${this.hasDescriptions ? 'd.description' : "'' AS description"}, d.created_at, d.updated_at, col.name AS collection,
-           (SELECT count(*) FROM chunks c WHERE c.document_id = d.id) AS chunk_count
-         FROM documents d JOIN collections col ON col.id = d.collection_id WHERE ${where.sql} ORDER BY d.id LIMIT ? OFFSET ?`,
-      )
-      .all(...where.params, options.limit ?? -1, options.offset ?? 0) as DocumentRow[];
-    return rows.map(toDocument);
+  getDocumentText(scope: Scope, id: number): Promise<string | undefined> {
+    return this.run(() => {
+      const where = this.documentWhere(scope, undefined);
+      const row = this.db
+        .prepare(`SELECT d.text FROM documents d JOIN collections col ON col.id = d.collection_id WHERE d.id = ? AND ${where.sql}`)
+        .get(id, ...where.params) as { text: string } | undefined;
+      return row?.text;
+    });
+  }
+
+  listDocuments(scope: Scope, options: { filter?: Filter; limit?: number; offset?: number } = {}): Promise<StoredDocument[]> {
+    return this.run(() => {
+      const where = this.documentWhere(scope, options.filter);
+      const rows = this.db
+        .prepare(
+          `SELECT d.id, d.source, d.title, d.media_type, d.content_hash, d.metadata, d.bytes, d.description, d.created_at, d.updated_at, col.name AS collection,
+             (SELECT count(*) FROM chunks c WHERE c.document_id = d.id) AS chunk_count
+           FROM documents d JOIN collections col ON col.id = d.collection_id WHERE ${where.sql} ORDER BY d.id LIMIT ? OFFSET ?`,
+        )
+        .all(...where.params, options.limit ?? -1, options.offset ?? 0) as DocumentRow[];
+      return rows.map(toDocument);
+    });
   }
 
   private chunkSelect(condition: string): string {
@@ -419,31 +395,35 @@ export class SqliteStore implements Store {
             WHERE ${condition}`;
   }
 
-  getChunks(scope: Scope, ids: readonly number[]): StoredChunk[] {
-    if (ids.length === 0) return [];
-    const params: unknown[] = [];
-    const scopeSql = this.scopeCondition(scope, params);
-    const byId = new Map<number, StoredChunk>();
-    for (let start = 0; start < ids.length; start += 500) {
-      const batch = ids.slice(start, start + 500);
+  getChunks(scope: Scope, ids: readonly number[]): Promise<StoredChunk[]> {
+    return this.run(() => {
+      if (ids.length === 0) return [];
+      const params: unknown[] = [];
+      const scopeSql = this.scopeCondition(scope, params);
+      const byId = new Map<number, StoredChunk>();
+      for (let start = 0; start < ids.length; start += 500) {
+        const batch = ids.slice(start, start + 500);
+        const rows = this.db
+          .prepare(this.chunkSelect(`c.id IN (${batch.map(() => '?').join(',')}) AND ${scopeSql}`))
+          .all(...batch, ...params) as ChunkRow[];
+        for (const row of rows) byId.set(row.id, toChunk(row));
+      }
+      return ids.flatMap((id) => byId.get(id) ?? []);
+    });
+  }
+
+  getChunkRange(scope: Scope, documentId: number, from: number, to: number): Promise<StoredChunk[]> {
+    return this.run(() => {
+      const params: unknown[] = [];
+      const scopeSql = this.scopeCondition(scope, params);
       const rows = this.db
-        .prepare(this.chunkSelect(`c.id IN (${batch.map(() => '?').join(',')}) AND ${scopeSql}`))
-        .all(...batch, ...params) as ChunkRow[];
-      for (const row of rows) byId.set(row.id, toChunk(row));
-    }
-    return ids.flatMap((id) => byId.get(id) ?? []);
+        .prepare(this.chunkSelect(`c.document_id = ? AND c.ordinal BETWEEN ? AND ? AND ${scopeSql}`) + ' ORDER BY c.ordinal')
+        .all(documentId, from, to, ...params) as ChunkRow[];
+      return rows.map(toChunk);
+    });
   }
 
-  getChunkRange(scope: Scope, documentId: number, from: number, to: number): StoredChunk[] {
-    const params: unknown[] = [];
-    const scopeSql = this.scopeCondition(scope, params);
-    const rows = this.db
-      .prepare(this.chunkSelect(`c.document_id = ? AND c.ordinal BETWEEN ? AND ? AND ${scopeSql}`) + ' ORDER BY c.ordinal')
-      .all(documentId, from, to, ...params) as ChunkRow[];
-    return rows.map(toChunk);
-  }
-
-  documentFrequencies(terms: readonly string[]): { chunks: number; frequencies: Map<string, number> } {
+  private readFrequencies(terms: readonly string[]): { chunks: number; frequencies: Map<string, number> } {
     const frequencies = new Map<string, number>();
     const lookup = this.db.prepare('SELECT doc FROM chunks_fts_vocab WHERE term = ?');
     for (const term of new Set(terms)) {
@@ -454,13 +434,17 @@ export class SqliteStore implements Store {
     return { chunks, frequencies };
   }
 
+  documentFrequencies(terms: readonly string[]): Promise<{ chunks: number; frequencies: Map<string, number> }> {
+    return this.run(() => this.readFrequencies(terms));
+  }
+
   /** FTS5 MATCH expression (OR of quoted terms), or undefined when no term can match. */
   private matchExpression(terms: readonly string[]): string | undefined {
     let unique = [...new Set(terms.filter((term) => /^[\p{L}\p{N}]+$/u.test(term)))];
     if (unique.length > MAX_QUERY_TERMS) {
       // Keep the rarest terms: they carry the ranking, and common ones make FTS5 score huge posting lists.
       // Terms absent from the index cannot match, so they never take a place.
-      const { frequencies } = this.documentFrequencies(unique);
+      const { frequencies } = this.readFrequencies(unique);
       unique = unique
         .filter((term) => (frequencies.get(term) ?? 0) > 0)
         .sort((a, b) => frequencies.get(a)! - frequencies.get(b)!)
@@ -469,82 +453,90 @@ export class SqliteStore implements Store {
     return unique.length ? unique.map((term) => `"${term}"`).join(' OR ') : undefined;
   }
 
-  searchFullText(scope: Scope, terms: readonly string[], options: SearchOptions): ScoredChunkId[] {
-    const match = options.k > 0 ? this.matchExpression(terms) : undefined;
-    if (match === undefined) return [];
-    const where = this.documentWhere(scope, options.filter);
-    const unrestricted = scope.collections === '*' && !options.filter;
-    const sql = unrestricted
-      ? `SELECT f.rowid AS chunk_id, c.document_id, bm25(chunks_fts, ${this.titleWeight}, 1.0) AS rank
-         FROM chunks_fts f JOIN chunks c ON c.id = f.rowid WHERE chunks_fts MATCH ? ORDER BY rank LIMIT ?`
-      : `SELECT f.rowid AS chunk_id, c.document_id, bm25(chunks_fts, ${this.titleWeight}, 1.0) AS rank
-         FROM chunks_fts f JOIN chunks c ON c.id = f.rowid JOIN documents d ON d.id = c.document_id
-         JOIN collections col ON col.id = d.collection_id
-         WHERE chunks_fts MATCH ? AND ${where.sql} ORDER BY rank LIMIT ?`;
-    const params = unrestricted ? [match, options.k] : [match, ...where.params, options.k];
-    const rows = this.db.prepare(sql).all(...params) as { chunk_id: number; document_id: number; rank: number }[];
-    // FTS5's bm25() is negative (lower is better); flip it so every search returns higher-is-better.
-    return rows.map((row) => ({ chunkId: row.chunk_id, documentId: row.document_id, score: -row.rank }));
-  }
-
-  searchDescriptions(scope: Scope, terms: readonly string[], options: SearchOptions): { documentId: number; score: number }[] {
-    // Rarity is judged on the chunk index (documentFrequencies): the same terms, a far larger sample.
-    const match = options.k > 0 && this.hasDescriptions ? this.matchExpression(terms) : undefined;
-    if (match === undefined) return [];
-    const where = this.documentWhere(scope, options.filter);
-    const unrestricted = scope.collections === '*' && !options.filter;
-    const rank = `bm25(documents_fts, ${this.titleWeight}, 1.0)`;
-    const sql = unrestricted
-      ? `SELECT f.rowid AS document_id, ${rank} AS rank FROM documents_fts f WHERE documents_fts MATCH ? ORDER BY rank LIMIT ?`
-      : `SELECT f.rowid AS document_id, ${rank} AS rank FROM documents_fts f JOIN documents d ON d.id = f.rowid
-         JOIN collections col ON col.id = d.collection_id
-         WHERE documents_fts MATCH ? AND ${where.sql} ORDER BY rank LIMIT ?`;
-    const params = unrestricted ? [match, options.k] : [match, ...where.params, options.k];
-    const rows = this.db.prepare(sql).all(...params) as { document_id: number; rank: number }[];
-    return rows.map((row) => ({ documentId: row.document_id, score: -row.rank }));
-  }
-
-  getVectors(scope: Scope, ids: readonly number[]): Map<number, Float32Array> {
-    const out = new Map<number, Float32Array>();
-    const params: unknown[] = [];
-    const scopeSql = this.scopeCondition(scope, params);
-    const select = this.db
-      .prepare(
-        `SELECT v.vector FROM chunk_vectors v JOIN chunks c ON c.id = v.chunk_id JOIN documents d ON d.id = c.document_id
-         JOIN collections col ON col.id = d.collection_id WHERE v.chunk_id = ? AND ${scopeSql}`,
-      )
-      .pluck();
-    for (const id of ids) {
-      const blob = select.get(id, ...params) as Buffer | undefined;
-      if (blob) out.set(id, Float32Array.from(float32View(blob)));
-    }
-    return out;
-  }
-
-  searchVector(scope: Scope, vector: Float32Array, options: SearchOptions): ScoredChunkId[] {
-    const info = this.indexInfo();
-    if (!info) return [];
-    if (vector.length !== info.dimensions) {
-      throw new DossierError('embedder-mismatch', `query vector has ${vector.length} dimensions, the index ${this.path} has ${info.dimensions}`);
-    }
-    const index = this.vectorIndex(info.dimensions);
-    let accept: ((tag: { documentId: number; collectionId: number }) => boolean) | undefined;
-    if (options.filter) {
+  searchFullText(scope: Scope, terms: readonly string[], options: SearchOptions): Promise<ScoredChunkId[]> {
+    return this.run(() => {
+      const match = options.k > 0 ? this.matchExpression(terms) : undefined;
+      if (match === undefined) return [];
       const where = this.documentWhere(scope, options.filter);
-      const allowed = new Set(
-        (this.db.prepare(`SELECT d.id FROM documents d JOIN collections col ON col.id = d.collection_id WHERE ${where.sql}`).all(...where.params) as { id: number }[]).map(
-          (row) => row.id,
-        ),
-      );
-      accept = (tag) => allowed.has(tag.documentId);
-    } else if (scope.collections !== '*') {
-      const names = scope.collections;
-      const allowed = new Set(
-        (this.db.prepare(`SELECT id FROM collections WHERE name IN (${names.map(() => '?').join(',') || 'NULL'})`).all(...names) as { id: number }[]).map((row) => row.id),
-      );
-      accept = (tag) => allowed.has(tag.collectionId);
-    }
-    return index.search(vector, options.k, accept).map((match) => ({ chunkId: match.id, documentId: match.documentId, score: match.score }));
+      const unrestricted = scope.collections === '*' && !options.filter;
+      const sql = unrestricted
+        ? `SELECT f.rowid AS chunk_id, c.document_id, bm25(chunks_fts, ${this.titleWeight}, 1.0) AS rank
+           FROM chunks_fts f JOIN chunks c ON c.id = f.rowid WHERE chunks_fts MATCH ? ORDER BY rank LIMIT ?`
+        : `SELECT f.rowid AS chunk_id, c.document_id, bm25(chunks_fts, ${this.titleWeight}, 1.0) AS rank
+           FROM chunks_fts f JOIN chunks c ON c.id = f.rowid JOIN documents d ON d.id = c.document_id
+           JOIN collections col ON col.id = d.collection_id
+           WHERE chunks_fts MATCH ? AND ${where.sql} ORDER BY rank LIMIT ?`;
+      const params = unrestricted ? [match, options.k] : [match, ...where.params, options.k];
+      const rows = this.db.prepare(sql).all(...params) as { chunk_id: number; document_id: number; rank: number }[];
+      // FTS5's bm25() is negative (lower is better); flip it so every search returns higher-is-better.
+      return rows.map((row) => ({ chunkId: row.chunk_id, documentId: row.document_id, score: -row.rank }));
+    });
+  }
+
+  searchDescriptions(scope: Scope, terms: readonly string[], options: SearchOptions): Promise<{ documentId: number; score: number }[]> {
+    return this.run(() => {
+      // Rarity is judged on the chunk index (documentFrequencies): the same terms, a far larger sample.
+      const match = options.k > 0 ? this.matchExpression(terms) : undefined;
+      if (match === undefined) return [];
+      const where = this.documentWhere(scope, options.filter);
+      const unrestricted = scope.collections === '*' && !options.filter;
+      const rank = `bm25(documents_fts, ${this.titleWeight}, 1.0)`;
+      const sql = unrestricted
+        ? `SELECT f.rowid AS document_id, ${rank} AS rank FROM documents_fts f WHERE documents_fts MATCH ? ORDER BY rank LIMIT ?`
+        : `SELECT f.rowid AS document_id, ${rank} AS rank FROM documents_fts f JOIN documents d ON d.id = f.rowid
+           JOIN collections col ON col.id = d.collection_id
+           WHERE documents_fts MATCH ? AND ${where.sql} ORDER BY rank LIMIT ?`;
+      const params = unrestricted ? [match, options.k] : [match, ...where.params, options.k];
+      const rows = this.db.prepare(sql).all(...params) as { document_id: number; rank: number }[];
+      return rows.map((row) => ({ documentId: row.document_id, score: -row.rank }));
+    });
+  }
+
+  getVectors(scope: Scope, ids: readonly number[]): Promise<Map<number, Float32Array>> {
+    return this.run(() => {
+      const out = new Map<number, Float32Array>();
+      const params: unknown[] = [];
+      const scopeSql = this.scopeCondition(scope, params);
+      const select = this.db
+        .prepare(
+          `SELECT v.vector FROM chunk_vectors v JOIN chunks c ON c.id = v.chunk_id JOIN documents d ON d.id = c.document_id
+           JOIN collections col ON col.id = d.collection_id WHERE v.chunk_id = ? AND ${scopeSql}`,
+        )
+        .pluck();
+      for (const id of ids) {
+        const blob = select.get(id, ...params) as Buffer | undefined;
+        if (blob) out.set(id, Float32Array.from(float32View(blob)));
+      }
+      return out;
+    });
+  }
+
+  searchVector(scope: Scope, vector: Float32Array, options: SearchOptions): Promise<ScoredChunkId[]> {
+    return this.run(() => {
+      const info = this.readIndexInfo();
+      if (!info) return [];
+      if (vector.length !== info.dimensions) {
+        throw new DossierError('embedder-mismatch', `query vector has ${vector.length} dimensions, the index ${this.path} has ${info.dimensions}`);
+      }
+      const index = this.vectorIndex(info.dimensions);
+      let accept: ((tag: { documentId: number; collectionId: number }) => boolean) | undefined;
+      if (options.filter) {
+        const where = this.documentWhere(scope, options.filter);
+        const allowed = new Set(
+          (this.db.prepare(`SELECT d.id FROM documents d JOIN collections col ON col.id = d.collection_id WHERE ${where.sql}`).all(...where.params) as { id: number }[]).map(
+            (row) => row.id,
+          ),
+        );
+        accept = (tag) => allowed.has(tag.documentId);
+      } else if (scope.collections !== '*') {
+        const names = scope.collections;
+        const allowed = new Set(
+          (this.db.prepare(`SELECT id FROM collections WHERE name IN (${names.map(() => '?').join(',') || 'NULL'})`).all(...names) as { id: number }[]).map((row) => row.id),
+        );
+        accept = (tag) => allowed.has(tag.collectionId);
+      }
+      return index.search(vector, options.k, accept).map((match) => ({ chunkId: match.id, documentId: match.documentId, score: match.score }));
+    });
   }
 
   /** The in-memory index, (re)built from stored vectors when missing or when another connection wrote. */
@@ -553,14 +545,9 @@ export class SqliteStore implements Store {
     if (this.vectors && this.vectorsVersion === version && this.vectors.dimensions === dimensions) return this.vectors;
     const count = (this.db.prepare('SELECT count(*) AS n FROM chunk_vectors').get() as { n: number }).n;
     const index = new Int8VectorIndex(dimensions, Math.ceil(count * 1.25)); // sized once: growing copies everything
-    const hasOwnerColumns = (this.db.pragma('table_info(chunk_vectors)') as { name: string }[]).some((column) => column.name === 'q8');
+    // Migrations guarantee the owner columns; rows from before the int8 form are quantised here.
     const rows = this.db
-      .prepare(
-        hasOwnerColumns
-          ? 'SELECT chunk_id, document_id, collection_id, q8, q8_scale, CASE WHEN q8 IS NULL THEN vector END AS vector FROM chunk_vectors'
-          : // a read-only connection to a database from before these columns
-            'SELECT v.chunk_id, c.document_id, d.collection_id, NULL AS q8, NULL AS q8_scale, v.vector FROM chunk_vectors v JOIN chunks c ON c.id = v.chunk_id JOIN documents d ON d.id = c.document_id',
-      )
+      .prepare('SELECT chunk_id, document_id, collection_id, q8, q8_scale, CASE WHEN q8 IS NULL THEN vector END AS vector FROM chunk_vectors')
       .iterate() as Iterable<{ chunk_id: number; document_id: number; collection_id: number; q8: Buffer | null; q8_scale: number | null; vector: Buffer | null }>;
     for (const row of rows) {
       const tag = { documentId: row.document_id, collectionId: row.collection_id };
@@ -572,21 +559,30 @@ export class SqliteStore implements Store {
     return index;
   }
 
-  collections(): { name: string; documents: number }[] {
-    return this.db
-      .prepare('SELECT col.name, count(d.id) AS documents FROM collections col LEFT JOIN documents d ON d.collection_id = col.id GROUP BY col.id ORDER BY col.name')
-      .all() as { name: string; documents: number }[];
+  collections(scope: Scope): Promise<{ name: string; documents: number }[]> {
+    return this.run(() => {
+      const params: unknown[] = [];
+      const scopeSql = this.scopeCondition(scope, params);
+      return this.db
+        .prepare(
+          `SELECT col.name, count(d.id) AS documents FROM collections col LEFT JOIN documents d ON d.collection_id = col.id
+           WHERE ${scopeSql} GROUP BY col.id ORDER BY col.name`,
+        )
+        .all(...params) as { name: string; documents: number }[];
+    });
   }
 
-  stats(scope: Scope): StoreStats {
-    const where = this.documentWhere(scope, undefined);
-    const documents = this.db
-      .prepare(`SELECT count(*) AS n, coalesce(sum(d.bytes), 0) AS bytes, count(DISTINCT d.collection_id) AS collections FROM documents d JOIN collections col ON col.id = d.collection_id WHERE ${where.sql}`)
-      .get(...where.params) as { n: number; bytes: number; collections: number };
-    const chunks = this.db
-      .prepare(`SELECT count(*) AS n FROM chunks c JOIN documents d ON d.id = c.document_id JOIN collections col ON col.id = d.collection_id WHERE ${where.sql}`)
-      .get(...where.params) as { n: number };
-    return { documents: documents.n, chunks: chunks.n, collections: documents.collections, bytes: documents.bytes, embedder: this.indexInfo() };
+  stats(scope: Scope): Promise<StoreStats> {
+    return this.run(() => {
+      const where = this.documentWhere(scope, undefined);
+      const documents = this.db
+        .prepare(`SELECT count(*) AS n, coalesce(sum(d.bytes), 0) AS bytes, count(DISTINCT d.collection_id) AS collections FROM documents d JOIN collections col ON col.id = d.collection_id WHERE ${where.sql}`)
+        .get(...where.params) as { n: number; bytes: number; collections: number };
+      const chunks = this.db
+        .prepare(`SELECT count(*) AS n FROM chunks c JOIN documents d ON d.id = c.document_id JOIN collections col ON col.id = d.collection_id WHERE ${where.sql}`)
+        .get(...where.params) as { n: number };
+      return { documents: documents.n, chunks: chunks.n, collections: documents.collections, bytes: documents.bytes, embedder: this.readIndexInfo() };
+    });
   }
 
   /** Rows in the full-text and vector tables, for tests that prove deletes leave nothing behind. */
@@ -597,13 +593,36 @@ export class SqliteStore implements Store {
       chunks: count('SELECT count(*) AS n FROM chunks'),
       vectors: count('SELECT count(*) AS n FROM chunk_vectors'),
       fullText: count('SELECT count(*) AS n FROM (SELECT rowid FROM chunks_fts)'),
-      descriptions: this.hasDescriptions ? count('SELECT count(*) AS n FROM (SELECT rowid FROM documents_fts)') : 0,
+      descriptions: count('SELECT count(*) AS n FROM (SELECT rowid FROM documents_fts)'),
     };
   }
 
-  close(): void {
+  async close(): Promise<void> {
+    if (!this.db.open) return;
+    if (!this.readonly && this.path !== ':memory:') {
+      // WAL while writing (readers keep reading), a rollback journal at rest: a WAL file can only be
+      // read where its -shm can be created, so a read-only folder could not open it. Another open
+      // connection keeps WAL on; that is fine, the last writer to close switches.
+      try {
+        this.db.pragma('busy_timeout = 0');
+        this.db.pragma('journal_mode = DELETE');
+      } catch {
+        // busy: someone else still has the index open
+      }
+    }
     this.db.close();
   }
+}
+
+/** Driver errors (SqliteError and the like) become one-line 'store-failed' errors naming the index. */
+function toStoreError(error: unknown, path: string): unknown {
+  if (DossierError.isInstance(error)) return error;
+  const code = (error as { code?: string } | undefined)?.code ?? '';
+  if (code === 'SQLITE_READONLY' || code.startsWith('SQLITE_READONLY_')) {
+    return new DossierError('read-only', `index ${path} cannot be written: ${oneLine(error)}`, { cause: error });
+  }
+  if (code === 'SQLITE_NOTADB') return new DossierError('not-an-index', `${path} is not a SQLite database, so not a Dossier index`, { cause: error });
+  return new DossierError('store-failed', `index ${path}: ${oneLine(error)}`, { cause: error });
 }
 
 /** A blob as float32s, without a copy when it is 4-byte aligned (better-sqlite3 blobs usually are). */

@@ -2,10 +2,10 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { createOpenAI } from '@ai-sdk/openai';
 import { DossierError } from '../errors/index.ts';
-import { startAnthropicServer, type AnthropicServer } from '../../test/protocol-server/anthropic.ts';
-import { startOpenAIServer, type OpenAIServer } from '../../test/protocol-server/openai.ts';
-import { callModel } from './call.ts';
-import { resolveModel } from './resolve.ts';
+import { startAnthropicServer, type AnthropicServer } from '../testing/protocol-server/anthropic.ts';
+import { startOpenAIServer, type OpenAIServer } from '../testing/protocol-server/openai.ts';
+import { callModel } from './call-model.ts';
+import { resolveModel } from './index.ts';
 
 let openai: OpenAIServer;
 let anthropic: AnthropicServer;

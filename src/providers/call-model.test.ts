@@ -10,12 +10,12 @@ import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import type { ModelMessage } from 'ai';
 import { z } from 'zod';
 import { DossierError } from '../errors/index.ts';
-import { startAnthropicServer } from '../../test/protocol-server/anthropic.ts';
-import type { ChatTurn } from '../../test/protocol-server/chat.ts';
-import { startOpenAIServer } from '../../test/protocol-server/openai.ts';
-import type { Route } from '../../test/protocol-server/server.ts';
-import { callModel, type CallModelParams } from './call.ts';
-import type { LanguageModelObject } from './resolve.ts';
+import { startAnthropicServer } from '../testing/protocol-server/anthropic.ts';
+import type { ChatTurn } from '../testing/protocol-server/chat.ts';
+import { startOpenAIServer } from '../testing/protocol-server/openai.ts';
+import type { Route } from '../testing/protocol-server/server.ts';
+import { callModel, type CallModelParams } from './call-model.ts';
+import type { LanguageModelObject } from './types.ts';
 
 interface Harness {
   model: LanguageModelObject;
@@ -199,10 +199,34 @@ for (const provider of providers) {
       assert.equal(harness.route.requests.length, 1);
     });
 
+    test('401 and 403 fail at once as remote-auth: one request each, never retried', async () => {
+      for (const status of [401, 403]) {
+        harness.reset();
+        harness.route.enqueue({ type: 'status', status, headers: { 'retry-after-ms': '1' } }, 5);
+        const error = await call({ maxRetries: 3 }).then(
+          () => assert.fail('expected a failure'),
+          (e: unknown) => e,
+        );
+        assert.ok(DossierError.isInstance(error), String(error));
+        assert.equal(error.code, 'remote-auth');
+        assert.match(error.message, new RegExp(`HTTP ${status}`));
+        assert.equal(harness.route.requests.length, 1, `${status} was retried`);
+      }
+    });
+
+    test('a 503 that persists past the timeout budget gives up with the HTTP failure, not a timeout', async () => {
+      // Retry-After 30 s cannot fit into a 1 s call: no point waiting for it.
+      harness.route.enqueue({ type: 'status', status: 503, headers: { 'retry-after': '30' } }, 3);
+      const started = Date.now();
+      await assert.rejects(call({ timeoutMs: 1_000 }), (e: unknown) => DossierError.isInstance(e) && e.code === 'remote-failed' && /HTTP 503/.test(e.message));
+      assert.ok(Date.now() - started < 900);
+      assert.equal(harness.route.requests.length, 1);
+    });
+
     test('a hanging server hits the timeout', async () => {
       harness.route.enqueue({ type: 'hang' });
       const started = Date.now();
-      await assert.rejects(call({ timeoutMs: 300 }), (e: unknown) => DossierError.isInstance(e) && e.code === 'remote-failed' && /timed out after 300 ms/.test(e.message));
+      await assert.rejects(call({ timeoutMs: 300 }), (e: unknown) => DossierError.isInstance(e) && e.code === 'remote-timeout' && /timed out after 300 ms/.test(e.message));
       assert.ok(Date.now() - started < 2_000);
     });
 
@@ -270,4 +294,34 @@ test('a dropped connection is retried (network errors are retryable)', async () 
   } finally {
     await server.close();
   }
+});
+
+test('connection refused fails fast as remote-unreachable, without retries', async () => {
+  // A port that was just listening and is now closed refuses connections.
+  const server = await startOpenAIServer();
+  const baseURL = server.baseURL;
+  await server.close();
+  for (const model of [
+    createOpenAICompatible({ name: 'compat', baseURL }).chatModel('local-test'),
+    createAnthropic({ baseURL, apiKey: 'test' }).messages('claude-test'),
+  ]) {
+    const started = Date.now();
+    const error = await callModel({ model, messages: question, maxRetries: 3, maxOutputTokens: 1_000, timeoutMs: 30_000 }).then(
+      () => assert.fail('expected a failure'),
+      (e: unknown) => e,
+    );
+    const ms = Date.now() - started;
+    assert.ok(DossierError.isInstance(error), String(error));
+    assert.equal(error.code, 'remote-unreachable');
+    assert.match(error.message, /ECONNREFUSED/);
+    assert.doesNotMatch(error.message, /attempts/);
+    assert.ok(ms <= 2_000, `took ${ms} ms`);
+  }
+});
+
+test('an unknown host fails as remote-unreachable', async () => {
+  const model = createOpenAICompatible({ name: 'compat', baseURL: 'http://no-such-host.invalid/v1' }).chatModel('local-test');
+  const started = Date.now();
+  await assert.rejects(callModel({ model, messages: question, timeoutMs: 10_000 }), (e: unknown) => DossierError.isInstance(e) && e.code === 'remote-unreachable');
+  assert.ok(Date.now() - started <= 2_000);
 });

@@ -1,0 +1,47 @@
+import { MAX_ENTITIES } from './tuning.ts';
+
+/** Words that start questions or join clauses: never an entity on their own. */
+const QUESTION_WORDS = new Set(
+  'what which who whom whose when where why how is are was were do does did the a an in of on for to and or by with from at as that this these those name'.split(' '),
+);
+
+const MONTHS = /^(January|February|March|April|May|June|July|August|September|October|November|December|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)$/;
+const CONNECTORS = new Set(['of', 'the', 'for', 'and', 'de', 'von', 'van', 'la', 'le', 'du', 'del', 'da', 'di', '&']);
+
+/**
+ * Named entities the cheap way: quoted phrases and runs of capitalised words (allowing "of", "the",
+ * "and", "de" … inside, like "Bank of England"). A run never crosses a sentence end; leading
+ * numbers ("17-year-old"), dates and a lone sentence-initial word are dropped.
+ */
+export function entitiesIn(text: string): string[] {
+  const found: string[] = [];
+  const add = (entity: string) => {
+    const clean = entity.replace(/^[\s"“'‘(]+|[\s"”'’),;:]+$/g, '').replace(/\.$/, (dot) => (/\b[A-Z]\.$/.test(entity) ? dot : '')).trim();
+    if (clean.length < 3 || found.includes(clean)) return;
+    if (/^[\d\s,.–-]+$/.test(clean) || clean.split(/\s+/).every((word) => MONTHS.test(word) || /^\d/.test(word))) return;
+    found.push(clean);
+  };
+  for (const match of text.matchAll(/["“]([^"”]{2,80})["”]/g)) add(match[1]);
+  for (const sentence of text.split(/(?<=[.!?])\s+(?=[A-Z"“])/)) {
+    const words = sentence.split(/\s+/);
+    let run: string[] = [];
+    const flush = (index: number) => {
+      while (run.length && CONNECTORS.has(run[run.length - 1].toLowerCase())) run.pop();
+      while (run.length && /^\d/.test(run[0])) run.shift(); // "17-year-old Shirley Temple" → "Shirley Temple"
+      const startsSentence = index - run.length === 0;
+      if (run.length > 1 || (run.length === 1 && !startsSentence && !QUESTION_WORDS.has(run[0].toLowerCase()))) add(run.join(' '));
+      run = [];
+    };
+    words.forEach((raw, index) => {
+      const word = raw.replace(/^[("“‘]+/, '');
+      const capital = /^\p{Lu}/u.test(word) && !(run.length === 0 && /^(The|A|An)$/.test(word));
+      const connector = run.length > 0 && CONNECTORS.has(word.toLowerCase());
+      if (capital || connector) {
+        run.push(word.replace(/[,;:)"”’]+$/, ''));
+        if (/[,;:)"”]$/.test(word) || (/[.!?]$/.test(word) && !/^(?:[A-Z]\.)+$/.test(word))) flush(index + 1);
+      } else flush(index);
+    });
+    flush(words.length);
+  }
+  return found.slice(0, MAX_ENTITIES);
+}

@@ -1,0 +1,91 @@
+import type { LanguageModelV3, LanguageModelV3CallOptions, LanguageModelV3Content, LanguageModelV3GenerateResult } from '@ai-sdk/provider';
+import { streamResult } from '../../providers/stream-result.ts';
+import { Tokenizer } from '../../text/tokenize.ts';
+import { composeAnswer } from './answer-composer.ts';
+import { nextSearches } from './planner.ts';
+import { readPromptState } from './prompt-state.ts';
+import { ANSWER_SENTENCES, MAX_ROUNDS, QUERIES_PER_ROUND, QUESTION_SEARCH_K } from './tuning.ts';
+
+export { entitiesIn } from './entities.ts';
+
+/**
+ * The offline model: an extractive planner behind the AI SDK model interface, so the agent loop
+ * never knows it is not a language model. It is stateless — every decision is derived from the
+ * prompt it is given (question, its earlier tool calls, the evidence in tool results;
+ * prompt-state.ts) — which also makes recorded runs replay exactly.
+ *
+ * Plan (planner.ts): round 1 decomposes the question into several searches at once (the whole
+ * question plus the named entities and quoted phrases in it); later rounds follow bridge entities —
+ * names that appear in the new evidence but not in the question — and stop when a round brings no
+ * new evidence or after `maxRounds`. The answer (answer-composer.ts) is extractive: the sentences of
+ * the evidence that best cover the question's terms, each citing the evidence it came from, or "not
+ * found in the documents" when nothing relevant exists. Tuned numbers live in tuning.ts.
+ */
+export interface OfflineModelOptions {
+  /** Search rounds before answering. */
+  maxRounds?: number;
+  /** Searches issued per round at most. */
+  queriesPerRound?: number;
+  /** Passages asked for by the whole-question search. */
+  k?: number;
+  /** Sentences in an answer at most. */
+  answerSentences?: number;
+  language?: string;
+}
+
+export class OfflineModel implements LanguageModelV3 {
+  readonly specificationVersion = 'v3' as const;
+  readonly provider = 'dossier';
+  readonly modelId = 'offline';
+  readonly supportedUrls = {};
+  private readonly tokenizer: Tokenizer;
+  private readonly options: Required<Omit<OfflineModelOptions, 'language'>>;
+
+  constructor(options: OfflineModelOptions = {}) {
+    this.tokenizer = new Tokenizer({ language: options.language ?? 'english' });
+    this.options = {
+      maxRounds: options.maxRounds ?? MAX_ROUNDS,
+      queriesPerRound: options.queriesPerRound ?? QUERIES_PER_ROUND,
+      k: options.k ?? QUESTION_SEARCH_K,
+      answerSentences: options.answerSentences ?? ANSWER_SENTENCES,
+    };
+  }
+
+  async doGenerate(options: LanguageModelV3CallOptions): Promise<LanguageModelV3GenerateResult> {
+    const content = this.decide(options);
+    const outputTokens = content.reduce((sum, part) => sum + (part.type === 'text' ? part.text.split(/\s+/).length : 20), 0);
+    const inputTokens = Math.round(JSON.stringify(options.prompt).length / 4);
+    return {
+      content,
+      finishReason: { unified: content.some((part) => part.type === 'tool-call') ? 'tool-calls' : 'stop', raw: undefined },
+      usage: {
+        inputTokens: { total: inputTokens, noCache: inputTokens, cacheRead: undefined, cacheWrite: undefined },
+        outputTokens: { total: outputTokens, text: outputTokens, reasoning: undefined },
+      },
+      warnings: [],
+    };
+  }
+
+  async doStream(options: LanguageModelV3CallOptions) {
+    return streamResult(await this.doGenerate(options));
+  }
+
+  private decide(options: LanguageModelV3CallOptions): LanguageModelV3Content[] {
+    const state = readPromptState(options.prompt);
+    const canSearch = (options.tools ?? []).some((tool) => tool.type === 'function' && tool.name === 'search_knowledge');
+    const searches = nextSearches(state, this.tokenizer, { ...this.options, canSearch });
+    if (searches) {
+      return searches.map((search, i) => ({
+        type: 'tool-call' as const,
+        toolCallId: `offline-${state.rounds + 1}-${i}`,
+        toolName: 'search_knowledge',
+        input: JSON.stringify(search),
+      }));
+    }
+    return [{ type: 'text', text: composeAnswer(state, this.tokenizer, this.options.answerSentences) }];
+  }
+}
+
+export function createOfflineModel(options?: OfflineModelOptions): OfflineModel {
+  return new OfflineModel(options);
+}

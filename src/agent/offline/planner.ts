@@ -1,0 +1,73 @@
+import type { Tokenizer } from '../../text/tokenize.ts';
+import { entitiesIn } from './entities.ts';
+import { normaliseQuery, relevanceRank, type PromptState } from './prompt-state.ts';
+import {
+  BRIDGE_SEARCH_K,
+  BRIDGE_SOURCES,
+  ENTITY_SEARCH_K,
+  NAME_POSITION_DECAY,
+  QUESTION_ENTITY_SEARCHES,
+  QUESTION_SEARCH_K,
+  SELF_NAME_SHARE,
+  SINGLE_WORD_NAME_WEIGHT,
+} from './tuning.ts';
+
+export interface PlannedSearch {
+  query: string;
+  k: number;
+}
+
+export interface PlanOptions {
+  maxRounds: number;
+  queriesPerRound: number;
+  /** Passages for the whole-question search. */
+  k: number;
+  /** The run offers search_knowledge and does not demand an answer now. */
+  canSearch: boolean;
+}
+
+/**
+ * The next round of searches, or undefined when it is time to answer: after `maxRounds`, when the
+ * last round brought no new evidence, or when every planned search was made already.
+ */
+export function nextSearches(state: PromptState, tokenizer: Tokenizer, options: PlanOptions): PlannedSearch[] | undefined {
+  const wantsAnswer = !options.canSearch || state.lastUserText !== state.question;
+  if (wantsAnswer || state.rounds >= options.maxRounds) return undefined;
+  const lastRoundAddedEvidence = state.rounds === 0 || state.evidence.some((e) => e.round === state.rounds);
+  if (!lastRoundAddedEvidence) return undefined;
+  const planned = state.rounds === 0 ? firstQueries(state.question, options.k) : bridgeQueries(state, tokenizer, options.queriesPerRound);
+  const fresh = planned.filter((search) => !state.queries.has(normaliseQuery(search.query))).slice(0, options.queriesPerRound);
+  return fresh.length > 0 ? fresh : undefined;
+}
+
+/** Round 1: the whole question, plus each named entity or quoted phrase in it as its own, narrower search. */
+export function firstQueries(question: string, k = QUESTION_SEARCH_K): PlannedSearch[] {
+  return [{ query: question, k }, ...entitiesIn(question).slice(0, QUESTION_ENTITY_SEARCHES).map((entity) => ({ query: entity, k: ENTITY_SEARCH_K }))];
+}
+
+/**
+ * Names in the evidence most relevant to the question that the question does not mention: the
+ * hop to the next document (the "bridge"). Searched by name alone, since a document about a
+ * thing usually carries its name in its title.
+ */
+export function bridgeQueries(state: PromptState, tokenizer: Tokenizer, limit: number): PlannedSearch[] {
+  const questionTerms = new Set(tokenizer.terms(state.question));
+  const sources = [...state.evidence].sort((a, b) => relevanceRank(a) - relevanceRank(b)).slice(0, BRIDGE_SOURCES);
+  const candidates = new Map<string, number>();
+  sources.forEach((evidence, position) => {
+    const weight = 1 / (1 + position);
+    const ownTitle = new Set(tokenizer.terms(evidence.title));
+    for (const [i, name] of entitiesIn(evidence.text).entries()) {
+      const terms = tokenizer.terms(name);
+      if (terms.length === 0 || terms.every((term) => questionTerms.has(term))) continue;
+      if (terms.filter((term) => ownTitle.has(term)).length >= terms.length * SELF_NAME_SHARE) continue; // the passage naming itself
+      if (state.evidence.some((e) => normaliseQuery(e.title) === normaliseQuery(name))) continue; // already read
+      const specificity = terms.length > 1 ? 1 : SINGLE_WORD_NAME_WEIGHT;
+      candidates.set(name, (candidates.get(name) ?? 0) + (weight * specificity) / (1 + NAME_POSITION_DECAY * i));
+    }
+  });
+  return [...candidates.entries()]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, limit)
+    .map(([name]) => ({ query: name, k: BRIDGE_SEARCH_K }));
+}

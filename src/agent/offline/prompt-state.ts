@@ -1,0 +1,99 @@
+import type { LanguageModelV3Prompt } from '@ai-sdk/provider';
+import { parseEvidence } from '../evidence-format.ts';
+import { OTHER_SEARCH_RANK_OFFSET } from './tuning.ts';
+
+/** One evidence passage the agent has shown the model, with how the searches found it. */
+export interface OfflineEvidence {
+  id: string;
+  title: string;
+  text: string;
+  /** Heading path of the passage within its document ("Staff directory › Coastal Team"). */
+  at: string;
+  /** Round in which it first appeared (1-based). */
+  round: number;
+  /** Best rank it had in any search's results (0 = first). */
+  rank: number;
+  /** Rank in the search for the whole question, if that search returned it. */
+  questionRank?: number;
+  /** Queries whose results included it. */
+  foundBy: string[];
+}
+
+/** Everything the offline model knows: what it reads back from the prompt alone (it keeps no state). */
+export interface PromptState {
+  question: string;
+  lastUserText: string;
+  /** Search rounds so far (assistant turns with tool calls). */
+  rounds: number;
+  /** Queries already searched, normalised. */
+  queries: Set<string>;
+  evidence: OfflineEvidence[];
+}
+
+export function normaliseQuery(query: string): string {
+  return query.toLowerCase().replace(/\s+/g, ' ').trim();
+}
+
+/** Evidence from the whole-question search ranks by that search; everything else after it. */
+export function relevanceRank(evidence: OfflineEvidence): number {
+  return evidence.questionRank ?? OTHER_SEARCH_RANK_OFFSET + evidence.rank;
+}
+
+function textOf(content: unknown): string {
+  if (typeof content === 'string') return content;
+  if (Array.isArray(content)) return content.map((part) => (part && typeof part === 'object' && 'text' in part ? String((part as { text: unknown }).text) : '')).join('');
+  return '';
+}
+
+function safeJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Reads what the agent has done so far: the question, the searches made, the evidence they returned. */
+export function readPromptState(prompt: LanguageModelV3Prompt): PromptState {
+  const users = prompt.filter((message) => message.role === 'user');
+  const question = textOf(users[0]?.content ?? '').trim();
+  const lastUserText = textOf(users[users.length - 1]?.content ?? '').trim();
+  let rounds = 0;
+  const queries = new Set<string>();
+  const queryOfCall = new Map<string, string>();
+  const evidence = new Map<string, OfflineEvidence>();
+  for (const message of prompt) {
+    if (message.role === 'assistant') {
+      const calls = message.content.filter((part) => part.type === 'tool-call');
+      if (calls.length === 0) continue;
+      rounds++;
+      for (const call of calls) {
+        const input = typeof call.input === 'string' ? safeJson(call.input) : call.input;
+        const query = (input as { query?: unknown } | undefined)?.query;
+        if (typeof query === 'string') {
+          queries.add(normaliseQuery(query));
+          queryOfCall.set(call.toolCallId, query);
+        }
+      }
+    } else if (message.role === 'tool') {
+      for (const part of message.content) {
+        if (part.type !== 'tool-result') continue;
+        const output = part.output;
+        const text = output.type === 'text' || output.type === 'error-text' ? output.value : JSON.stringify(output);
+        const query = queryOfCall.get(part.toolCallId) ?? '';
+        const isQuestion = normaliseQuery(query) === normaliseQuery(question);
+        parseEvidence(text).forEach((block, rank) => {
+          const known = evidence.get(block.id);
+          if (known) {
+            known.rank = Math.min(known.rank, rank);
+            if (isQuestion) known.questionRank = Math.min(known.questionRank ?? rank, rank);
+            if (query && !known.foundBy.includes(query)) known.foundBy.push(query);
+          } else {
+            evidence.set(block.id, { id: block.id, title: block.title, at: block.at, text: block.text, round: rounds, rank, foundBy: query ? [query] : [], ...(isQuestion ? { questionRank: rank } : {}) });
+          }
+        });
+      }
+    }
+  }
+  return { question, lastUserText, rounds, queries, evidence: [...evidence.values()] };
+}

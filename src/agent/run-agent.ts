@@ -1,0 +1,218 @@
+import { randomUUID } from 'node:crypto';
+import type { ModelMessage } from 'ai';
+import type { Dossier } from '../dossier.ts';
+import { DossierError, oneLine } from '../errors/index.ts';
+import { callModel } from '../providers/call-model.ts';
+import type { ResolvedModel } from '../providers/index.ts';
+import type { Scope } from '../store/types.ts';
+import { checkCitations } from './citations.ts';
+import type { AgentEvent, Citation, EventListener, FinishReason, Usage } from './events.ts';
+import { NO_EVIDENCE_ANSWER, abortedAnswer, extractiveFallback, failedAnswer } from './fallback-answers.ts';
+import { decideFinishReason, type RunEnd, type RunError } from './finish-reason.ts';
+import { EvidenceLedger, type LedgerEntry, type LedgerOptions } from './ledger.ts';
+import { modelTurn } from './model-turn.ts';
+import { FINAL_ANSWER_NOW, ragSystemPrompt } from './prompts.ts';
+import { abortedBy, noNewEvidenceFor, stepCountIs, stopReason, tokenBudgetIs, type StepRecord } from './stop-conditions.ts';
+import { toolProtocolFor } from './tool-protocol.ts';
+import { runToolCalls } from './tool-runner.ts';
+import { ToolRegistry, ragTools } from './tools/registry.ts';
+
+/** `supportsTools: false` gives the model the text tool protocol (JSON actions in plain text). */
+export type AgentModel = ResolvedModel;
+
+export interface AgentOptions {
+  dossier: Dossier;
+  question: string;
+  model: AgentModel;
+  scope?: Scope;
+  tools?: ToolRegistry;
+  maxSteps?: number;
+  /** Total model tokens (input + output) the run may spend. */
+  tokenBudget?: number;
+  /** Consecutive steps whose searches add no new evidence before the run stops. */
+  stagnationSteps?: number;
+  /** Parallel tool calls in one step run at most this many at a time. */
+  toolConcurrency?: number;
+  /** Per tool call; on expiry the tool's `context.signal` fires and the model gets an error result. */
+  toolTimeoutMs?: number;
+  /** Per model call, retries included. */
+  modelTimeoutMs?: number;
+  maxRetries?: number;
+  /** Tokens of tool output the model sees per call. */
+  resultTokens?: number;
+  ledger?: LedgerOptions;
+  signal?: AbortSignal;
+  onEvent?: EventListener;
+  now?: Date;
+}
+
+export interface AgentResult {
+  runId: string;
+  /** The model that answered (`AgentModel.id`). */
+  model: string;
+  answer: string;
+  citations: Citation[];
+  unresolvedCitations: string[];
+  finishReason: FinishReason;
+  /** Set when the run failed or was aborted (finish reason `error` or `aborted`). */
+  error?: RunError;
+  /** True when a limit or failure cut the run short and the answer is the best the evidence supports. */
+  partial: boolean;
+  steps: number;
+  toolCalls: number;
+  usage: Usage;
+  /** The evidence, cited first (in citation order), then the rest strongest first (`EvidenceLedger.ranked`). */
+  evidence: LedgerEntry[];
+  ms: number;
+}
+
+export const AGENT_DEFAULTS = {
+  maxSteps: 10,
+  tokenBudget: 200_000,
+  stagnationSteps: 2,
+  toolConcurrency: 4,
+  toolTimeoutMs: 20_000,
+  resultTokens: 1200,
+};
+
+const ABORTED: RunError = { code: 'aborted', message: 'the run was aborted' };
+
+/**
+ * The agent loop: before each step the stop conditions may end the run; a step is one model turn
+ * (read through the tool protocol) and, when the model asks for tools, one round of tool calls.
+ * At a limit the model answers from the evidence it has; a failure ends the run saying so.
+ */
+export async function runAgent(options: AgentOptions): Promise<AgentResult> {
+  const started = performance.now();
+  const runId = randomUUID();
+  const maxSteps = options.maxSteps ?? AGENT_DEFAULTS.maxSteps;
+  const question = options.question.trim();
+  if (!question) throw new DossierError('bad-input', 'the question is empty');
+  if (!Number.isInteger(maxSteps) || maxSteps < 1 || maxSteps > 100) throw new DossierError('bad-input', `max steps must be an integer from 1 to 100, got ${maxSteps}`);
+  const tools = options.tools ?? new ToolRegistry(ragTools());
+  const scope = options.scope ?? { collections: '*' };
+  const ledger = new EvidenceLedger(options.ledger);
+  const protocol = toolProtocolFor(options.model);
+  const emit = (event: AgentEvent) => options.onEvent?.(event);
+  const stopWhen = [
+    abortedBy(options.signal),
+    noNewEvidenceFor(options.stagnationSteps ?? AGENT_DEFAULTS.stagnationSteps),
+    stepCountIs(maxSteps),
+    tokenBudgetIs(options.tokenBudget ?? AGENT_DEFAULTS.tokenBudget),
+  ];
+
+  const now = options.now ?? new Date();
+  const system = ragSystemPrompt({ now, toolNames: tools.names() }) + protocol.instructions(tools.list());
+  const messages: ModelMessage[] = [{ role: 'user', content: question }];
+  const steps: StepRecord[] = [];
+  const usage: Usage = { inputTokens: 0, outputTokens: 0 };
+  let toolCallCount = 0;
+  let step = 0;
+  let end: RunEnd | undefined;
+  let answer: string | undefined;
+
+  const turn = async (allowTools: boolean) => {
+    const { action, usage: spent } = await modelTurn({
+      model: options.model.model,
+      protocol,
+      system,
+      messages,
+      tools: tools.list(),
+      step,
+      allowTools,
+      signal: options.signal,
+      timeoutMs: options.modelTimeoutMs,
+      maxRetries: options.maxRetries,
+      emit,
+    });
+    usage.inputTokens += spent.inputTokens;
+    usage.outputTokens += spent.outputTokens;
+    return action;
+  };
+  const fail = (error: unknown): RunEnd => {
+    if (options.signal?.aborted || (error as Error)?.name === 'AbortError') return { type: 'aborted' };
+    const failure = { code: DossierError.isInstance(error) ? error.code : 'failed', message: oneLine(error) };
+    emit({ type: 'error', step, message: failure.message, code: failure.code });
+    return { type: 'failed', error: failure };
+  };
+  // One-shot generation for strategies that need the model's words (RAG-Fusion variants, HyDE passages).
+  const generate = async (prompt: string, signal: AbortSignal) =>
+    (await callModel({ model: options.model.model, system: 'You help a search engine. Reply with only what is asked.', messages: [{ role: 'user', content: prompt }], abortSignal: signal, timeoutMs: options.modelTimeoutMs, maxRetries: options.maxRetries })).text;
+
+  const index = await options.dossier.store.identity();
+  emit({ type: 'run-start', runId, question, mode: 'rag', model: options.model.id, textTools: protocol.name === 'text', time: now.toISOString(), index, maxSteps });
+  try {
+    while (end === undefined) {
+      const limit = stopReason(stopWhen, { steps, usage });
+      if (limit !== undefined) {
+        end = limit === 'aborted' ? { type: 'aborted' } : { type: 'limit', reason: limit };
+        break;
+      }
+      step++;
+      emit({ type: 'step-start', step });
+      const action = await turn(true);
+      if (action.type === 'invalid') {
+        protocol.appendInvalid(messages, action);
+        steps.push({ step, toolCalls: 0, searches: { calls: 0, newEvidence: 0 } });
+        continue;
+      }
+      if (action.type === 'answer') {
+        answer = action.text;
+        end = { type: 'answered' };
+        break;
+      }
+      protocol.appendToolCalls(messages, action);
+      toolCallCount += action.calls.length;
+      const outcomes = await runToolCalls(
+        action.calls,
+        { dossier: options.dossier, scope, ledger, step, resultTokens: options.resultTokens ?? AGENT_DEFAULTS.resultTokens, generate: options.model.id === 'offline' ? undefined : generate },
+        { tools, concurrency: options.toolConcurrency ?? AGENT_DEFAULTS.toolConcurrency, timeoutMs: options.toolTimeoutMs ?? AGENT_DEFAULTS.toolTimeoutMs, signal: options.signal, emit },
+      );
+      protocol.appendToolResults(messages, outcomes);
+      const searches = outcomes.filter((o) => o.searches);
+      steps.push({ step, toolCalls: outcomes.length, searches: { calls: searches.length, newEvidence: searches.reduce((sum, o) => sum + o.newEvidence, 0) } });
+    }
+  } catch (error) {
+    end = fail(error);
+  }
+
+  // At a limit the model answers from the evidence it has, without tools.
+  const partial = answer === undefined;
+  if (end.type === 'limit' && ledger.size > 0) {
+    try {
+      messages.push({ role: 'user', content: FINAL_ANSWER_NOW });
+      const last = await turn(false);
+      answer = (last.type === 'answer' ? last.text : '') || last.raw;
+    } catch (error) {
+      end = fail(error);
+    }
+  }
+  if (end.type === 'failed') answer = failedAnswer(end.error.message, ledger);
+  else if (end.type === 'aborted') answer = abortedAnswer(ledger);
+  else if (!answer?.trim()) answer = ledger.size === 0 ? NO_EVIDENCE_ANSWER : extractiveFallback(ledger);
+
+  const checked = checkCitations(answer, ledger);
+  const finishReason = decideFinishReason(end, { ledgerSize: ledger.size, citations: checked.citations.length });
+  for (const citation of checked.citations) emit({ type: 'citation', citation });
+  for (const id of checked.unresolved) emit({ type: 'citation-unresolved', id });
+  emit({ type: 'final-answer', answer: checked.answer, citations: checked.citations, unresolvedCitations: checked.unresolved, partial });
+  const ms = Math.round(performance.now() - started);
+  emit({ type: 'run-finish', finishReason, steps: step, toolCalls: toolCallCount, usage: { ...usage }, ms });
+  const cited = checked.citations.flatMap((c) => ledger.get(c.id) ?? []);
+  const error = end.type === 'failed' ? end.error : end.type === 'aborted' ? ABORTED : undefined;
+  return {
+    runId,
+    model: options.model.id,
+    answer: checked.answer,
+    citations: checked.citations,
+    unresolvedCitations: checked.unresolved,
+    finishReason,
+    ...(error ? { error } : {}),
+    partial,
+    steps: step,
+    toolCalls: toolCallCount,
+    usage,
+    evidence: [...cited, ...ledger.ranked().filter((entry) => !cited.includes(entry))],
+    ms,
+  };
+}

@@ -1,0 +1,57 @@
+import type { FinishReason, Usage } from './events.ts';
+
+/** What one finished step did, as far as stopping is concerned. */
+export interface StepRecord {
+  step: number;
+  toolCalls: number;
+  /** Calls to search tools in the step, and how much new evidence they added. */
+  searches: { calls: number; newEvidence: number };
+}
+
+export interface RunProgress {
+  /** Steps finished so far, in order. */
+  steps: readonly StepRecord[];
+  usage: Usage;
+}
+
+/**
+ * Decides, before a step, whether the run stops there: a finish reason, or undefined to go on.
+ * Small and composable, like the AI SDK's `stepCountIs`; `stopReason` evaluates a list of them.
+ */
+export type StopCondition = (progress: RunProgress) => FinishReason | undefined;
+
+export function stepCountIs(maxSteps: number): StopCondition {
+  return ({ steps }) => (steps.length >= maxSteps ? 'max-steps' : undefined);
+}
+
+/** Total model tokens (input + output) spent reach the budget. */
+export function tokenBudgetIs(budget: number): StopCondition {
+  return ({ usage }) => (usage.inputTokens + usage.outputTokens >= budget ? 'budget' : undefined);
+}
+
+/** The last `count` steps that searched found nothing new (steps without searches do not count either way). */
+export function noNewEvidenceFor(count: number): StopCondition {
+  return ({ steps }) => {
+    let stagnant = 0;
+    for (let i = steps.length - 1; i >= 0 && stagnant < count; i--) {
+      const { calls, newEvidence } = steps[i].searches;
+      if (calls === 0) continue;
+      if (newEvidence > 0) break;
+      stagnant++;
+    }
+    return stagnant >= count ? 'stagnation' : undefined;
+  };
+}
+
+export function abortedBy(signal: AbortSignal | undefined): StopCondition {
+  return () => (signal?.aborted ? 'aborted' : undefined);
+}
+
+/** The first condition that stops the run decides its reason. */
+export function stopReason(conditions: readonly StopCondition[], progress: RunProgress): FinishReason | undefined {
+  for (const condition of conditions) {
+    const reason = condition(progress);
+    if (reason !== undefined) return reason;
+  }
+  return undefined;
+}

@@ -1,0 +1,104 @@
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { UsageError } from './io.ts';
+
+/** Options every command takes. */
+export const COMMON_OPTIONS = {
+  db: { type: 'string' },
+  json: { type: 'boolean', default: false },
+  embedder: { type: 'string' },
+  help: { type: 'boolean', short: 'h', default: false },
+} as const satisfies ParseArgsConfig['options'];
+
+export type OptionSpec = NonNullable<ParseArgsConfig['options']>;
+export type Values = Record<string, string | boolean | string[] | undefined>;
+
+export interface Parsed {
+  values: Values;
+  positionals: string[];
+}
+
+/**
+ * Strict parsing: unknown options and, unless `positionals` allows them, extra arguments are usage
+ * errors. Negative numbers are taken as values (`--k -1` reaches the range check, not "unknown option -1").
+ */
+export function parse(argv: readonly string[], options: OptionSpec, positionals: { min?: number; max?: number; what?: string; missing?: string } = {}): Parsed {
+  const args = [...argv];
+  for (let i = 0; i < args.length - 1; i++) {
+    const name = args[i].startsWith('--') ? args[i].slice(2) : undefined;
+    if (name && (options[name] ?? COMMON_OPTIONS[name as keyof typeof COMMON_OPTIONS])?.type === 'string' && /^-\d/.test(args[i + 1])) {
+      args.splice(i, 2, `--${name}=${args[i + 1]}`);
+    }
+  }
+  let parsed: Parsed;
+  try {
+    const result = parseArgs({ args, options: { ...COMMON_OPTIONS, ...options }, allowPositionals: true, strict: true });
+    parsed = { values: result.values as Values, positionals: result.positionals };
+  } catch (error) {
+    throw new UsageError((error as Error).message.split('\n')[0]);
+  }
+  const max = positionals.max ?? 0;
+  if (parsed.positionals.length > max) {
+    const extra = parsed.positionals.slice(max).map((p) => `"${p}"`).join(' ');
+    throw new UsageError(max === 0 ? `unexpected argument ${extra}: this command takes none` : `unexpected argument ${extra}: at most ${max} ${positionals.what ?? 'arguments'}`);
+  }
+  if (parsed.positionals.length < (positionals.min ?? 0)) throw new UsageError(positionals.missing ?? `missing ${positionals.what ?? 'argument'}`);
+  return parsed;
+}
+
+export function intOption(values: Values, name: string, fallback: number, min: number, max: number): number {
+  const raw = values[name];
+  if (raw === undefined) return fallback;
+  const value = Number(raw);
+  if (typeof raw !== 'string' || raw.trim() === '' || !Number.isInteger(value) || value < min || value > max) {
+    throw new UsageError(`--${name} must be an integer from ${min} to ${max}, got "${raw}"`);
+  }
+  return value;
+}
+
+export function numberOption(values: Values, name: string, min: number, max: number): number | undefined {
+  const raw = values[name];
+  if (raw === undefined) return undefined;
+  const value = Number(raw);
+  if (typeof raw !== 'string' || raw.trim() === '' || !Number.isFinite(value) || value < min || value > max) {
+    throw new UsageError(`--${name} must be a number from ${min} to ${max}, got "${raw}"`);
+  }
+  return value;
+}
+
+export function stringOption(values: Values, name: string): string | undefined {
+  const value = values[name];
+  return typeof value === 'string' ? value : undefined;
+}
+
+export function listOption(values: Values, name: string): string[] | undefined {
+  const value = values[name];
+  return Array.isArray(value) && value.length ? value : undefined;
+}
+
+export function jsonOption(values: Values, name: string): Record<string, unknown> | undefined {
+  const raw = stringOption(values, name);
+  if (raw === undefined) return undefined;
+  let value: unknown;
+  try {
+    value = JSON.parse(raw);
+  } catch {
+    throw new UsageError(`--${name} is not valid JSON: ${raw}`);
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new UsageError(`--${name} must be a JSON object, got ${raw}`);
+  return value as Record<string, unknown>;
+}
+
+/** `--metadata k=v` (repeatable): numbers and true/false become JSON values, the rest strings. */
+export function metadataOption(values: Values): Record<string, unknown> | undefined {
+  const pairs = listOption(values, 'metadata');
+  if (!pairs) return undefined;
+  const metadata: Record<string, unknown> = {};
+  for (const pair of pairs) {
+    const equals = pair.indexOf('=');
+    const key = equals > 0 ? pair.slice(0, equals).trim() : '';
+    if (!/^[A-Za-z_][A-Za-z0-9_.-]*$/.test(key)) throw new UsageError(`--metadata must be key=value with a plain key, got "${pair}"`);
+    const raw = pair.slice(equals + 1);
+    metadata[key] = /^-?\d+(\.\d+)?$/.test(raw) ? Number(raw) : raw === 'true' ? true : raw === 'false' ? false : raw;
+  }
+  return metadata;
+}

@@ -1,0 +1,79 @@
+import { intOption, parse, stringOption } from '../args.ts';
+import { progressBar, UsageError, type CommandContext } from '../io.ts';
+import { modeOption } from './search.ts';
+
+/** One progress bar per phase of an evaluation. */
+async function phases(context: CommandContext) {
+  let current: { phase: string; bar: Awaited<ReturnType<typeof progressBar>> } | undefined;
+  return {
+    onProgress: async (phase: string, done: number, total: number) => {
+      if (current?.phase !== phase) {
+        current?.bar.stop();
+        current = { phase, bar: await progressBar(context.io, phase) };
+      }
+      current.bar.update(done, total);
+    },
+    stop: () => current?.bar.stop(),
+  };
+}
+
+export async function evaluate(argv: string[], context: CommandContext): Promise<number> {
+  const [kind, ...rest] = argv;
+  const progress = await phases(context);
+  const onProgress = (phase: string, done: number, total: number) => void progress.onProgress(phase, done, total);
+  const evals = await import('../../eval/index.ts');
+  const env = context.io.env;
+  try {
+    if (kind === 'beir') {
+      const { values, positionals } = parse(rest, { split: { type: 'string' }, mode: { type: 'string', short: 'm' } }, { min: 1, max: 1, what: 'BEIR dataset folder', missing: 'eval beir needs a BEIR dataset folder' });
+      const result = await evals.runBeirEval({
+        directory: positionals[0],
+        split: stringOption(values, 'split') ?? 'test',
+        mode: modeOption(values, 'hybrid'),
+        db: stringOption(values, 'db'),
+        embedder: stringOption(values, 'embedder'),
+        env,
+        onProgress,
+      });
+      progress.stop();
+      if (context.json) context.printJson(result);
+      else context.print(`${result.dataset} ${result.split} (${result.queries} queries, ${result.mode}): nDCG@10 ${result['ndcg@10']}  Recall@100 ${result['recall@100']}  p50 ${result.p50Ms} ms`);
+      return 0;
+    }
+    if (kind === 'hotpotqa') {
+      const { values, positionals } = parse(rest, { limit: { type: 'string' }, offset: { type: 'string' }, model: { type: 'string' } }, { min: 1, max: 1, what: 'HotpotQA file', missing: 'eval hotpotqa needs a HotpotQA .jsonl file' });
+      const result = await evals.runHotpotEval({
+        file: positionals[0],
+        limit: values.limit === undefined ? undefined : intOption(values, 'limit', 500, 1, 1_000_000),
+        offset: intOption(values, 'offset', 0, 0, 1_000_000),
+        db: stringOption(values, 'db'),
+        model: stringOption(values, 'model'),
+        env,
+        onProgress,
+      });
+      progress.stop();
+      if (context.json) context.printJson(result);
+      else {
+        const a = result.agent;
+        context.print(`HotpotQA pooled, ${result.questions} questions (from #${result.offset}):`);
+        context.print(`  single-shot  Recall@2 ${result.singleShot['recall@2']}  Recall@5 ${result.singleShot['recall@5']}`);
+        context.print(`  agent        Recall@2 ${a['recall@2']}  Recall@5 ${a['recall@5']}  answer contains ${a.answerContains}  F1 ${a.f1}  tool calls ${a.toolCallsMean}  evidence ${a.evidenceMean}`);
+      }
+      return 0;
+    }
+    if (kind === 'regression') {
+      const { values, positionals } = parse(rest, { model: { type: 'string' } }, { max: 1, what: 'regression folder' });
+      const report = await evals.runRegressionEval({ directory: positionals[0], model: stringOption(values, 'model'), env });
+      if (context.json) context.printJson(report);
+      else {
+        const { out } = context;
+        for (const o of report.outcomes) context.print(`${o.answerPass ? out.green('pass') : out.red('fail')} ${o.kind.padEnd(13)} ${o.id.padEnd(22)} citations ${o.citationHit.toFixed(2)}  ${o.finishReason}`);
+        context.print(`${report.questions} questions: answers ${report.answerPassRate}, citation hit rate ${report.citationHitRate}, tool calls ${report.toolCallsMean}, unresolved citations ${report.unresolvedCitations}`);
+      }
+      return 0;
+    }
+    throw new UsageError(`eval needs a benchmark: beir, hotpotqa or regression (got "${kind ?? ''}")`);
+  } finally {
+    progress.stop();
+  }
+}

@@ -1,0 +1,74 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, join, resolve } from 'node:path';
+import { createDossier, type Dossier } from '../dossier.ts';
+import { resolveModel } from '../providers/index.ts';
+import type { SearchMode } from '../retrieve/search.ts';
+import { evaluateBeir, indexBeirCorpus, loadBeir, type BeirResult } from './beir.ts';
+import { evaluateHotpot, indexHotpot, loadHotpot, type HotpotResult } from './hotpotqa.ts';
+import { loadRegression, runRegression, type RegressionReport } from './regression.ts';
+
+export type { BeirResult } from './beir.ts';
+export type { HotpotResult } from './hotpotqa.ts';
+export type { RegressionReport } from './regression.ts';
+
+/** Progress of one phase of an evaluation ("index", "queries", "questions"). */
+export type EvalProgress = (phase: string, done: number, total: number) => void;
+
+interface EvalIndexOptions {
+  /** Reuse this index (indexed once, when it holds fewer documents than the corpus); a temporary one otherwise. */
+  db?: string;
+  embedder?: string;
+  env?: Record<string, string | undefined>;
+  onProgress?: EvalProgress;
+}
+
+/** Opens --db or a fresh temporary index, removed afterwards. */
+async function withIndex<T>(options: EvalIndexOptions, use: (dossier: Dossier) => Promise<T>): Promise<T> {
+  const temporary = options.db ? undefined : mkdtempSync(join(tmpdir(), 'dossier-eval-'));
+  const dossier = await createDossier({ db: options.db ?? join(temporary!, 'index.db'), embedder: options.embedder, env: options.env });
+  try {
+    return await use(dossier);
+  } finally {
+    await dossier.close();
+    if (temporary) rmSync(temporary, { recursive: true, force: true });
+  }
+}
+
+/** `dossier eval beir`: indexes the corpus (or reuses --db when it already holds it) and scores the split's queries. */
+export async function runBeirEval(options: EvalIndexOptions & { directory: string; split: string; mode: SearchMode }): Promise<BeirResult> {
+  const dataset = loadBeir(options.directory, options.split);
+  return withIndex(options, async (dossier) => {
+    if ((await dossier.stats()).documents < dataset.corpus.length) {
+      await indexBeirCorpus(dossier, dataset, (done, total) => options.onProgress?.('index', done, total));
+    }
+    return evaluateBeir(dossier, dataset, {
+      name: basename(resolve(options.directory)),
+      split: options.split,
+      mode: options.mode,
+      onProgress: (done, total) => options.onProgress?.('queries', done, total),
+    });
+  });
+}
+
+/** `dossier eval hotpotqa`: the pooled protocol (DESIGN §4) with the given model. */
+export async function runHotpotEval(options: EvalIndexOptions & { file: string; limit?: number; offset?: number; model?: string }): Promise<HotpotResult> {
+  const data = loadHotpot(options.file);
+  return withIndex(options, async (dossier) => {
+    const model = await resolveModel(options.model ?? 'offline', { env: dossier.env, language: dossier.language });
+    if ((await dossier.stats()).documents < data.paragraphs.size) {
+      await indexHotpot(dossier, data, (done, total) => options.onProgress?.('index', done, total));
+    }
+    return evaluateHotpot(dossier, data, model, { limit: options.limit, offset: options.offset, onProgress: (done, total) => options.onProgress?.('questions', done, total) });
+  });
+}
+
+/** `dossier eval regression`: the regression set over its own corpus, in a temporary index. */
+export async function runRegressionEval(options: { directory?: string; model?: string; env?: Record<string, string | undefined> } = {}): Promise<RegressionReport> {
+  const { questions, corpus } = loadRegression(options.directory);
+  return withIndex({ env: options.env }, async (dossier) => {
+    const model = await resolveModel(options.model ?? 'offline', { env: dossier.env, language: dossier.language });
+    await dossier.ingest([corpus]);
+    return runRegression(dossier, model, questions);
+  });
+}

@@ -1,0 +1,42 @@
+/**
+ * `dossier/testing`: the shared contract suites and the protocol test server, so an outside
+ * implementation (a store, an embedder, a parser, a tool) can prove itself with the same tests as the
+ * built-in ones. The suites register `node:test` tests: call them at the top level of a test file.
+ */
+
+// Contract suites, one per extension point.
+export { storeContract } from './store/contract.ts';
+export { embedderContract } from './embed/contract.ts';
+export { parserContract, assertParsedDocument, assertDossierError, garbageBytes, type ContractSample } from './ingest/parsers/contract.ts';
+// The tool contract suite (src/agent/tools/contract.ts) is exported here once it exists.
+
+// The protocol test server: scripted OpenAI (chat completions, embeddings) and Anthropic (Messages)
+// endpoints over real sockets.
+export {
+  ProtocolServer,
+  Route,
+  type CommonTurn,
+  type RecordedRequest,
+  type Reply,
+  type JsonReply,
+  type SseReply,
+  type SseEvent,
+  type Scripted,
+  type RouteDefinition,
+} from './testing/protocol-server/server.ts';
+export type { ChatTurn, ScriptedFinish, ScriptedToolCall } from './testing/protocol-server/chat.ts';
+export {
+  startOpenAIServer,
+  addChatCompletionsRoute,
+  batchSizes,
+  rateLimited,
+  serverError,
+  openaiError,
+  deterministicEmbedding,
+  float32ToBase64,
+  base64ToFloat32,
+  type OpenAIServer,
+  type OpenAIServerOptions,
+  type EmbeddingsTurn,
+} from './testing/protocol-server/openai.ts';
+export { startAnthropicServer, addMessagesRoute, anthropicError, type AnthropicServer, type AnthropicServerOptions } from './testing/protocol-server/anthropic.ts';

@@ -3,7 +3,7 @@ export { createDossier, Dossier, assertCollectionName, type DossierOptions, type
 export { DossierError, type ErrorCode } from './errors/index.ts';
 
 export type { AskOptions, AskResult, AskMode, ReplayResult } from './agent/ask.ts';
-export { runAgent, type AgentOptions, type AgentResult, type AgentModel } from './agent/loop.ts';
+export { runAgent, type AgentOptions, type AgentResult, type AgentModel } from './agent/run-agent.ts';
 export type { AgentEvent, Citation, EventListener, FinishReason, Usage } from './agent/events.ts';
 export { EvidenceLedger, type LedgerEntry, type LedgerOptions } from './agent/ledger.ts';
 export { ToolRegistry, ragTools, loadUserTools } from './agent/tools/registry.ts';

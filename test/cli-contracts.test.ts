@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
 import { copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { once } from 'node:events';
+import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import Database from 'better-sqlite3';
@@ -162,15 +164,19 @@ describe('dossier CLI contracts', () => {
     }
   });
 
-  it('fails a run whose model cannot be reached: exit 1, finish reason error, never "not found"', { skip: 'lands with the agent-loop split (next commit)' }, async () => {
+  it('fails a run whose model cannot be reached: exit 1, finish reason error, never "not found"', async () => {
     const { dir, cleanup } = tempDir();
     try {
       const db = join(dir, 'index.db');
       assert.equal((await runCli(['ingest', corpus, '--db', db])).status, 0);
+      // A loopback port that was just free: nothing listens there, so the connection is refused at once.
+      const probe = createServer().listen(0, '127.0.0.1');
+      await once(probe, 'listening');
+      const { port } = probe.address() as AddressInfo;
+      await new Promise((resolve) => probe.close(resolve));
       const started = performance.now();
-      // Port 9 (discard) on loopback: nothing listens, the connection is refused at once.
       const result = await runCli(['ask', 'Who leads the coastal team?', '--db', db, '--model', 'openai-compatible:nobody-home', '--json'], {
-        env: { DOSSIER_BASE_URL: 'http://127.0.0.1:9/v1' },
+        env: { DOSSIER_BASE_URL: `http://127.0.0.1:${port}/v1` },
       });
       const seconds = (performance.now() - started) / 1000;
       assert.equal(result.status, 1, result.stderr);

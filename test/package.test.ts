@@ -12,7 +12,7 @@ import { after, before, describe, test } from 'node:test';
 const REPO = resolve(import.meta.dirname, '..');
 const TSC = join(REPO, 'node_modules', 'typescript', 'bin', 'tsc');
 /** What `npm pack` needs from the working tree (uncommitted changes included). */
-const PACK_INPUTS = ['package.json', 'tsconfig.json', 'tsconfig.build.json', 'scripts', 'src', 'bin', 'README.md', 'LICENSE'];
+const PACK_INPUTS = ['package.json', 'tsconfig.json', 'tsconfig.build.json', 'scripts', 'src', 'bin', 'eval/regression', 'README.md', 'LICENSE'];
 
 let work: string;
 let project: string;
@@ -85,16 +85,17 @@ describe('the npm package', { timeout: 180_000 }, () => {
 
   after(() => rmSync(work, { recursive: true, force: true }));
 
-  test('ships the build, the bin, README and LICENSE, and nothing else', () => {
+  test('ships the build, the bin, the regression set, README and LICENSE, and nothing else', () => {
     for (const file of ['LICENSE', 'README.md', 'bin/dossier.js', 'dist/index.js', 'dist/index.d.ts', 'dist/testing.js', 'dist/testing.d.ts', 'dist/cli/main.js', 'dist/ingest/prepare-worker-main.js', 'dist/ingest/parsers/pdf-worker.mjs']) {
       assert.ok(packedFiles.includes(file), `${file} is packed`);
     }
-    const stray = packedFiles.filter((file) => !/^(dist\/|bin\/|LICENSE$|README\.md$|package\.json$)/.test(file) || /\.test\.|test-data/.test(file));
+    const stray = packedFiles.filter((file) => !/^(dist\/|bin\/|eval\/regression\/|LICENSE$|README\.md$|package\.json$)/.test(file) || /\.test\.|test-data/.test(file));
     assert.deepEqual(stray, []);
-    // tsx is a dev dependency: nothing shipped may load it.
+    // tsx is a dev dependency: nothing shipped may need it. The one mention is the optional loader
+    // for TypeScript user tools, tried only when such a file fails to load (and a clear error without it).
     const installed = join(project, 'node_modules', 'dossier');
     const tsxUsers = packedFiles.filter((file) => /\.m?js$/.test(file) && /\bfrom ['"]tsx|import\(['"]tsx/.test(readFileSync(join(installed, file), 'utf8')));
-    assert.deepEqual(tsxUsers, []);
+    assert.deepEqual(tsxUsers, ['dist/agent/tools/registry.js']);
   });
 
   test('plain node ingests (worker threads and the PDF worker from dist), searches and answers; so does the bin', () => {
@@ -107,13 +108,13 @@ describe('the npm package', { timeout: 180_000 }, () => {
     writeFileSync(join(corpus, 'observatory.pdf'), tinyPdf('The observatory telescope has a mirror of 2.4 metres.'));
     writeFileSync(
       join(project, 'run.mjs'),
-      `import { createDossier, resolveModel, runAgent } from 'dossier';
+      `import { createDossier } from 'dossier';
 import { storeContract } from 'dossier/testing';
 const dossier = await createDossier({ db: process.argv[2] });
 const report = await dossier.ingest([process.argv[3]]);
 const hits = await dossier.search({ query: 'lighthouse lamp nautical miles', mode: 'hybrid', k: 3 });
 const pdfHits = await dossier.search({ query: 'observatory telescope mirror', mode: 'hybrid', k: 3 });
-const result = await runAgent({ dossier, question: 'How far away can the harbour lighthouse lamp be seen?', model: await resolveModel('offline') });
+const result = await dossier.ask({ question: 'How far away can the harbour lighthouse lamp be seen?' });
 await dossier.close();
 console.log(JSON.stringify({ report, hits: hits.map((h) => h.source), pdfHits: pdfHits.map((h) => h.source), answer: result.answer, citations: result.citations, finishReason: result.finishReason, storeContract: typeof storeContract }));
 `,
@@ -133,19 +134,29 @@ console.log(JSON.stringify({ report, hits: hits.map((h) => h.source), pdfHits: p
     const bin = join(project, 'node_modules', '.bin', 'dossier');
     const search = JSON.parse(run(process.execPath, [bin, 'search', 'lighthouse lamp', '--db', join(work, 'index.db'), '--json'], project));
     assert.match(JSON.stringify(search), /lighthouse\.md/);
+
+    // Without tsx (a dev dependency), a TypeScript user tool is a clear one-line error; a .mjs one loads.
+    const tools = join(project, 'tools');
+    mkdirSync(tools);
+    writeFileSync(join(tools, 'shout.ts'), "export default { name: 'shout', description: 'x', inputSchema: null as any, execute: async () => ({}) };\n");
+    const refused = spawnSync(process.execPath, [bin, 'ask', 'x', '--db', join(work, 'index.db'), '--tools', tools], { cwd: project, encoding: 'utf8' });
+    assert.equal(refused.status, 1);
+    assert.match(refused.stderr, /^dossier: tool file .*shout\.ts is TypeScript, which Node .* cannot load: install tsx beside Dossier/);
   });
 
   test('a strict TypeScript consumer type-checks with skipLibCheck off', () => {
     writeFileSync(
       join(project, 'consumer.ts'),
-      `import { createDossier, DossierError, resolveModel, runAgent, type AgentResult, type Embedder, type IngestReport, type SearchHit, type Store } from 'dossier';
+      `import { createDossier, DossierError, resolveModel, runAgent, type AgentResult, type AskResult, type Embedder, type FinishReason, type IngestReport, type SearchHit, type Store } from 'dossier';
 import { embedderContract, parserContract, startOpenAIServer, storeContract, type OpenAIServer } from 'dossier/testing';
 
 const dossier = await createDossier({ db: ':memory:' });
 const report: IngestReport = await dossier.ingest(['docs']);
 const hits: SearchHit[] = await dossier.search({ query: 'hybrid search', mode: 'hybrid', k: 5 });
 const result: AgentResult = await runAgent({ dossier, question: 'What is it?', model: await resolveModel('offline') });
-const reason: string = result.finishReason;
+const asked: AskResult = await dossier.ask({ question: 'What is it?', collections: ['default'], maxSteps: 3 });
+const failure: { code: string; message: string } | undefined = asked.error;
+const reason: FinishReason = result.finishReason;
 const ids: string[] = result.citations.map((citation) => citation.id);
 const error: unknown = new Error('x');
 if (DossierError.isInstance(error)) console.log(error.code);
@@ -153,7 +164,7 @@ const embedder: Embedder = dossier.embedder;
 const store: Store = dossier.store;
 const server: OpenAIServer = await startOpenAIServer();
 const suites: Function[] = [storeContract, embedderContract, parserContract];
-console.log(report.ingested, hits.length, reason, ids, embedder.dimensions, store, server.url, suites);
+console.log(report.ingested, hits.length, reason, ids, failure, embedder.dimensions, store, server.url, suites);
 `,
     );
     writeFileSync(

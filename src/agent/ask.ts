@@ -1,9 +1,9 @@
 import type { Dossier, ScopeOptions } from '../dossier.ts';
 import { DossierError } from '../errors/index.ts';
 import { resolveModel, type LanguageModelObject, type ResolvedModel } from '../providers/index.ts';
-import type { AgentEvent, Citation, EventListener, FinishReason, Usage } from './events.ts';
+import type { Citation, EventListener, FinishReason, Usage } from './events.ts';
 import type { LedgerOptions } from './ledger.ts';
-import { runAgent, type AgentResult } from './loop.ts';
+import { runAgent, type AgentResult } from './run-agent.ts';
 import { readTrace, ReplayModel, TraceWriter } from './trace.ts';
 import { loadUserTools, ragTools, ToolRegistry } from './tools/registry.ts';
 import type { AgentTool } from './tools/tool.ts';
@@ -66,8 +66,7 @@ export function modelTimeoutMs(seconds: number | undefined, env: Record<string, 
 }
 
 /** Shapes a run for callers: the documented keys, and the failure when there was one. */
-export function toAskResult(result: AgentResult, model: string, failure: AskResult['error']): AskResult {
-  const failed = result.finishReason === 'error' || result.finishReason === 'aborted';
+export function toAskResult(result: AgentResult, model: string): AskResult {
   return {
     answer: result.answer,
     citations: result.citations,
@@ -78,20 +77,9 @@ export function toAskResult(result: AgentResult, model: string, failure: AskResu
     toolCalls: result.toolCalls,
     usage: result.usage,
     model,
-    ...(failed ? { error: failure ?? (result.finishReason === 'aborted' ? { code: 'aborted', message: 'the run was aborted' } : { code: 'failed', message: 'the run failed' }) } : {}),
+    ...(result.error ? { error: result.error } : {}),
     runId: result.runId,
     ms: result.ms,
-  };
-}
-
-/** Watches a run's events for its first failure, so the result can say what went wrong. */
-function failureWatcher(): { listen: (event: AgentEvent) => void; failure: () => AskResult['error'] } {
-  let failure: AskResult['error'];
-  return {
-    listen: (event) => {
-      if (event.type === 'error' && !failure) failure = { code: event.code, message: event.message };
-    },
-    failure: () => failure,
   };
 }
 
@@ -105,7 +93,6 @@ export async function ask(dossier: Dossier, options: AskOptions): Promise<AskRes
   const model = isResolved(spec) ? spec : await resolveModel(spec, { env: dossier.env, language: dossier.language });
   const tools = new ToolRegistry([...ragTools(), ...(options.tools ?? []), ...(options.toolsDir ? await loadUserTools(options.toolsDir) : [])]);
   const trace = options.trace ? new TraceWriter(options.trace) : undefined;
-  const watcher = failureWatcher();
   try {
     const result = await runAgent({
       dossier,
@@ -120,11 +107,10 @@ export async function ask(dossier: Dossier, options: AskOptions): Promise<AskRes
       signal: options.signal,
       onEvent: (event) => {
         trace?.write(event);
-        watcher.listen(event);
         options.onEvent?.(event);
       },
     });
-    return toAskResult(result, model.id, watcher.failure());
+    return toAskResult(result, model.id);
   } finally {
     await trace?.close();
   }
@@ -151,17 +137,13 @@ export async function replay(dossier: Dossier, path: string, options: Pick<AskOp
     );
   }
   const model = ReplayModel.fromTrace(events);
-  const watcher = failureWatcher();
   const result = await runAgent({
     dossier,
     question: start.question,
     model: { model, id: model.modelId, supportsTools: !start.textTools },
     maxSteps: start.maxSteps ?? (events.filter((event) => event.type === 'step-start').length || 1),
     now: new Date(start.time),
-    onEvent: (event) => {
-      watcher.listen(event);
-      options.onEvent?.(event);
-    },
+    onEvent: options.onEvent,
   });
-  return { ...toAskResult(result, start.model, watcher.failure()), same: recorded.answer === result.answer };
+  return { ...toAskResult(result, start.model), same: recorded.answer === result.answer };
 }

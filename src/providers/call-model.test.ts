@@ -321,7 +321,6 @@ test('connection refused fails fast as remote-unreachable, without retries', asy
 
 test('an unknown host fails as remote-unreachable', async () => {
   const model = createOpenAICompatible({ name: 'compat', baseURL: 'http://no-such-host.invalid/v1' }).chatModel('local-test');
-  const started = Date.now();
-  await assert.rejects(callModel({ model, messages: question, timeoutMs: 10_000 }), (e: unknown) => DossierError.isInstance(e) && e.code === 'remote-unreachable');
-  assert.ok(Date.now() - started <= 2_000);
+  // `.invalid` never resolves (RFC 2606); the resolver's speed is not ours to test, only that the host is not retried.
+  await assert.rejects(callModel({ model, messages: question, timeoutMs: 10_000 }), (e: unknown) => DossierError.isInstance(e) && e.code === 'remote-unreachable' && !/attempts/.test(e.message));
 });

@@ -56,8 +56,9 @@ export async function loadUserTools(directory: string): Promise<AgentTool[]> {
     const path = join(folder, name);
     let module: { default?: unknown };
     try {
-      module = (await import(pathToFileURL(path).href)) as { default?: unknown };
+      module = (await importToolFile(path)) as { default?: unknown };
     } catch (error) {
+      if (DossierError.isInstance(error)) throw error;
       throw new DossierError('bad-input', `tool file ${name} failed to load: ${(error as Error).message}`);
     }
     const tool = module.default as Partial<AgentTool> | undefined;
@@ -71,4 +72,28 @@ export async function loadUserTools(directory: string): Promise<AgentTool[]> {
     tools.push(tool as AgentTool);
   }
   return tools;
+}
+
+let typeScriptLoader: Promise<boolean> | undefined;
+
+/**
+ * Node 20 cannot import .ts files by itself. When a TypeScript tool file fails for that reason, the
+ * tsx loader is registered if it is installed (it is a dev dependency of Dossier, not a dependency);
+ * otherwise the error says how to fix it.
+ */
+async function importToolFile(path: string): Promise<unknown> {
+  const url = pathToFileURL(path).href;
+  try {
+    return await import(url);
+  } catch (error) {
+    if ((error as { code?: string }).code !== 'ERR_UNKNOWN_FILE_EXTENSION' || extname(path) !== '.ts') throw error;
+    typeScriptLoader ??= import('tsx/esm/api').then(
+      (tsx) => (tsx.register(), true),
+      () => false,
+    );
+    if (!(await typeScriptLoader)) {
+      throw new DossierError('bad-input', `tool file ${path} is TypeScript, which Node ${process.versions.node} cannot load: install tsx beside Dossier (npm install tsx) or compile the tool to .js`);
+    }
+    return import(`${url}?typescript`);
+  }
 }

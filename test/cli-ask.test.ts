@@ -95,4 +95,27 @@ describe('dossier ingest --model', () => {
       cleanup();
     }
   });
+
+  it('says once how many descriptions fell back to the extractive one, and why', async () => {
+    const { startOpenAIServer, openaiError } = await import('../src/testing/protocol-server/openai.ts');
+    const server = await startOpenAIServer();
+    const { dir, cleanup } = tempDir();
+    try {
+      // Every description request is refused (401 is not retried): the documents still ingest.
+      server.chat.enqueue({ type: 'status', status: 401, body: openaiError(401, 'invalid api key') }, 100);
+      const result = await runCli(['ingest', join(REGRESSION_DIR, 'corpus'), '--db', join(dir, 'index.db'), '--model', 'openai-compatible:describer', '--json'], {
+        env: { DOSSIER_BASE_URL: server.baseURL },
+      });
+      assert.equal(result.status, 0, result.stderr);
+      assert.equal(result.json.ingested, 7);
+      assert.deepEqual([result.json.descriptions.written, result.json.descriptions.fallbacks], [0, 7]);
+      assert.match(result.json.descriptions.reason, /HTTP 401/);
+      const lines = result.stderr.trim().split('\n');
+      assert.equal(lines.length, 1, result.stderr);
+      assert.match(lines[0], /^dossier: 7 of 7 descriptions fell back to the extractive one \(.*HTTP 401.*\)$/);
+    } finally {
+      await server.close();
+      cleanup();
+    }
+  });
 });

@@ -191,6 +191,35 @@ describe('dossier CLI contracts', () => {
   });
 });
 
+describe('dossier ask --timeout', () => {
+  it('bounds a model server that never answers, by flag or by DOSSIER_MODEL_TIMEOUT', async () => {
+    const { startOpenAIServer } = await import('../src/testing/protocol-server/openai.ts');
+    const server = await startOpenAIServer();
+    const { dir, cleanup } = tempDir();
+    try {
+      const db = join(dir, 'index.db');
+      assert.equal((await runCli(['ingest', corpus, '--db', db])).status, 0);
+      for (const [flags, env] of [[['--timeout', '0.5'], {}], [[], { DOSSIER_MODEL_TIMEOUT: '0.5' }]] as const) {
+        server.chat.enqueue({ type: 'hang' }, 10);
+        const started = performance.now();
+        const result = await runCli(['ask', 'Who leads the coastal team?', '--db', db, '--model', 'openai-compatible:slow', ...flags, '--json'], {
+          env: { DOSSIER_BASE_URL: server.baseURL, ...env },
+        });
+        const seconds = (performance.now() - started) / 1000;
+        assert.equal(result.status, 1, result.stderr);
+        assert.deepEqual([result.json.finishReason, result.json.error.code], ['error', 'remote-timeout']);
+        assert.ok(seconds < 3, `a 0.5 s timeout ended the run after ${seconds.toFixed(2)} s`);
+      }
+      const bad = await runCli(['ask', 'x', '--db', db], { env: { DOSSIER_MODEL_TIMEOUT: 'soon' } });
+      assert.equal(bad.status, 1);
+      assert.match(bad.stderr, /^dossier: model timeout must be a positive number of seconds, got "soon"\n$/);
+    } finally {
+      await server.close();
+      cleanup();
+    }
+  });
+});
+
 describe('dossier binary', () => {
   it('prints its version', async () => {
     const result = await runCliProcess(['--version']);

@@ -19,4 +19,4 @@ export type { IngestReport, IngestOptions, DocumentRecord } from './ingest/pipel
 export type { SearchHit, SearchMode, SearchRequest } from './retrieve/search.ts';
 export type { Filter, IndexIdentity, IndexInfo, Scope, Store, StoreStats, StoredChunk, StoredDocument } from './store/types.ts';
 export { SqliteStore, type SqliteStoreOptions } from './store/sqlite/sqlite-store.ts';
-export { runBeirEval, runHotpotEval, runRegressionEval, type BeirResult, type HotpotResult, type RegressionReport, type EvalProgress } from './eval/index.ts';
+export { runBeirEval, runDocsEval, runHotpotEval, runRegressionEval, type BeirResult, type HotpotResult, type RegressionReport, type EvalProgress } from './eval/index.ts';

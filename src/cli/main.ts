@@ -22,6 +22,8 @@ Commands:
   eval beir <dir> [--split test|train] [--mode fulltext|vector|hybrid]
   eval hotpotqa <file.jsonl> [--limit N] [--offset N] [--model M]
   eval regression [dir] [--model M]          the regression set in eval/regression (five kinds of questions)
+  eval docs [questions.json] [--corpus DIR] [--model M]
+                                             the docs development set (eval/docs-dev) over ../shared/data/docs-dev
 
 Options for every command:
   --db FILE     index file (default ./dossier.db, or $DOSSIER_DB)

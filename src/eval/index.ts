@@ -5,10 +5,12 @@ import { createDossier, type Dossier } from '../dossier.ts';
 import { resolveModel } from '../providers/index.ts';
 import type { SearchMode } from '../retrieve/search.ts';
 import { evaluateBeir, indexBeirCorpus, loadBeir, type BeirResult } from './beir.ts';
+import { corpusFolders, DOCS_DEV_QUESTIONS, loadDocsQuestions, runDocs, type DocsReport } from './docs.ts';
 import { evaluateHotpot, indexHotpot, loadHotpot, type HotpotResult } from './hotpotqa.ts';
 import { loadRegression, runRegression, type RegressionReport } from './regression.ts';
 
 export type { BeirResult } from './beir.ts';
+export type { DocsReport } from './docs.ts';
 export type { HotpotResult } from './hotpotqa.ts';
 export type { RegressionReport } from './regression.ts';
 
@@ -70,5 +72,22 @@ export async function runRegressionEval(options: { directory?: string; model?: s
     const model = await resolveModel(options.model ?? 'offline', { env: dossier.env, language: dossier.language });
     await dossier.ingest([corpus]);
     return runRegression(dossier, model, questions);
+  });
+}
+
+/**
+ * `dossier eval docs`: a documentation question set (default eval/docs-dev/questions.json); each
+ * corpus the questions name is a folder of the corpus root (default ../shared/data/docs-dev),
+ * indexed into its own collection of a temporary index, and each question searches its corpus only.
+ */
+export async function runDocsEval(
+  options: { file?: string; corpus?: string; model?: string; embedder?: string; maxSteps?: number; env?: Record<string, string | undefined>; onProgress?: EvalProgress } = {},
+): Promise<DocsReport> {
+  const file = resolve(options.file ?? DOCS_DEV_QUESTIONS);
+  const questions = loadDocsQuestions(file);
+  corpusFolders(questions, options.corpus); // a missing corpus fails before any indexing
+  return withIndex({ env: options.env, embedder: options.embedder }, async (dossier) => {
+    const model = await resolveModel(options.model ?? 'offline', { env: dossier.env, language: dossier.language });
+    return runDocs(dossier, model, questions, { corpusRoot: options.corpus, questionsFile: file, maxSteps: options.maxSteps, onProgress: options.onProgress });
   });
 }

@@ -31,6 +31,8 @@ function printSources(result: AskResult, context: CommandContext): void {
     }
   }
   if (result.unresolvedCitations.length) context.print(out.red(`Unresolved citations (not sources): ${result.unresolvedCitations.join(', ')}`));
+  // Said once, here rather than in the answer: the answer text stays the answer.
+  if (result.model === 'offline') context.print(out.dim('offline model: the answer is extracted from the documents, not written by a language model (set --model for one)'));
   context.print(out.dim(`finish: ${result.finishReason}${result.partial ? ' (partial answer)' : ''} · ${result.steps} steps · ${result.toolCalls} tool calls · ${result.ms} ms`));
 }
 

@@ -72,7 +72,36 @@ export async function evaluate(argv: string[], context: CommandContext): Promise
       }
       return 0;
     }
-    throw new UsageError(`eval needs a benchmark: beir, hotpotqa or regression (got "${kind ?? ''}")`);
+    if (kind === 'docs') {
+      const { values, positionals } = parse(rest, { corpus: { type: 'string' }, model: { type: 'string' } }, { max: 1, what: 'questions file' });
+      const report = await evals.runDocsEval({ file: positionals[0], corpus: stringOption(values, 'corpus'), model: stringOption(values, 'model'), embedder: stringOption(values, 'embedder'), env, onProgress });
+      progress.stop();
+      if (context.json) context.printJson(report);
+      else {
+        const { out } = context;
+        const oneLine = (text: string) => {
+          const line = text.replace(/\s+/g, ' ').trim();
+          return line.length > 300 ? `${line.slice(0, 299)}…` : line;
+        };
+        for (const o of report.outcomes) {
+          context.print(`${o.answerPass ? out.green('pass') : out.red('fail')} ${o.kind.padEnd(13)} ${o.id.padEnd(30)} citations ${o.citationHit.toFixed(2)}  ${o.finishReason}`);
+          context.print(`     ${oneLine(o.answer)}`);
+        }
+        const row = (name: string, s: { questions: number; answerPassRate: number; citationHitRate: number; toolCallsMean: number; unresolvedCitations: number }) =>
+          `  ${name.padEnd(14)} ${String(s.questions).padStart(9)} ${s.answerPassRate.toFixed(3).padStart(8)} ${s.citationHitRate.toFixed(3).padStart(10)} ${s.toolCallsMean.toFixed(1).padStart(11)} ${String(s.unresolvedCitations).padStart(11)}`;
+        context.print('');
+        context.print(`  ${'kind'.padEnd(14)} ${'questions'.padStart(9)} ${'answers'.padStart(8)} ${'citations'.padStart(10)} ${'tool calls'.padStart(11)} ${'unresolved'.padStart(11)}`);
+        for (const [name, s] of Object.entries(report.byKind)) context.print(row(name, s));
+        for (const [name, s] of Object.entries(report.byCorpus)) {
+          context.print(row(`[${name}]`, s));
+          if (s.failed.length) context.print(`  ${name}: ${s.failed.length} file${s.failed.length > 1 ? 's' : ''} not ingested (${s.failed.map((f) => `${f.path}: ${f.error}`).join('; ')})`);
+        }
+        context.print(row('all', report));
+        context.print(`${report.questions} questions (${report.model}): answers ${report.answerPassRate}, citation hit rate ${report.citationHitRate}, tool calls ${report.toolCallsMean}, unresolved citations ${report.unresolvedCitations}`);
+      }
+      return 0;
+    }
+    throw new UsageError(`eval needs a benchmark: beir, hotpotqa, regression or docs (got "${kind ?? ''}")`);
   } finally {
     progress.stop();
   }

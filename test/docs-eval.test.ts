@@ -1,0 +1,144 @@
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { FINISH_REASONS } from '../src/agent/events.ts';
+import { DOCS_DEV_CORPUS, loadDocsQuestions, type DocsQuestion } from '../src/eval/docs.ts';
+import { runDocsEval } from '../src/eval/index.ts';
+import { judge, type JudgedRun } from '../src/eval/regression.ts';
+import { runCli, tempDir } from './helpers.ts';
+
+/** Two tiny corpora that disagree on the same fact: a question that searched the other corpus would show it. */
+function syntheticSet(dir: string): { file: string; root: string; questions: DocsQuestion[] } {
+  const root = join(dir, 'corpora');
+  mkdirSync(join(root, 'alpha'), { recursive: true });
+  mkdirSync(join(root, 'beta'), { recursive: true });
+  writeFileSync(
+    join(root, 'alpha', 'kestrel-alpha.md'),
+    '# Kestrel pump\n\nThe Kestrel pump moves 40 litres per minute.\n\nThe Kestrel pump was designed by Ruth Amundsen in Bergen.\n',
+  );
+  writeFileSync(join(root, 'beta', 'kestrel-beta.md'), '# Kestrel pump\n\nThe Kestrel pump moves 90 litres per minute.\n\nIt is serviced every 6 months.\n');
+  writeFileSync(join(root, 'beta', 'install.md'), '# Installing\n\nInstall the pump driver with this command:\n\n```shell\n$ pip install kestrel-driver\n```\n');
+  const questions: DocsQuestion[] = [
+    { id: 'alpha-designer', corpus: 'alpha', kind: 'single-fact', question: 'Who designed the Kestrel pump?', answerContains: ['Ruth Amundsen'], cites: ['kestrel-alpha.md'] },
+    { id: 'beta-rate', corpus: 'beta', kind: 'single-fact', question: 'How many litres per minute does the Kestrel pump move?', answerContains: ['90'], answerNotContains: ['40'], cites: ['kestrel-beta.md'] },
+    { id: 'beta-none', corpus: 'beta', kind: 'unanswerable', question: 'What colour is the Kestrel pump housing painted?', notFound: true },
+  ];
+  const file = join(dir, 'questions.json');
+  writeFileSync(file, JSON.stringify(questions));
+  return { file, root, questions };
+}
+
+describe('docs evaluation (eval docs)', () => {
+  let temp: ReturnType<typeof tempDir>;
+  let set: ReturnType<typeof syntheticSet>;
+  before(() => {
+    temp = tempDir('dossier-docs-eval-');
+    set = syntheticSet(temp.dir);
+  });
+  after(() => temp.cleanup());
+
+  it('indexes each corpus into its own collection, asks each question within it, and reports like the regression set', async () => {
+    const report = await runDocsEval({ file: set.file, corpus: set.root });
+    assert.deepEqual(Object.keys(report).sort(), ['answerPassRate', 'byCorpus', 'byKind', 'citationHitRate', 'corpusRoot', 'model', 'outcomes', 'questions', 'questionsFile', 'toolCallsMean', 'unresolvedCitations'].sort());
+    assert.equal(report.questions, 3);
+    assert.equal(report.model, 'offline');
+    assert.deepEqual(Object.keys(report.byKind).sort(), ['single-fact', 'unanswerable']);
+    for (const score of Object.values(report.byKind)) {
+      assert.deepEqual(Object.keys(score).sort(), ['answerPassRate', 'citationHitRate', 'questions', 'toolCallsMean', 'unresolvedCitations']);
+    }
+    assert.deepEqual(Object.keys(report.byCorpus).sort(), ['alpha', 'beta']);
+    assert.equal(report.byCorpus.alpha.documents, 1);
+    assert.equal(report.byCorpus.beta.documents, 2);
+    assert.equal(report.byCorpus.beta.questions, 2);
+    assert.deepEqual(report.byCorpus.beta.failed, []);
+    assert.deepEqual(report.outcomes.map((o) => o.id), ['alpha-designer', 'beta-rate', 'beta-none']);
+    for (const outcome of report.outcomes) {
+      assert.deepEqual(Object.keys(outcome).sort(), ['answer', 'answerPass', 'citationHit', 'citations', 'finishReason', 'id', 'kind', 'toolCalls', 'unresolved']);
+      assert.ok(FINISH_REASONS.includes(outcome.finishReason as never), outcome.finishReason);
+    }
+    // The beta question searched beta only: the alpha figure never reaches its answer.
+    const rate = report.outcomes.find((o) => o.id === 'beta-rate')!;
+    assert.ok(!rate.answer.includes('40'), rate.answer);
+    assert.equal(report.unresolvedCitations, 0);
+  });
+
+  it('the CLI prints per-question lines with answers, per-kind rows and a summary; --json prints the report', async () => {
+    const human = await runCli(['eval', 'docs', set.file, '--corpus', set.root]);
+    assert.equal(human.status, 0, human.stderr);
+    assert.match(human.stdout, /^(pass|fail) single-fact\s+alpha-designer/m);
+    assert.match(human.stdout, /^ {5}\S/m, 'the answer under each question');
+    assert.match(human.stdout, /^ {2}unanswerable\s+1\s/m);
+    assert.match(human.stdout, /^ {2}\[beta\]\s+2\s/m);
+    assert.match(human.stdout, /^3 questions \(offline\): answers [\d.]+, citation hit rate [\d.]+, tool calls [\d.]+, unresolved citations \d+$/m);
+    const json = await runCli(['eval', 'docs', set.file, '--corpus', set.root, '--json']);
+    assert.equal(json.status, 0, json.stderr);
+    assert.equal(json.json.questions, 3);
+    assert.ok(json.json.byCorpus.alpha && json.json.byKind['single-fact']);
+  });
+
+  it('a missing corpus root or corpus folder is a one-line error before any indexing', async () => {
+    const missing = await runCli(['eval', 'docs', set.file, '--corpus', join(temp.dir, 'nowhere')]);
+    assert.equal(missing.status, 1);
+    assert.match(missing.stderr, /no corpus folder .*nowhere.*--corpus DIR/);
+    assert.equal(missing.stderr.trim().split('\n').length, 1);
+    const file = join(temp.dir, 'gamma.json');
+    writeFileSync(file, JSON.stringify([{ id: 'g', corpus: 'gamma', kind: 'single-fact', question: 'Where?', answerContains: ['x'] }]));
+    const folder = await runCli(['eval', 'docs', file, '--corpus', set.root, '--json']);
+    assert.equal(folder.status, 1);
+    assert.match(folder.json.error.message, /no folder "gamma"/);
+    const bad = join(temp.dir, 'bad.json');
+    writeFileSync(bad, JSON.stringify([{ id: 'b', kind: 'single-fact', question: 'Where?', answerContains: ['x'] }]));
+    assert.match((await runCli(['eval', 'docs', bad, '--corpus', set.root])).stderr, /needs a string "corpus"/);
+  });
+
+  it('the judge takes alternatives (any one will do) and matches across line breaks', () => {
+    const run = (answer: string, sources: string[] = []): JudgedRun => ({
+      answer,
+      citations: sources.map((source) => ({ source }) as JudgedRun['citations'][number]),
+      unresolvedCitations: [],
+      finishReason: 'stop',
+      toolCalls: 1,
+    });
+    const question = { id: 'q', kind: 'calculation', question: '?', answerContains: [['5 seconds', 'five seconds'], 'timeout'], cites: [['a.md', 'b.md'], 'c.md'] };
+    assert.equal(judge(question, run('The default TIMEOUT is five\nseconds.', ['/x/b.md'])).answerPass, true);
+    assert.equal(judge(question, run('The default timeout is 5 minutes.')).answerPass, false);
+    assert.equal(judge(question, run('timeout 5 seconds', ['/x/b.md'])).citationHit, 0.5);
+    assert.equal(judge(question, run('timeout 5 seconds', ['/x/a.md', '/y/c.md'])).citationHit, 1);
+  });
+});
+
+describe('the docs development set (eval/docs-dev/questions.json)', () => {
+  const questions = loadDocsQuestions();
+
+  it('has at least 40 questions of every kind, over httpx and jinja', () => {
+    assert.ok(questions.length >= 40, `${questions.length} questions`);
+    const count = (kind: string) => questions.filter((q) => q.kind === kind).length;
+    const minimum: Record<string, number> = { 'single-fact': 8, 'how-to': 6, list: 4, 'multi-hop': 4, comparison: 4, calculation: 4, 'yes-no': 3, unanswerable: 5 };
+    for (const [kind, least] of Object.entries(minimum)) assert.ok(count(kind) >= least, `${kind}: ${count(kind)} < ${least}`);
+    assert.deepEqual([...new Set(questions.map((q) => q.corpus))].sort(), ['httpx', 'jinja']);
+    for (const q of questions) {
+      if (q.kind === 'unanswerable') assert.ok(q.notFound && !q.answerContains && !q.cites, q.id);
+      else assert.ok(!q.notFound && q.answerContains?.length && q.cites?.length, q.id);
+    }
+  });
+
+  const missing = existsSync(DOCS_DEV_CORPUS) ? false : `${DOCS_DEV_CORPUS} is absent`;
+
+  it('cites only files that exist in its corpus', { skip: missing }, () => {
+    const files = new Map<string, Set<string>>();
+    const walk = (dir: string, into: Set<string>) => {
+      for (const name of readdirSync(dir)) statSync(join(dir, name)).isDirectory() ? walk(join(dir, name), into) : into.add(basename(name));
+    };
+    for (const corpus of ['httpx', 'jinja']) walk(join(DOCS_DEV_CORPUS, corpus), files.set(corpus, new Set()).get(corpus)!);
+    for (const q of questions) for (const file of (q.cites ?? []).flat()) assert.ok(files.get(q.corpus)!.has(file), `${q.id}: ${file}`);
+  });
+
+  // Runs the real set end to end; its figures are reported (README, issue 7), never asserted here.
+  it('runs end to end on the docs corpora', { skip: missing }, async () => {
+    const report = await runDocsEval();
+    assert.equal(report.questions, questions.length);
+    assert.deepEqual(Object.keys(report.byCorpus).sort(), ['httpx', 'jinja']);
+    for (const outcome of report.outcomes) assert.ok(FINISH_REASONS.includes(outcome.finishReason as never), `${outcome.id}: ${outcome.finishReason}`);
+  });
+});

@@ -50,6 +50,8 @@ export interface DossierIngestOptions extends Omit<IngestOptions, 'describer' | 
   /** With a real model ("provider:model"), the model writes document descriptions; offline otherwise. */
   model?: string;
   describer?: Describer;
+  /** Recognise text in images and scanned PDF pages (default true; `dossier ingest --no-ocr` sets false). */
+  ocr?: boolean;
 }
 
 /** Collection names: what a URL path, a file name and a shell accept without quoting. */

@@ -86,7 +86,7 @@ describe('the npm package', { timeout: 180_000 }, () => {
   after(() => rmSync(work, { recursive: true, force: true }));
 
   test('ships the build, the bin, the regression set, README and LICENSE, and nothing else', () => {
-    for (const file of ['LICENSE', 'README.md', 'bin/dossier.js', 'dist/index.js', 'dist/index.d.ts', 'dist/testing.js', 'dist/testing.d.ts', 'dist/cli/main.js', 'dist/ingest/prepare-worker-main.js', 'dist/ingest/parsers/pdf-worker.mjs']) {
+    for (const file of ['LICENSE', 'README.md', 'bin/dossier.js', 'dist/index.js', 'dist/index.d.ts', 'dist/testing.js', 'dist/testing.d.ts', 'dist/cli/main.js', 'dist/ingest/prepare-worker-main.js', 'dist/ingest/parsers/pdf-worker.mjs', 'dist/ingest/ocr/tesseract-worker.cjs']) {
       assert.ok(packedFiles.includes(file), `${file} is packed`);
     }
     const stray = packedFiles.filter((file) => !/^(dist\/|bin\/|eval\/regression\/|LICENSE$|README\.md$|package\.json$)/.test(file) || /\.test\.|test-data/.test(file));
@@ -98,7 +98,7 @@ describe('the npm package', { timeout: 180_000 }, () => {
     assert.deepEqual(tsxUsers, ['dist/agent/tools/registry.js']);
   });
 
-  test('plain node ingests (worker threads and the PDF worker from dist), searches and answers; so does the bin', () => {
+  test('plain node ingests (worker threads, the PDF worker and OCR from dist), searches and answers; so does the bin', async () => {
     const corpus = join(project, 'corpus');
     mkdirSync(corpus);
     // Eight files or more: ingestion runs in the worker pool, which must load the built worker.
@@ -106,6 +106,19 @@ describe('the npm package', { timeout: 180_000 }, () => {
     for (const topic of topics) writeFileSync(join(corpus, `${topic}.md`), `# About ${topic}\n\nThis note is about ${topic} and nothing else.\n`);
     writeFileSync(join(corpus, 'lighthouse.md'), '# The harbour lighthouse\n\nThe harbour lighthouse was built in 1871. Its lamp can be seen from 18 nautical miles away.\n');
     writeFileSync(join(corpus, 'observatory.pdf'), tinyPdf('The observatory telescope has a mirror of 2.4 metres.'));
+    // An image: tesseract.js, its wasm core and the English weights load from the consumer's node_modules.
+    const { createCanvas, GlobalFonts } = await import('@napi-rs/canvas');
+    const withImage = GlobalFonts.families.length > 0;
+    if (withImage) {
+      const canvas = createCanvas(900, 120);
+      const context = canvas.getContext('2d');
+      context.fillStyle = 'white';
+      context.fillRect(0, 0, 900, 120);
+      context.fillStyle = 'black';
+      context.font = '40px sans-serif';
+      context.fillText('The planetarium dome seats ninety people', 20, 75);
+      writeFileSync(join(corpus, 'planetarium.png'), canvas.encodeSync('png'));
+    }
     writeFileSync(
       join(project, 'run.mjs'),
       `import { createDossier } from 'dossier';
@@ -114,14 +127,16 @@ const dossier = await createDossier({ db: process.argv[2] });
 const report = await dossier.ingest([process.argv[3]]);
 const hits = await dossier.search({ query: 'lighthouse lamp nautical miles', mode: 'hybrid', k: 3 });
 const pdfHits = await dossier.search({ query: 'observatory telescope mirror', mode: 'hybrid', k: 3 });
+const imageHits = await dossier.search({ query: 'planetarium dome seats', mode: 'fulltext', k: 1 });
 const result = await dossier.ask({ question: 'How far away can the harbour lighthouse lamp be seen?' });
 await dossier.close();
-console.log(JSON.stringify({ report, hits: hits.map((h) => h.source), pdfHits: pdfHits.map((h) => h.source), answer: result.answer, citations: result.citations, finishReason: result.finishReason, storeContract: typeof storeContract }));
+console.log(JSON.stringify({ report, hits: hits.map((h) => h.source), pdfHits: pdfHits.map((h) => h.source), imageHits: imageHits.map((h) => h.source), answer: result.answer, citations: result.citations, finishReason: result.finishReason, storeContract: typeof storeContract }));
 `,
     );
     const out = JSON.parse(run(process.execPath, ['run.mjs', join(work, 'index.db'), corpus], project));
-    assert.equal(out.report.ingested, 9, JSON.stringify(out.report));
+    assert.equal(out.report.ingested, withImage ? 10 : 9, JSON.stringify(out.report));
     assert.deepEqual(out.report.failed, []);
+    if (withImage) assert.match(out.imageHits[0], /planetarium\.png$/);
     assert.match(out.hits[0], /lighthouse\.md$/);
     assert.match(out.pdfHits[0], /observatory\.pdf$/);
     assert.match(out.answer, /\[E\d+\]/);

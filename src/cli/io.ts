@@ -54,18 +54,29 @@ export function commandContext(io: CliIo, json: boolean): CommandContext {
 }
 
 export interface ProgressBar {
-  update(done: number, total: number, detail?: string): void;
+  /** With `bytes` the bar measures bytes and shows both: "12/40 files · 3.1/9.8 MB". */
+  update(done: number, total: number, detail?: string, bytes?: { done: number; total: number }): void;
   stop(): void;
 }
 
-/** A progress bar on stderr when it is a terminal; silent otherwise so logs stay clean. */
-export async function progressBar(io: CliIo, label: string): Promise<ProgressBar> {
+const BYTE_UNITS: [number, string][] = [[1e9, 'GB'], [1e6, 'MB'], [1e3, 'KB']];
+
+/** "3.1/9.8 MB": both in the unit that suits the total, decimal like file managers show. */
+export function byteProgress(done: number, total: number): string {
+  const [scale, unit] = BYTE_UNITS.find(([size]) => total >= size) ?? [1, 'B'];
+  const show = (bytes: number) => (scale === 1 ? String(bytes) : (bytes / scale).toFixed(1));
+  return `${show(done)}/${show(total)} ${unit}`;
+}
+
+/** A progress bar on stderr when it is a terminal; silent otherwise so logs stay clean. `unit` names what is counted ("files"). */
+export async function progressBar(io: CliIo, label: string, options: { unit?: string } = {}): Promise<ProgressBar> {
   if (!io.stderr.isTTY) return { update() {}, stop() {} };
   const { default: cliProgress } = await import('cli-progress');
+  const unit = options.unit ? ` ${options.unit}` : '';
   const bar = new cliProgress.SingleBar(
     {
       stream: io.stderr as NodeJS.WritableStream,
-      format: `${label} [{bar}] {value}/{total} {detail}`,
+      format: `${label} [{bar}] {counts} {detail}`,
       hideCursor: true,
       clearOnComplete: true,
       barCompleteChar: '#',
@@ -76,14 +87,16 @@ export async function progressBar(io: CliIo, label: string): Promise<ProgressBar
   );
   let started = false;
   return {
-    update(done, total, detail = '') {
+    update(done, total, detail = '', bytes) {
       const shown = detail.length > 50 ? `…${detail.slice(-49)}` : detail;
+      const counts = `${done}/${total}${unit}${bytes ? ` · ${byteProgress(bytes.done, bytes.total)}` : ''}`;
+      const [value, end] = bytes && bytes.total > 0 ? [bytes.done, bytes.total] : [done, total];
       if (!started) {
-        bar.start(total, done, { detail: shown });
+        bar.start(end, value, { detail: shown, counts });
         started = true;
       } else {
-        bar.setTotal(total);
-        bar.update(done, { detail: shown });
+        bar.setTotal(end);
+        bar.update(value, { detail: shown, counts });
       }
     },
     stop() {

@@ -6,10 +6,11 @@ const HELP = `dossier — answers you can check
 Usage: dossier <command> [options]
 
 Commands:
-  ingest <path…> [--collection NAME] [--metadata k=v]… [--sync] [--model M]
+  ingest <path…> [--collection NAME] [--metadata k=v]… [--sync] [--model M] [--no-ocr]
                                              ingest files, folders (recursively) and globs; --sync also
                                              removes documents whose files are gone; with a real --model,
-                                             it writes the document descriptions
+                                             it writes the document descriptions; images and scanned PDF
+                                             pages are read by OCR unless --no-ocr
   list [--collection NAME] [--limit N] [--offset N]
                                              the documents in the index
   search <query> [--mode fulltext|vector|hybrid] [--k N] [--collection NAME] [--filter JSON]

@@ -10,6 +10,8 @@ export type ErrorCode =
   | 'parse-failed'
   | 'empty-document'
   | 'encrypted-document'
+  /** A file with nothing to index that is not a fault (an image without text, OCR turned off): reported as skipped with this reason. */
+  | 'skipped'
   | 'embedder-mismatch'
   | 'not-found'
   | 'store-failed'

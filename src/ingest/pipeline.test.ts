@@ -80,7 +80,8 @@ describe('ingest pipeline', () => {
     try {
       const dossier = await createDossier({ db: join(dir, 'index.db') });
       const root = join(SHARED_DATA, 'docs-mixed');
-      const report = await dossier.ingest([root]);
+      // OCR off: its images and scanned pages would add ~40 s; src/ingest/ocr/ocr.test.ts covers OCR.
+      const report = await dossier.ingest([root], { ocr: false });
       const files = (function walk(path: string): string[] {
         return readdirSync(path, { withFileTypes: true }).flatMap((e) => (e.name.startsWith('.') ? [] : e.isDirectory() ? walk(join(path, e.name)) : [join(path, e.name)]));
       })(root);
@@ -92,6 +93,9 @@ describe('ingest pipeline', () => {
       const reason = (name: string) => report.failed.find((f) => basename(f.path) === name)?.error;
       assert.match(reason('password.pdf') ?? '', /password/i);
       assert.match(reason('CantinaBand3.wav') ?? '', /unsupported/);
+      const skippedReason = (name: string) => report.skippedFiles.find((f) => basename(f.path) === name)?.reason;
+      assert.match(skippedReason('test.jpg') ?? '', /OCR is off/);
+      assert.match(skippedReason('MEDRPT-2024-PAT-3847_medical_report_scan.pdf') ?? '', /scanned PDF .*OCR is off/);
       // Spot-check extracted text against markitdown's expected outputs.
       const expected = join(root, 'markitdown', 'expected_outputs');
       const checks: [string, string][] = [

@@ -1,20 +1,26 @@
-import { readFile, readdir, stat } from 'node:fs/promises';
+import { readFile, readdir, realpath, stat } from 'node:fs/promises';
+import type { Stats } from 'node:fs';
 import { join, resolve, sep } from 'node:path';
 import { glob } from 'tinyglobby';
-import { oneLine } from '../errors/index.ts';
+import { DossierError, oneLine } from '../errors/index.ts';
 import type { Embedder } from '../embed/embedder.ts';
 import type { Store, UpsertStatus } from '../store/types.ts';
 import type { Tokenizer } from '../text/tokenize.ts';
 import type { ChunkOptions } from './chunk.ts';
 import type { Describer, DescriberTally } from './describe.ts';
+import { closeOcr } from './ocr/index.ts';
 import { prepareFile, prepareRecord, sha256, type DocumentRecord, type PrepareSettings, type PreparedDocument } from './prepare.ts';
 import { PreparePool } from './worker-pool.ts';
 
 export { sha256, type DocumentRecord } from './prepare.ts';
 
 export interface IngestProgress {
+  /** Files finished (written, skipped or failed) of `total`. */
   done: number;
   total: number;
+  /** Bytes of the finished files, of `bytesTotal` (the sizes of all files found). */
+  bytesDone: number;
+  bytesTotal: number;
   path: string;
 }
 
@@ -39,6 +45,8 @@ export interface IngestOptions {
    * or a named file that no longer exists (`--sync`).
    */
   sync?: boolean;
+  /** Recognise text in images and in scanned PDF pages (default true; `--no-ocr` turns it off). */
+  ocr?: boolean;
 }
 
 export interface IngestReport {
@@ -46,8 +54,10 @@ export interface IngestReport {
   ingested: number;
   /** Of those, documents that replaced an earlier version. */
   updated: number;
-  /** Files whose content was already in the index unchanged. */
+  /** Files not written: content already in the index unchanged, or skipped for a reason (`skippedFiles`). */
   skipped: number;
+  /** Files skipped for a reason other than being unchanged (an image without text, OCR off). */
+  skippedFiles: { path: string; reason: string }[];
   failed: { path: string; error: string }[];
   /** Documents removed by `sync` because their files are gone. */
   removed: number;
@@ -69,11 +79,12 @@ export class IngestPipeline {
     private readonly tokenizer: Tokenizer,
   ) {}
 
-  private settings(chunking?: ChunkOptions): PrepareSettings {
+  private settings(chunking?: ChunkOptions, ocr?: boolean): PrepareSettings {
     return {
       language: this.tokenizer.language,
       ...(this.embedder.workerRecipe ? { embedder: this.embedder.workerRecipe } : {}),
       ...(chunking ? { chunking } : {}),
+      ...(ocr === false ? { ocr } : {}),
     };
   }
 
@@ -84,12 +95,20 @@ export class IngestPipeline {
    */
   async ingestPaths(inputs: readonly string[], options: IngestOptions = {}): Promise<IngestReport> {
     const started = performance.now();
-    const report: IngestReport = { ingested: 0, updated: 0, skipped: 0, failed: [], removed: 0, documents: 0, chunks: 0, seconds: 0 };
+    const report: IngestReport = { ingested: 0, updated: 0, skipped: 0, skippedFiles: [], failed: [], removed: 0, documents: 0, chunks: 0, seconds: 0 };
+    // By path and by inode: the index must not be read even when a symbolic link leads to it.
     const excluded = new Set(options.exclude ?? []);
+    for (const path of options.exclude ?? []) {
+      const info = await stat(path).catch(() => undefined);
+      if (info) excluded.add(identityOf(info, path));
+    }
     const gone: string[] = [];
-    const files = (await expandInputs(inputs, report.failed, options.sync ? gone : undefined)).filter((file) => !excluded.has(file));
+    const found = (await expandInputs(inputs, report.failed, options.sync ? gone : undefined)).filter((file) => !excluded.has(file.path) && !excluded.has(file.identity));
+    const files = found.map((file) => file.path);
+    const bytesTotal = found.reduce((sum, file) => sum + file.size, 0);
+    let bytesDone = 0;
     const collection = options.collection ?? 'default';
-    const settings = this.settings(options.chunking);
+    const settings = this.settings(options.chunking, options.ocr);
     const workers = options.workers ?? (files.length >= WORKER_THRESHOLD ? undefined : 0);
     const pool = workers === 0 ? undefined : new PreparePool(workers);
     const local = {};
@@ -103,32 +122,37 @@ export class IngestPipeline {
       return pool ? pool.prepare(task) : prepareFile(task, local);
     };
 
-    const pending: { path: string; result: Promise<PreparedDocument | 'unchanged'> }[] = [];
+    const pending: { path: string; size: number; result: Promise<PreparedDocument | 'unchanged'> }[] = [];
     let next = 0;
     try {
       while (next < files.length || pending.length > 0) {
         while (next < files.length && pending.length < window && !options.signal?.aborted) {
-          const path = files[next++];
+          const { path, size } = found[next++];
           const result = prepare(path);
           result.catch(() => {}); // awaited in order below; this only keeps Node from calling it unhandled meanwhile
-          pending.push({ path, result });
+          pending.push({ path, size, result });
         }
         const item = pending.shift();
         if (!item) break;
         const done = report.ingested + report.skipped + report.failed.length;
-        options.onProgress?.({ done, total: files.length, path: item.path });
+        options.onProgress?.({ done, total: files.length, bytesDone, bytesTotal, path: item.path });
         try {
           const prepared = await item.result;
           if (prepared === 'unchanged') report.skipped++;
           else countInto(report, await this.commit(prepared, collection, options.describer));
         } catch (error) {
-          report.failed.push({ path: item.path, error: oneLine(error) });
+          if (DossierError.isInstance(error) && error.code === 'skipped') {
+            report.skipped++;
+            report.skippedFiles.push({ path: item.path, reason: oneLine(error) });
+          } else report.failed.push({ path: item.path, error: oneLine(error) });
         }
+        bytesDone += item.size;
       }
     } finally {
-      await pool?.close();
+      // Worker threads take their OCR engines with them; one started in this thread is stopped here.
+      await Promise.all([pool?.close(), pool ? undefined : closeOcr()]);
     }
-    options.onProgress?.({ done: files.length, total: files.length, path: '' });
+    options.onProgress?.({ done: files.length, total: files.length, bytesDone: bytesTotal, bytesTotal, path: '' });
     if (options.sync) report.removed = await this.removeMissing(collection, inputs, new Set(files), gone);
     if (options.describer?.tally) report.descriptions = { ...options.describer.tally };
     report.seconds = round((performance.now() - started) / 1000);
@@ -206,35 +230,90 @@ function round(value: number): number {
   return Math.round(value * 1000) / 1000;
 }
 
+export interface FoundFile {
+  path: string;
+  size: number;
+  /** Device and inode: the same for every path that reaches this file. */
+  identity: string;
+}
+
+const identityOf = (info: Stats, path: string): string => (info.ino ? `${info.dev}:${info.ino}` : `path:${path}`); // no inode number (some network file systems): by path
+
 /**
- * Files named, files under folders named (recursively, sorted), and glob matches; missing inputs
- * become failures, or, when `gone` is given (sync), are collected there instead.
+ * One entry per file, however many paths reach it (symbolic links, hard links, a folder named
+ * twice): identified by device and inode. The path kept is the first one found, unless that went
+ * through a symbolic link and a later one does not.
  */
-export async function expandInputs(inputs: readonly string[], failed: { path: string; error: string }[], gone?: string[]): Promise<string[]> {
-  const files = new Set<string>();
+class FileSet {
+  private readonly byIdentity = new Map<string, number>();
+  private readonly entries: (FoundFile & { viaLink: boolean })[] = [];
+
+  add(path: string, info: Stats, viaLink: boolean): void {
+    const identity = identityOf(info, path);
+    const at = this.byIdentity.get(identity);
+    if (at === undefined) {
+      this.byIdentity.set(identity, this.entries.length);
+      this.entries.push({ path, size: info.size, identity, viaLink });
+    } else if (this.entries[at].viaLink && !viaLink) this.entries[at] = { path, size: info.size, identity, viaLink };
+  }
+
+  files(): FoundFile[] {
+    return this.entries.map(({ path, size, identity }) => ({ path, size, identity }));
+  }
+}
+
+async function throughLink(path: string): Promise<boolean> {
+  return (await realpath(path).catch(() => path)) !== path;
+}
+
+/**
+ * Files named, files under folders named (recursively, sorted), and glob matches, each file once;
+ * missing inputs become failures, or, when `gone` is given (sync), are collected there instead.
+ */
+export async function expandInputs(inputs: readonly string[], failed: { path: string; error: string }[], gone?: string[]): Promise<FoundFile[]> {
+  const files = new FileSet();
+  const visited = new Map<string, boolean>(); // folder identity → reached through a link
   for (const input of inputs) {
     const info = await stat(input).catch(() => undefined);
-    if (info?.isFile()) files.add(resolve(input));
-    else if (info?.isDirectory()) for (const file of await walk(resolve(input))) files.add(file);
-    else if (/[*?[\]{}]/.test(input)) {
+    if (info?.isFile()) {
+      const path = resolve(input);
+      files.add(path, info, await throughLink(path));
+    } else if (info?.isDirectory()) {
+      const path = resolve(input);
+      await walk(path, files, visited, await throughLink(path));
+    } else if (/[*?[\]{}]/.test(input)) {
       const matches = await glob(input, { absolute: true, onlyFiles: true, dot: false });
       if (matches.length === 0) failed.push({ path: input, error: 'no files match this pattern' });
-      for (const match of matches.sort()) files.add(resolve(match));
+      for (const match of matches.sort()) {
+        const path = resolve(match);
+        const found = await stat(path).catch(() => undefined);
+        if (found?.isFile()) files.add(path, found, await throughLink(path));
+      }
     } else if (gone) gone.push(resolve(input));
     else failed.push({ path: input, error: 'no such file or directory' });
   }
-  return [...files];
+  return files.files();
 }
 
-async function walk(directory: string): Promise<string[]> {
-  const out: string[] = [];
-  const entries = await readdir(directory, { withFileTypes: true });
+/**
+ * Recursively, in name order. Symbolic links are followed; a folder is read once (again only when
+ * first reached through a link and now directly, so its files get their own paths), so a link loop ends.
+ */
+async function walk(directory: string, files: FileSet, visited: Map<string, boolean>, viaLink: boolean): Promise<void> {
+  const self = await stat(directory).catch(() => undefined);
+  const identity = self ? identityOf(self, directory) : directory;
+  const before = visited.get(identity);
+  if (before === false || (before === true && viaLink)) return;
+  visited.set(identity, viaLink);
+  const entries = (await readdir(directory, { withFileTypes: true })).filter((entry) => !entry.name.startsWith('.') && !SKIPPED_DIRECTORIES.has(entry.name));
   entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-  for (const entry of entries) {
-    if (entry.name.startsWith('.') || SKIPPED_DIRECTORIES.has(entry.name)) continue;
+  const infos = await Promise.all(entries.map((entry) => (entry.isDirectory() ? undefined : stat(join(directory, entry.name)).catch(() => undefined))));
+  for (let i = 0; i < entries.length; i++) {
+    const entry = entries[i];
     const path = join(directory, entry.name);
-    if (entry.isDirectory()) out.push(...(await walk(path)));
-    else if (entry.isFile()) out.push(path);
+    const link = viaLink || entry.isSymbolicLink();
+    const info = infos[i];
+    if (entry.isDirectory() || (entry.isSymbolicLink() && info?.isDirectory())) await walk(path, files, visited, link);
+    else if (info?.isFile()) files.add(path, info, link); // a broken link has no info and is passed over
   }
-  return out;
 }

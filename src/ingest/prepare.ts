@@ -108,6 +108,8 @@ export interface PrepareSettings {
   /** The embedder's worker recipe, when it can run in a worker. */
   embedder?: EmbedderRecipe;
   chunking?: ChunkOptions;
+  /** false: no OCR (images are skipped, scanned PDF pages get no text). */
+  ocr?: boolean;
 }
 
 export interface PrepareFileTask {
@@ -128,7 +130,7 @@ export async function prepareFile(task: PrepareFileTask, cache: { tokenizer?: To
     cache.tokenizer = new Tokenizer({ language: task.settings.language });
     cache.embedder = task.settings.embedder?.kind === 'offline-hashed' ? new HashedEmbedder(task.settings.embedder.options) : undefined;
   }
-  const parsed = await parseDocument({ path: task.path, bytes: task.bytes });
+  const parsed = await parseDocument({ path: task.path, bytes: task.bytes, ocr: task.settings.ocr !== false });
   return prepareRecord(
     { source: task.path, title: parsed.title, mediaType: parsed.mediaType, blocks: parsed.blocks, metadata: { ...parsed.metadata, ...task.metadata }, contentHash: task.contentHash, bytes: task.bytes.length },
     cache.tokenizer!,

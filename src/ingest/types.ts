@@ -21,12 +21,15 @@ export interface ParseInput {
   /** Path or URL the bytes came from; used for the title fallback and error messages. */
   path: string;
   bytes: Uint8Array;
+  /** Recognise text in images and in PDF pages without a text layer (default true). */
+  ocr?: boolean;
 }
 
 /**
  * One parser per format family. `parse` throws a DossierError (codes: 'parse-failed',
  * 'empty-document', 'encrypted-document') with a one-line message that names the reason;
- * the pipeline adds the file name.
+ * the pipeline adds the file name. 'skipped' means the file was read and holds nothing to index
+ * on purpose (an image without text, or OCR turned off): the pipeline counts it as skipped, not failed.
  */
 export interface Parser {
   /** Short stable name, e.g. "pdf". */

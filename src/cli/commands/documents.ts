@@ -11,7 +11,10 @@ export async function list(argv: string[], context: CommandContext): Promise<num
     if (context.json) context.printJson({ documents });
     else {
       if (documents.length === 0) context.print('no documents');
-      for (const d of documents) context.print(`${String(d.id).padStart(6)}  ${context.out.bold(d.title)} ${context.out.dim(`${d.collection} · ${d.mediaType} · ${d.chunks} chunks · ${d.source}`)}`);
+      for (const d of documents) {
+        const updated = `updated ${d.updatedAt.slice(0, 16).replace('T', ' ')} UTC`; // stored as ISO time in UTC
+        context.print(`${String(d.id).padStart(6)}  ${context.out.bold(d.title)} ${context.out.dim(`${d.collection} · ${d.mediaType} · ${d.chunks} chunks · ${updated} · ${d.source}`)}`);
+      }
     }
     return 0;
   });

@@ -18,6 +18,8 @@ const SAMPLES: Record<string, [string, string]> = {
   ipynb: ['markitdown/test_notebook.ipynb', 'print("markitdown")'],
   odt: ['unstructured/fake.odt', 'Lorem ipsum dolor sit amet.'],
   xml: ['unstructured/factbook.xml', 'capital: Ottawa'],
+  image: ['markitdown/test.jpg', 'Multi-Agent Conversation'],
+  rst: ['unstructured/README.rst', 'You can parse this document using the HTML parser.'],
 };
 
 for (const parser of parsers) {

@@ -1,6 +1,7 @@
 /**
  * Every file of the shared messy corpus either parses into a valid document or fails with a
- * one-line DossierError — no crash, no foreign error, no hang. Runs in ~15 s on 2 cores.
+ * one-line DossierError — no crash, no foreign error, no hang. Runs in ~15 s on 2 cores. OCR is off
+ * here (its 17 images and 6 scanned pages would add ~40 s); src/ingest/ocr/ocr.test.ts covers it.
  */
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
@@ -28,13 +29,13 @@ test('docs-mixed: every file parses or fails with a one-line DossierError', { sk
     const bytes = readFileSync(path);
     const fileStarted = Date.now();
     try {
-      const doc = await parseDocument({ path, bytes });
+      const doc = await parseDocument({ path, bytes, ocr: false });
       const parser = parserFor(path) ?? { name: 'sniffed', extensions: ['x'], mediaTypes: [doc.mediaType], parse: async () => doc };
       assertParsedDocument(doc, parser);
       counts.parsed = (counts.parsed ?? 0) + 1;
     } catch (error) {
       if (!DossierError.isInstance(error)) assert.fail(`${relative(DOCS_MIXED, path)}: non-Dossier error ${error instanceof Error ? error.stack : String(error)}`);
-      assertDossierError(error, ['parse-failed', 'empty-document', 'encrypted-document', 'unsupported-format']);
+      assertDossierError(error, ['parse-failed', 'empty-document', 'encrypted-document', 'unsupported-format', 'skipped']);
       counts[error.code] = (counts[error.code] ?? 0) + 1;
     }
     assert.ok(Date.now() - fileStarted < 60_000, `${relative(DOCS_MIXED, path)} took ${Date.now() - fileStarted} ms`);

@@ -5,30 +5,34 @@
 import { extname } from 'node:path';
 import { DossierError } from '../../errors/index.ts';
 import { looksLikeText } from '../encoding.ts';
+import { imageFormat } from '../ocr/formats.ts';
 import type { ParsedDocument, ParseInput, Parser } from '../types.ts';
 import { csvParser } from './csv.ts';
 import { docxParser } from './docx.ts';
 import { emlParser } from './eml.ts';
 import { epubParser } from './epub.ts';
 import { htmlParser } from './html.ts';
+import { imageParser } from './image.ts';
 import { ipynbParser } from './ipynb.ts';
 import { jsonParser } from './json.ts';
 import { markdownParser } from './markdown.ts';
 import { odtParser } from './odt.ts';
 import { pdfParser } from './pdf.ts';
 import { pptxParser } from './pptx.ts';
+import { rstParser } from './rst.ts';
 import { txtParser } from './txt.ts';
 import { xlsxParser } from './xlsx.ts';
 import { xmlParser } from './xml.ts';
 
 export const parsers: Parser[] = [
   txtParser, markdownParser, htmlParser, pdfParser, docxParser, csvParser, jsonParser,
-  pptxParser, xlsxParser, emlParser, epubParser, ipynbParser, odtParser, xmlParser,
+  pptxParser, xlsxParser, emlParser, epubParser, ipynbParser, odtParser, xmlParser, rstParser,
+  imageParser,
 ];
 
 /** Formats we recognise but cannot read, with the reason a person sees. */
 const UNSUPPORTED: Record<string, string> = {};
-for (const ext of ['png', 'jpg', 'jpeg', 'gif', 'bmp', 'tif', 'tiff', 'webp', 'heic', 'heif', 'ico', 'psd']) UNSUPPORTED[ext] = 'image (no OCR)';
+for (const ext of ['heic', 'heif', 'avif', 'ico', 'psd']) UNSUPPORTED[ext] = 'image format OCR cannot read (convert it to PNG or JPEG)';
 for (const ext of ['mp3', 'wav', 'm4a', 'flac', 'ogg', 'aac', 'wma', 'opus']) UNSUPPORTED[ext] = 'audio (no transcription)';
 for (const ext of ['mp4', 'mov', 'avi', 'mkv', 'webm']) UNSUPPORTED[ext] = 'video';
 for (const ext of ['zip', 'gz', 'tgz', 'tar', '7z', 'rar', 'bz2', 'xz']) UNSUPPORTED[ext] = 'archive (extract it first)';
@@ -67,9 +71,7 @@ function startsWith(bytes: Uint8Array, text: string, offset = 0): boolean {
 
 /** Magic numbers of formats we refuse, checked before guessing a text format. */
 function sniffUnsupported(bytes: Uint8Array): string | undefined {
-  if (bytes[0] === 0xff && bytes[1] === 0xd8 && bytes[2] === 0xff) return 'image (no OCR)';
-  if (startsWith(bytes, '\x89PNG') || startsWith(bytes, 'GIF8') || startsWith(bytes, 'BM') && bytes.length > 26 && bytes[14] === 40) return 'image (no OCR)';
-  if (startsWith(bytes, 'II*\0') || startsWith(bytes, 'MM\0*') || startsWith(bytes, 'ftypheic', 4)) return 'image (no OCR)';
+  if (startsWith(bytes, 'ftypheic', 4) || startsWith(bytes, 'ftypmif1', 4) || startsWith(bytes, 'ftypavif', 4)) return 'image format OCR cannot read (convert it to PNG or JPEG)';
   if (startsWith(bytes, 'RIFF') || startsWith(bytes, 'ID3') || startsWith(bytes, 'fLaC') || startsWith(bytes, 'OggS') || startsWith(bytes, 'ftypM4A', 4)) return 'audio or video';
   if (startsWith(bytes, 'PK\x03\x04')) return 'zip archive';
   if (bytes[0] === 0xd0 && bytes[1] === 0xcf && bytes[2] === 0x11 && bytes[3] === 0xe0) return 'legacy binary Office format';
@@ -81,6 +83,7 @@ function sniffUnsupported(bytes: Uint8Array): string | undefined {
 /** For files whose extension says nothing: look at the bytes. */
 export function sniffParser(bytes: Uint8Array): Parser | undefined {
   if (startsWith(bytes, '%PDF-')) return pdfParser;
+  if (imageFormat(bytes)) return imageParser;
   if (sniffUnsupported(bytes)) return undefined;
   const head = Buffer.from(bytes.buffer, bytes.byteOffset, Math.min(bytes.byteLength, 2048)).toString('utf8').replace(/^\ufeff/, '').trimStart();
   if (/^<(!doctype html|html|head|body)[\s>]/i.test(head)) return htmlParser;
@@ -108,4 +111,4 @@ export async function parseDocument(input: ParseInput, mediaType?: string): Prom
   return parser.parse(input);
 }
 
-export { csvParser, docxParser, emlParser, epubParser, htmlParser, ipynbParser, jsonParser, markdownParser, odtParser, pdfParser, pptxParser, txtParser, xlsxParser, xmlParser };
+export { csvParser, docxParser, emlParser, epubParser, htmlParser, imageParser, ipynbParser, jsonParser, markdownParser, odtParser, pdfParser, pptxParser, rstParser, txtParser, xlsxParser, xmlParser };

@@ -1,16 +1,57 @@
 import { decodeHTML } from 'entities';
-import { Lexer, type Token, type Tokens } from 'marked';
+import { Marked, type Token, type Tokens, type TokenizerExtension } from 'marked';
 import { DossierError } from '../../errors/index.ts';
 import { decodeText, looksLikeText } from '../encoding.ts';
 import type { Block, Parser } from '../types.ts';
 import { htmlStringToBlocks } from './html-blocks.ts';
+import { ADMONITIONS, CODE_DIRECTIVES, DROPPED_DIRECTIVES, VERSIONS, reduceRole, rstToDocument } from './rst.ts';
 import { fileStem, firstHeading } from './util.ts';
+
+/**
+ * A MyST colon-fenced directive (`:::{note}` … `:::`; also Docusaurus/VitePress `:::note` and
+ * `::: tip`), or a mkdocstrings `::: package.name` with its indented options (`name` empty then).
+ */
+interface ColonFence extends Tokens.Generic {
+  type: 'colonFence';
+  name: string;
+  argument: string;
+  body: string;
+  /** ":::tip Title" (Docusaurus, VitePress): the rest of the line is a title, not content. */
+  bare?: boolean;
+}
+
+const colonFence: TokenizerExtension = {
+  name: 'colonFence',
+  level: 'block',
+  start: (src) => /^ {0,3}:{3,}/m.exec(src)?.index,
+  tokenizer(src) {
+    const autodoc = /^ {0,3}:::[ \t]+([A-Za-z_]\w*(?:\.\w+)+)[ \t]*(?:\n[ \t]+\S[^\n]*)*(?:\n|$)/.exec(src);
+    if (autodoc) return { type: 'colonFence', raw: autodoc[0], name: '', argument: autodoc[1], body: '' } satisfies ColonFence;
+    // Closed by a line of exactly as many colons (nested fences use fewer). An unclosed {name} fence
+    // runs to the end, as in MyST; an unclosed bare ":::word" is just text.
+    const match = /^ {0,3}(:{3,})[ \t]*(?:\{([A-Za-z][\w:.+-]*)\}|([A-Za-z][\w-]*)(?=\s|$))[ \t]*([^\n]*)(?:\n([\s\S]*?))?(\n {0,3}\1(?!:)[ \t]*(?:\n|$)|$)/.exec(src);
+    if (!match || (!match[6] && !match[2])) return undefined;
+    return { type: 'colonFence', raw: match[0], name: match[2] ?? match[3], argument: match[4].trim(), body: match[5] ?? '', bare: !match[2] } satisfies ColonFence;
+  },
+};
+
+const markdown = new Marked().use({ extensions: [colonFence] });
+
+// MyST roles: marked reads {role}`text` as text ending in "{role}" followed by a code span.
+const ROLE_PREFIX = /\{([A-Za-z][\w:.+-]*)\}$/;
 
 /** Plain text of inline tokens: emphasis and links keep their words, markup goes. */
 function inlineText(tokens: Token[] | undefined, fallback = ''): string {
   if (!tokens) return decodeHTML(fallback);
   let out = '';
-  for (const token of tokens) {
+  for (let i = 0; i < tokens.length; i++) {
+    const token = tokens[i];
+    const role = token.type === 'text' && tokens[i + 1]?.type === 'codespan' ? ROLE_PREFIX.exec((token as Tokens.Text).text) : null;
+    if (role) {
+      out += decodeHTML((token as Tokens.Text).text.slice(0, role.index)) + reduceRole(role[1], (tokens[i + 1] as Tokens.Codespan).text);
+      i++;
+      continue;
+    }
     switch (token.type) {
       case 'text':
         out += 'tokens' in token && token.tokens ? inlineText(token.tokens) : decodeHTML(token.text);
@@ -71,13 +112,24 @@ function blocksOf(tokens: Token[], out: Block[]): void {
         if (text) out.push({ type: 'heading', level: token.depth, text });
         break;
       }
-      case 'code':
+      case 'code': {
+        const directive = /^\{([A-Za-z][\w:.+-]*)\}\s*(.*)$/.exec(token.lang ?? '');
+        if (directive) out.push(...directiveBlocks(directive[1], directive[2], token.text));
         // Fenced and indented code stays verbatim: identifiers are what people search for.
-        if (token.text.trim()) out.push({ type: 'text', text: token.text });
+        else if (token.text.trim()) out.push({ type: 'text', text: token.text });
         break;
+      }
+      case 'colonFence': {
+        const fence = token as ColonFence;
+        if (fence.name && fence.bare) out.push(...titledBlocks(fence.argument || fence.name.replace(/^\w/, (c) => c.toUpperCase()), fence.body));
+        else if (fence.name) out.push(...directiveBlocks(fence.name, fence.argument, fence.body));
+        else out.push({ type: 'text', text: fence.argument }); // what mkdocstrings documents there
+        break;
+      }
       case 'paragraph':
       case 'text': {
-        const text = inlineText(token.tokens, token.text).trim();
+        // MyST targets "(label)=" and block breaks "+++" are markup, not words.
+        const text = inlineText(token.tokens, token.text).replace(/^\([^()\s]+\)=[ \t]*(\n|$)/, '').replace(/^\+\+\+(?:[ \t].*)?$/, '').trim();
         if (text) out.push({ type: 'text', text });
         break;
       }
@@ -103,17 +155,142 @@ function blocksOf(tokens: Token[], out: Block[]): void {
   }
 }
 
-/** YAML front matter: stripped from the body; a `title:` line becomes the title. */
-function splitFrontMatter(text: string): { body: string; title?: string } {
-  const match = /^---\r?\n([\s\S]*?)\r?\n(?:---|\.\.\.)\r?\n/.exec(text);
-  if (!match) return { body: text };
-  const title = /^title:\s*["']?(.+?)["']?\s*$/m.exec(match[1])?.[1];
-  return { body: text.slice(match[0].length), title };
+/** Plain text of one line of Markdown (a directive's title). */
+function inlineMarkdown(text: string): string {
+  const [first] = markdown.lexer(text);
+  return (first?.type === 'paragraph' ? inlineText((first as Tokens.Paragraph).tokens, text) : text).trim();
 }
 
-export function markdownToBlocks(markdown: string): Block[] {
+/** Leading ":key: value" lines or a `---` YAML block: a MyST directive's options, not its content. */
+function directiveOptions(body: string): { options: Record<string, string>; content: string } {
+  const options: Record<string, string> = {};
+  const lines = body.split('\n');
+  let i = 0;
+  if (lines[0]?.trim() === '---') {
+    const end = lines.indexOf('---', 1);
+    if (end > 0) {
+      for (const line of lines.slice(1, end)) {
+        const option = /^([\w-]+):\s*(.*)$/.exec(line.trim());
+        if (option) options[option[1].toLowerCase()] = option[2].replace(/^["']|["']$/g, '');
+      }
+      i = end + 1;
+    }
+  }
+  for (; i < lines.length; i++) {
+    const option = /^:([\w-]+):(?:\s+(.*))?$/.exec(lines[i].trim());
+    if (!option) break;
+    options[option[1].toLowerCase()] = (option[2] ?? '').trim();
+  }
+  return { options, content: lines.slice(i).join('\n').replace(/^\s*\n/, '').trimEnd() };
+}
+
+/** A directive's body: headings inside it are part of it, not sections of the document. */
+function bodyBlocks(source: string): Block[] {
+  return markdownToBlocks(source).map((block): Block => (block.type === 'heading' ? { type: 'text', text: block.text } : block));
+}
+
+function prefixFirst(blocks: Block[], prefix: string): Block[] {
+  const index = blocks.findIndex((block) => block.type === 'text');
+  if (index !== 0) return [{ type: 'text', text: prefix }, ...blocks];
+  return [{ type: 'text', text: `${prefix} ${blocks[0].text}` }, ...blocks.slice(1)];
+}
+
+/**
+ * MyST directives reduced to what the rendered page shows, as the RST parser does: admonitions keep
+ * their body (Markdown) as text, code directives stay code, toctrees and includes go.
+ */
+function directiveBlocks(fullName: string, argument: string, body: string): Block[] {
+  const name = (fullName.toLowerCase().split(':').pop() ?? '').trim();
+  const { options, content } = directiveOptions(body);
+  if (DROPPED_DIRECTIVES.has(name)) return [];
+  if (CODE_DIRECTIVES.has(name) || name === 'code-cell') {
+    const code = content.replace(/^\n+|\s+$/g, '');
+    if (!code.trim()) return [];
+    return [...(options.caption ? [{ type: 'text' as const, text: options.caption }] : []), { type: 'text', text: code }];
+  }
+  if (name === 'eval-rst') return rstToDocument(content).blocks.map((block) => (block.type === 'heading' ? { type: 'text', text: block.text } : block));
+  if (name === 'math') return content.trim() ? [{ type: 'text', text: content.trim() }] : [];
+  if (ADMONITIONS[name]) {
+    const blocks = bodyBlocks([argument, content].filter(Boolean).join('\n\n'));
+    return blocks.length ? prefixFirst(blocks, `${ADMONITIONS[name]}:`) : [];
+  }
+  if (VERSIONS[name]) {
+    const [version = '', ...rest] = argument.split(/\s+/);
+    const label = `${VERSIONS[name]} ${version}`.trim();
+    const blocks = bodyBlocks([rest.join(' '), content].filter(Boolean).join('\n\n'));
+    return blocks.length ? prefixFirst(blocks, `${label}:`) : [{ type: 'text', text: `${label}.` }];
+  }
+  if (name === 'image') return options.alt ? [{ type: 'text', text: options.alt }] : [];
+  if (name === 'figure') return bodyBlocks(content);
+  if (name === 'admonition') return titledBlocks(argument, content);
+  const blocks = bodyBlocks(content);
+  const title = argument ? inlineMarkdown(argument) : '';
+  return title && blocks.length ? [{ type: 'text', text: title }, ...blocks] : blocks;
+}
+
+/** An admonition with its own title: "Title: first paragraph", the rest as it is. */
+function titledBlocks(title: string, content: string): Block[] {
+  const blocks = bodyBlocks(content);
+  const label = inlineMarkdown(title);
+  return label && blocks.length ? prefixFirst(blocks, `${label}:`) : blocks;
+}
+
+export interface FrontMatter {
+  body: string;
+  metadata: Record<string, unknown>;
+}
+
+/** Dates and other non-JSON values of a YAML/TOML document become what JSON makes of them. */
+function plainJson(value: Record<string, unknown>): Record<string, unknown> {
+  return JSON.parse(JSON.stringify(value, (_, v) => (typeof v === 'bigint' ? Number(v) : v))) as Record<string, unknown>;
+}
+
+const isPlainObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/**
+ * Front matter: YAML between `---` lines (or TOML between `+++` lines) at the top. Every key becomes
+ * document metadata; the block is stripped from the body. A `---` block that is not a YAML mapping
+ * is Markdown (a thematic break), not front matter.
+ */
+export async function splitFrontMatter(text: string): Promise<FrontMatter> {
+  const yamlBlock = /^---[ \t]*\n(?:([\s\S]*?)\n)?(?:---|\.\.\.)[ \t]*(?:\n|$)/.exec(text);
+  if (yamlBlock) {
+    const source = yamlBlock[1] ?? '';
+    const { parse } = await import('yaml');
+    let value: unknown;
+    try {
+      value = parse(source);
+    } catch {
+      // Broken YAML that still looks like front matter ("key: value" first) is stripped; its simple lines kept.
+      if (!/^[\w-]+\s*:/.test(source.trimStart())) return { body: text, metadata: {} };
+      const metadata: Record<string, unknown> = {};
+      for (const line of source.split('\n')) {
+        const pair = /^([\w-]+)\s*:\s*(.+?)\s*$/.exec(line);
+        if (pair) metadata[pair[1]] = pair[2].replace(/^(["'])(.*)\1$/, '$2');
+      }
+      return { body: text.slice(yamlBlock[0].length), metadata };
+    }
+    if (value === null || value === undefined) return { body: text.slice(yamlBlock[0].length), metadata: {} };
+    if (!isPlainObject(value)) return { body: text, metadata: {} };
+    return { body: text.slice(yamlBlock[0].length), metadata: plainJson(value) };
+  }
+  const tomlBlock = /^\+\+\+[ \t]*\n(?:([\s\S]*?)\n)?\+\+\+[ \t]*(?:\n|$)/.exec(text);
+  if (tomlBlock) {
+    const { parse } = await import('smol-toml');
+    let value: unknown = {};
+    try {
+      value = parse(tomlBlock[1] ?? '');
+    } catch {
+      value = {};
+    }
+    return { body: text.slice(tomlBlock[0].length), metadata: isPlainObject(value) ? plainJson(value) : {} };
+  }
+  return { body: text, metadata: {} };
+}
+
+export function markdownToBlocks(source: string): Block[] {
   const blocks: Block[] = [];
-  blocksOf(Lexer.lex(markdown), blocks);
+  blocksOf(markdown.lexer(source), blocks);
   return blocks;
 }
 
@@ -125,9 +302,10 @@ export const markdownParser: Parser = {
     const text = decodeText(bytes).replace(/\r\n?/g, '\n');
     if (text.trim().length === 0) throw new DossierError('empty-document', 'empty Markdown file');
     if (!looksLikeText(text)) throw new DossierError('parse-failed', 'binary data, not Markdown');
-    const { body, title } = splitFrontMatter(text);
+    const { body, metadata } = await splitFrontMatter(text);
     const blocks = markdownToBlocks(body);
     if (blocks.length === 0) throw new DossierError('empty-document', 'no text in Markdown file');
-    return { title: title || firstHeading(blocks) || fileStem(path), mediaType: 'text/markdown', blocks, metadata: {} };
+    const title = typeof metadata.title === 'string' || typeof metadata.title === 'number' ? String(metadata.title).replace(/\s+/g, ' ').trim().slice(0, 300) : '';
+    return { title: title || firstHeading(blocks) || fileStem(path), mediaType: 'text/markdown', blocks, metadata };
   },
 };

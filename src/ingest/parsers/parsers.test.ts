@@ -36,9 +36,10 @@ test('registry: extensions, media types, unknown formats', async () => {
   assert.equal(parserFor('a/b/Report.PDF')?.name, 'pdf');
   assert.equal(parserFor('notes.markdown')?.name, 'markdown');
   assert.equal(parserFor('x.unknown', 'text/html; charset=utf-8')?.name, 'html');
-  assert.equal(parserFor('photo.jpg'), undefined);
-  assert.ok(supportedExtensions().includes('docx') && supportedExtensions().includes('jsonl'));
-  await assert.rejects(parseDocument({ path: 'photo.jpg', bytes: new Uint8Array([0xff, 0xd8, 0xff, 0xe0]) }), (e) => {
+  assert.equal(parserFor('photo.jpg')?.name, 'image');
+  assert.equal(parserFor('photo.heic'), undefined);
+  assert.ok(supportedExtensions().includes('docx') && supportedExtensions().includes('jsonl') && supportedExtensions().includes('png'));
+  await assert.rejects(parseDocument({ path: 'photo.heic', bytes: new Uint8Array([0, 0, 0, 0x18, 0x66, 0x74, 0x79, 0x70, 0x68, 0x65, 0x69, 0x63]) }), (e) => {
     assertDossierError(e, ['unsupported-format']);
     return true;
   });
@@ -110,11 +111,15 @@ test('pdf: text per page with page numbers; matches expected markitdown output',
   assert.ok(squash(textOf(booking)).length > 1000);
 });
 
-test('pdf: password-protected is encrypted-document; scanned is empty-document; garbage is parse-failed', data, async () => {
+test('pdf: password-protected is encrypted-document; scanned with OCR off is skipped; garbage is parse-failed', data, async () => {
   const locked = await parseError('unstructured/pdf/password.pdf');
   assert.equal(locked.code, 'encrypted-document');
   assert.equal(locked.message, 'password-protected PDF');
-  assert.equal((await parseError('markitdown/MEDRPT-2024-PAT-3847_medical_report_scan.pdf')).code, 'empty-document');
+  await assert.rejects(parseDocument({ ...docsMixedFile('markitdown/MEDRPT-2024-PAT-3847_medical_report_scan.pdf')!, ocr: false }), (e) => {
+    assertDossierError(e, ['skipped']);
+    assert.match((e as Error).message, /scanned PDF \(3 of 3 pages are images\), and OCR is off/);
+    return true;
+  });
   const copyProtected = await parseFile('unstructured/pdf/copy-protected.pdf');
   assert.ok(textOf(copyProtected).includes('LayoutParser'));
   await assert.rejects(parseDocument({ path: 'x.pdf', bytes: encode('%PDF-1.7\n1 0 obj << /Type /Catalog >> broken') }), (e) => {
@@ -241,8 +246,8 @@ test('ipynb: markdown and code cells', data, async () => {
   assert.ok(doc.blocks.some((b) => b.text === 'print("markitdown")'));
 });
 
-test('unsupported: images, audio, archives, legacy Office', data, async () => {
-  for (const file of ['markitdown/test.jpg', 'markitdown/test.mp3', 'markitdown/test.wav', 'markitdown/test_files.zip', 'unstructured/fake.doc']) {
+test('unsupported: HEIC images, audio, archives, legacy Office', data, async () => {
+  for (const file of ['unstructured/img/DA-1p.heic', 'markitdown/test.mp3', 'markitdown/test.wav', 'markitdown/test_files.zip', 'unstructured/fake.doc']) {
     const error = await parseError(file);
     assert.equal(error.code, 'unsupported-format', file);
   }

@@ -13,7 +13,7 @@ export { paragraphsOf } from './util.ts';
 export const txtParser: Parser = {
   name: 'txt',
   extensions: [
-    'txt', 'text', 'log', 'rst', 'org', 'adoc', 'asciidoc', 'tex', 'yaml', 'yml', 'toml', 'ini', 'cfg', 'conf',
+    'txt', 'text', 'log', 'org', 'adoc', 'asciidoc', 'tex', 'yaml', 'yml', 'toml', 'ini', 'cfg', 'conf',
     'py', 'js', 'mjs', 'cjs', 'ts', 'tsx', 'jsx', 'go', 'rs', 'java', 'kt', 'c', 'h', 'cc', 'cpp', 'hpp', 'cs',
     'rb', 'php', 'sh', 'bash', 'sql', 'r', 'swift', 'scala', 'lua', 'pl',
   ],

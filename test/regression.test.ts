@@ -24,11 +24,11 @@ describe('regression set (eval/regression: 22 questions of five kinds)', () => {
     const report = await runRegression(dossier, await resolveModel('offline'), questions);
     assert.equal(report.unresolvedCitations, 0, '100% of citations resolve to ledger evidence');
     for (const outcome of report.outcomes) assert.ok(FINISH_REASONS.includes(outcome.finishReason as never), `${outcome.id}: ${outcome.finishReason}`);
-    // Floors at the offline model's measured level (README): a drop is a regression.
-    assert.ok(report.byKind['single-fact'].answerPassRate >= 0.8, JSON.stringify(report.byKind['single-fact']));
-    assert.ok(report.byKind['multi-hop'].answerPassRate >= 0.5, JSON.stringify(report.byKind['multi-hop']));
-    assert.ok(report.byKind['comparison'].answerPassRate >= 0.5, JSON.stringify(report.byKind['comparison']));
-    assert.ok(report.byKind['unanswerable'].answerPassRate >= 0.66, JSON.stringify(report.byKind['unanswerable']));
+    // Floors (issue 7 targets; README has the measured level): every kind at least 0.8, calculation 3 of 4, unanswerable 3 of 3.
+    for (const kind of ['single-fact', 'multi-hop', 'comparison']) assert.ok(report.byKind[kind].answerPassRate >= 0.8, `${kind} ${JSON.stringify(report.byKind[kind])}`);
+    assert.ok(report.byKind['calculation'].answerPassRate >= 0.75, JSON.stringify(report.byKind['calculation']));
+    assert.equal(report.byKind['unanswerable'].answerPassRate, 1, JSON.stringify(report.byKind['unanswerable']));
+    for (const outcome of report.outcomes) assert.doesNotMatch(outcome.answer, /^Offline extractive answer/, `${outcome.id}: no banner`);
     assert.ok(report.citationHitRate >= 0.75, `citation hit rate ${report.citationHitRate}`);
     assert.ok(report.toolCallsMean >= 2, 'the agent searches, more than once');
     const injection = report.outcomes.find((o) => o.id === 'injection')!;

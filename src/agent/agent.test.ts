@@ -96,8 +96,9 @@ describe('agent loop with the offline model', () => {
   it('searches, answers with citations that resolve to the exact chunks, and streams one ordered event stream', async () => {
     const { result, events } = await ask('When was Halvorsen Instruments founded?');
     assert.equal(result.finishReason, 'stop');
-    assert.match(result.answer, /offline/i, 'says it is the offline model');
-    assert.match(result.answer, /1987/);
+    assert.equal(result.model, 'offline', 'the result names the offline model');
+    assert.doesNotMatch(result.answer, /^Offline extractive answer/, 'the answer carries no banner');
+    assert.match(result.answer.split('\n')[0], /^1987 \[E\d+\]$/, 'the direct answer first');
     assert.ok(result.citations.length > 0);
     assert.deepEqual(result.unresolvedCitations, []);
     for (const citation of result.citations) {

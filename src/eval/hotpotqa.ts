@@ -91,6 +91,36 @@ export function tokenF1(prediction: string, gold: string): number {
   return (2 * precision * recall) / (precision + recall);
 }
 
+const CITATION = /\[(?:unresolved: )?E\d+(?:,\s*E\d+)*\]/g;
+
+/**
+ * The direct answer of an answer text: its first line, citations stripped. The offline model (and
+ * the answer format the prompts ask for) puts the short answer (a name, a number with its unit, a
+ * date, yes/no) alone on the first line, and the supporting sentences after it. Exact match and F1
+ * are scored on this direct answer against the gold span; "answer contains" reads the whole answer.
+ */
+export function directAnswer(answer: string): string {
+  const first = answer.trim().split('\n')[0] ?? '';
+  return first.replace(CITATION, ' ').replace(/\s+/g, ' ').trim();
+}
+
+/** One question's outcome, for development loops (`onQuestion`). */
+export interface HotpotOutcome {
+  index: number;
+  id: string;
+  question: string;
+  gold: string[];
+  answer: string;
+  direct: string;
+  em: number;
+  f1: number;
+  contains: number;
+  'recall@2': number;
+  'recall@5': number;
+  /** A gold answer appears in some passage the agent read (the ceiling for "answer contains"). */
+  goldRead: boolean;
+}
+
 function recallAt(titles: readonly string[], gold: readonly string[], k: number): number {
   if (gold.length === 0) return 0;
   const top = new Set(titles.slice(0, k));
@@ -110,6 +140,8 @@ export interface HotpotResult {
     'recall@5': number;
     'recall@read': number;
     answerContains: number;
+    /** Exact match and token F1 of the direct answer (first line, citations stripped) against the gold spans. */
+    em: number;
     f1: number;
     toolCallsMean: number;
     evidenceMean: number;
@@ -126,14 +158,14 @@ export async function evaluateHotpot(
   dossier: Dossier,
   data: HotpotData,
   model: ResolvedModel,
-  options: { limit?: number; offset?: number; onProgress?: (done: number, total: number) => void },
+  options: { limit?: number; offset?: number; onProgress?: (done: number, total: number) => void; onQuestion?: (outcome: HotpotOutcome) => void },
 ): Promise<HotpotResult> {
   const offset = options.offset ?? 0;
   const questions = data.questions.slice(offset, offset + (options.limit ?? data.questions.length));
   const scope = { collections: '*' } as const;
   const titleOf = (source: string) => source.replace(/^hotpot:/, '');
   const single = { r2: [] as number[], r5: [] as number[] };
-  const agent = { r2: [] as number[], r5: [] as number[], all: [] as number[], contains: [] as number[], f1: [] as number[], tools: [] as number[], evidence: [] as number[] };
+  const agent = { r2: [] as number[], r5: [] as number[], all: [] as number[], contains: [] as number[], em: [] as number[], f1: [] as number[], tools: [] as number[], evidence: [] as number[] };
   const finishReasons: Record<string, number> = {};
   let citations = 0;
   let unresolved = 0;
@@ -149,9 +181,19 @@ export async function evaluateHotpot(
     agent.r2.push(recallAt(agentTitles, item.supportingTitles, 2));
     agent.r5.push(recallAt(agentTitles, item.supportingTitles, 5));
     agent.all.push(recallAt(agentTitles, item.supportingTitles, MAX_PARAGRAPHS_READ));
-    const answer = result.answer.replace(/\[(?:unresolved: )?E\d+(?:,\s*E\d+)*\]/g, ' ');
-    agent.contains.push(item.answers.some((gold) => normalizeAnswer(answer).includes(normalizeAnswer(gold))) ? 1 : 0);
-    agent.f1.push(Math.max(0, ...item.answers.map((gold) => tokenF1(answer, gold))));
+    const answer = result.answer.replace(CITATION, ' ');
+    const direct = directAnswer(result.answer);
+    const contains = item.answers.some((gold) => normalizeAnswer(answer).includes(normalizeAnswer(gold))) ? 1 : 0;
+    const em = item.answers.some((gold) => normalizeAnswer(direct) === normalizeAnswer(gold)) ? 1 : 0;
+    const f1 = Math.max(0, ...item.answers.map((gold) => tokenF1(direct, gold)));
+    agent.contains.push(contains);
+    agent.em.push(em);
+    agent.f1.push(f1);
+    if (options.onQuestion) {
+      const read = normalizeAnswer(result.evidence.map((entry) => entry.chunk.text).join('\n'));
+      const goldRead = item.answers.some((gold) => read.includes(normalizeAnswer(gold)));
+      options.onQuestion({ index: offset + i, id: item.id, question: item.question, gold: item.answers, answer: result.answer, direct, em, f1, contains, 'recall@2': agent.r2.at(-1)!, 'recall@5': agent.r5.at(-1)!, goldRead });
+    }
     agent.tools.push(result.toolCalls);
     agent.evidence.push(result.evidence.length);
     citations += result.citations.length + result.unresolvedCitations.length;
@@ -170,6 +212,7 @@ export async function evaluateHotpot(
       /** Share of gold paragraphs the agent read at all: the ceiling for any ranking of its evidence. */
       'recall@read': round(mean(agent.all)),
       answerContains: round(mean(agent.contains)),
+      em: round(mean(agent.em)),
       f1: round(mean(agent.f1)),
       toolCallsMean: round(mean(agent.tools)),
       evidenceMean: round(mean(agent.evidence)),

@@ -1,13 +1,35 @@
 import type { Tokenizer } from '../../text/tokenize.ts';
+import { calculate, compareCandidates, multipleValues, ownedBy, type ReaderSentence } from './calculation.ts';
 import { relevanceRank, type OfflineEvidence, type PromptState } from './prompt-state.ts';
-import { questionCoverage } from './question-coverage.ts';
-import { sentencesOf } from './sentences.ts';
+import { analyseQuestion, type QuestionAnalysis } from './question.ts';
+import { questionCoverage, type QuestionCoverage } from './question-coverage.ts';
+import { isLeadIn, segmentsOf, type Segment } from './sentences.ts';
+import { convertTime } from './quantities.ts';
+import { candidateSpans, nameSpans, titleFit, type Span } from './spans.ts';
 import {
   BRIDGE_SENTENCE_BONUS,
   CHAIN_PASSAGE_BONUS,
+  CHOSEN_SENTENCE_BONUS,
+  UNCHOSEN_PASSAGE_PENALTY,
+  MIN_SECOND_HOP_GAIN,
+  HOWTO_CODE_WEIGHT,
+  SPAN_MIN_SCORE,
+  SPAN_SENTENCES,
+  ANTECEDENT_MAX_CHARS,
+  HOWTO_ITEM_WEIGHT,
+  HOWTO_MAX_ITEMS,
+  LIST_LEAD_WEIGHT,
+  LIST_ENTRY_CHARS,
+  LIST_MAX_ITEMS,
+  LIST_MIN_VALUE,
+  LIST_SENTENCE_WEIGHT,
+  HOWTO_MIN_VALUE,
   FIRST_SENTENCE_MIN_GAIN,
   LINK_WEIGHT,
   MIN_CHAIN_COVERAGE,
+  MIN_SENTENCE_CHARS,
+  MIN_SPAN_FIT,
+  MIN_SPAN_RELEVANCE,
   NEXT_SENTENCE_MIN_GAIN,
   NOT_FOUND_ABSENT_SHARE,
   NOT_FOUND_ABSENT_TERMS,
@@ -17,11 +39,22 @@ import {
   QUESTION_RANK_BONUS,
   RANK_TIE_BREAK,
   SECOND_HOP_WEIGHT,
+  SPAN_FIT_WEIGHT,
+  SPAN_FOCUS_WEIGHT,
+  SPAN_OVERLAP_PENALTY,
+  SPAN_PROXIMITY_SCALE,
+  SPAN_PROXIMITY_WEIGHT,
+  SPAN_RELEVANCE_WEIGHT,
+  SPAN_REPEAT_BONUS,
+  SPAN_BRIDGE_OWNER_WEIGHT,
+  SPAN_BRIDGE_PENALTY,
+  SPAN_HOP_SENTENCE_PENALTY,
+  SPAN_SUBJECT_WEIGHT,
+  SPAN_TITLE_WEIGHT,
+  SUPPORT_SENTENCES,
 } from './tuning.ts';
 
-export const OFFLINE_NOTICE = 'Offline extractive answer (Dossier offline model, no language model configured):';
 export const NOT_FOUND = 'Not found in the documents: none of the retrieved passages answers the question.';
-const NOT_FOUND_ANSWER = `${OFFLINE_NOTICE} ${NOT_FOUND}`;
 
 /** Strips a disambiguation suffix: "Kiss and Tell (1945 film)" → "Kiss and Tell". */
 function plainTitle(title: string): string {
@@ -39,59 +72,630 @@ export function linkStrength(text: string, title: string): number {
   return found / words.length >= PARTIAL_LINK_SHARE ? PARTIAL_LINK_STRENGTH : 0;
 }
 
+/** One supporting segment of an answer, with the passage it cites. */
+interface Chosen {
+  evidence: OfflineEvidence;
+  segment: Segment;
+  text: string;
+}
+
+/** Renders a segment for the answer: code fenced and whole, a lead-in's colon made a full stop. */
+function render(segment: Segment, id: string): string {
+  if (segment.kind === 'code') return `\`\`\`\n${segment.text}\n\`\`\` [${id}]`;
+  return `${segment.text.trim().replace(/:$/, '.')} [${id}]`;
+}
+
 /**
- * The extractive answer: the best chain of one or two passages (one that matches the question, and
- * one it leads to), then the sentences that add most to the question's coverage, each citing its
- * passage; or "not found in the documents" when the evidence lacks the question's terms.
+ * A sentence that opens with a pronoun ("It has 22 engineers …") is shown with the sentence before
+ * it, so the reader sees what "it" is.
+ */
+function withAntecedent(item: Chosen): Segment {
+  const { segment } = item;
+  if (segment.kind !== 'sentence' || segment.index === 0 || !/^(?:It|He|She|They|Its|His|Her|Their|This|These)\b/.test(segment.text)) return segment;
+  const previous = segmentsOf(item.evidence.text)[segment.index - 1];
+  if (!previous || previous.kind !== 'sentence' || previous.block !== segment.block || previous.text.length + segment.text.length > ANTECEDENT_MAX_CHARS) return segment;
+  return { ...segment, text: `${previous.text} ${segment.text}` };
+}
+
+function supportLines(items: Chosen[], limit = SUPPORT_SENTENCES): string[] {
+  const seen = new Set<string>();
+  const lines: string[] = [];
+  for (const item of items) {
+    const key = item.segment.text.trim();
+    if (seen.has(key)) continue;
+    seen.add(key);
+    const shown = withAntecedent(item);
+    if (shown !== item.segment) {
+      // the antecedent sentence may be a support of its own: show it once
+      const previousIndex = lines.findIndex((line) => line === render({ ...item.segment, text: shown.text.slice(0, shown.text.length - item.segment.text.length - 1) }, item.evidence.id));
+      if (previousIndex >= 0) lines.splice(previousIndex, 1);
+      seen.add(shown.text.slice(0, shown.text.length - item.segment.text.length - 1).trim());
+    }
+    lines.push(render(shown, item.evidence.id));
+    if (lines.length >= limit) break;
+  }
+  return lines;
+}
+
+/** "Not found in the documents: …", naming what was asked for. */
+function notFound(what?: string): string {
+  return what ? `Not found in the documents: ${what}.` : NOT_FOUND;
+}
+
+/** What the question asks, as a phrase for "not found": "the favourite colour of the chief executive officer". */
+function askedFor(analysis: QuestionAnalysis): string {
+  const q = analysis.question.replace(/\?+\s*$/, '').trim();
+  const lower = q.charAt(0).toLowerCase() + q.slice(1);
+  const the = /^(?:what|which|who) (?:is|was|are|were) (the .+)$/i.exec(lower);
+  if (the) return the[1];
+  return `an answer to "${q}?"`;
+}
+
+/**
+ * The extractive reader's answer: a short direct answer first (a name, a number with its unit, a
+ * date, yes/no, a command, the items of a list, a computed value), then at most a few supporting
+ * sentences, each citing its evidence; or "Not found in the documents: …" when the evidence lacks
+ * what the question asks for. The supporting sentences come from the best chain of one or two
+ * passages (one that matches the question and one it leads to), chosen by what they add to the
+ * question's coverage; the direct answer is the span of the expected type that best fits them.
  */
 export function composeAnswer(state: PromptState, tokenizer: Tokenizer, maxSentences: number): string {
-  if (state.evidence.length === 0) return NOT_FOUND_ANSWER;
-  const score = questionCoverage(state, tokenizer);
+  if (state.evidence.length === 0) return NOT_FOUND;
+  const analysis = analyseQuestion(state.question);
+  const score = questionCoverage(state, tokenizer, answerWords(analysis, tokenizer), analysis.type === 'calculation' ? new Set(tokenizer.terms(CALCULATION_WORDS)) : new Set());
   const best = bestChain(state, score);
   const chain = [best.first, ...(best.second ? [best.second] : [])];
   const absent = score.absent();
-  if ((absent.share > NOT_FOUND_ABSENT_SHARE && absent.terms >= NOT_FOUND_ABSENT_TERMS) || score.coverage(chain) < MIN_CHAIN_COVERAGE) return NOT_FOUND_ANSWER;
-  // Sentences chosen greedily by what they add to the question's coverage: the chain's passages
-  // first (a multi-hop answer needs both hops), then any other passage that still adds something.
+  if ((absent.share > NOT_FOUND_ABSENT_SHARE && absent.terms >= NOT_FOUND_ABSENT_TERMS) || score.coverage(chain) < MIN_CHAIN_COVERAGE) return notFound(absentPhrase(analysis, score));
+  const chosen = selectSupport(state, score, best, chain, maxSentences);
+  if (chosen.length === 0) return NOT_FOUND;
+  const sentences = rankSentences(state, tokenizer, score, chain, chosen);
+  const questionTerms = new Set(tokenizer.terms(state.question));
+
+  switch (analysis.type) {
+    case 'calculation': {
+      const result = calculate(analysis, sentences, tokenizer);
+      if (result) return [result.line, ...supportLines(result.support)].join('\n');
+      break;
+    }
+    case 'comparison': {
+      const result = compareCandidates(analysis, sentences, tokenizer, state.evidence);
+      if (result) return [result.line, ...supportLines(result.support.length ? result.support : chosen)].join('\n');
+      break;
+    }
+    case 'yes-no': {
+      const result = compareCandidates(analysis, sentences, tokenizer, state.evidence) ?? yesNo(analysis, sentences, tokenizer, questionTerms);
+      if (result) return [result.line, ...supportLines([...result.support, ...chosen])].join('\n');
+      break;
+    }
+    case 'how-to': {
+      const instruction = howTo(state.evidence, score);
+      if (instruction) return [...instruction.body.map((item) => render(item.segment, item.evidence.id)), ...supportLines([...(instruction.lead ? [instruction.lead] : []), ...chosen.filter((c) => c.segment.kind !== 'code' && !instruction.body.some((b) => b.segment.text === c.segment.text))], 2)].join('\n');
+      break;
+    }
+    case 'list': {
+      const list = listItems(state.evidence, score);
+      if (list) return [...list.items.map((item) => render(item.segment, item.evidence.id)), ...supportLines(list.lead ? [list.lead] : [], 1)].join('\n');
+      break;
+    }
+    default:
+      break;
+  }
+  if (analysis.multiValue) {
+    const result = multipleValues(analysis, sentences, tokenizer);
+    if (result) return [result.line, ...supportLines(result.support)].join('\n');
+  }
+  if (['person', 'place', 'date', 'year', 'number', 'entity'].includes(analysis.answerType) && analysis.type !== 'how-to' && analysis.type !== 'list') {
+    const hop = firstHop(analysis, sentences, tokenizer);
+    const partial = hop ? missingSecondHop(analysis, hop, sentences, tokenizer) : undefined;
+    if (partial) return partial;
+    const found = bestSpan(analysis, sentences, tokenizer, questionTerms, state.evidence, best, hop);
+    // A weak best span is no answer: a number, date or year question then has none in the documents;
+    // any other gets the best sentence instead.
+    const span = found && found.score >= SPAN_MIN_SCORE ? found : undefined;
+    if (!span && found && ['number', 'date', 'year'].includes(analysis.answerType)) return notFound(askedFor(analysis));
+    if (span) {
+      const hopSource = hop && hop.sentence.segment !== span.source.segment && ownsSpanSentence(hop, span, tokenizer) ? [{ evidence: hop.sentence.evidence, segment: hop.sentence.segment, text: hop.sentence.segment.text }] : [];
+      // Supports in the order the selection chose them (the strongest passages first); the span's own
+      // sentence, and the first hop's, join them where they are not already.
+      const rank = (item: Chosen) => {
+        const at = chosen.findIndex((c) => c.evidence === item.evidence);
+        return at < 0 ? chosen.length : at;
+      };
+      const sources = [...hopSource, span.source].sort((a, b) => rank(a) - rank(b));
+      const ordered = [...sources, ...chosen.filter((c) => !sources.some((s) => s.segment === c.segment))].sort((a, b) => rank(a) - rank(b));
+      // "For how many minutes …" answered in seconds: converted, with the amount as written
+      const converted = analysis.answerType === 'number' && analysis.unit ? convertTime(span.text, analysis.unit) : undefined;
+      const shown = converted ? `${span.text} = ${converted}` : span.text;
+      return [`${shown} ${cite(sources.map((s) => s.evidence.id))}`, ...supportLines(ordered)].join('\n');
+    }
+    const typed = typeAbsent(analysis);
+    if (typed) return notFound(typed);
+  }
+  // A sentence answer (what happens, why, how): the best sentence, never a lead-in whose content follows it.
+  const answer = expandLeadIns(chosen, state.evidence);
+  return supportLines(answer, SUPPORT_SENTENCES + 1).join('\n');
+}
+
+/** Words of the question that describe the answer or the operation, not what it is about. */
+const OPERATION_WORDS = 'together total combined altogether sum many much difference differ share percentage percent proportion fraction ratio grow grew growth increase increased decrease decreased change changed rise rose fall fell more less fewer higher lower average mean name type kind sort';
+
+/** Words that name the calculation, not what it is over: they count for nothing in a calculation question's coverage. */
+const CALCULATION_WORDS = 'together total combined altogether sum many much difference share percentage percent proportion fraction ratio average mean';
+
+function answerWords(analysis: QuestionAnalysis, tokenizer: Tokenizer): Set<string> {
+  const words = [OPERATION_WORDS];
+  const head = analysis.focus?.split(/\s+/).pop();
+  if (head && ['place', 'year', 'date', 'person', 'number'].includes(analysis.answerType)) words.push(head);
+  return new Set(tokenizer.terms(words.join(' ')));
+}
+
+/** For questions whose expected type is checkable, the reason to abstain when no span of it exists. */
+function typeAbsent(analysis: QuestionAnalysis): string | undefined {
+  const focus = analysis.focus ?? '';
+  if (/\b(?:colou?r|nationality)\b/.test(focus)) return askedFor(analysis);
+  if (analysis.answerType === 'date' || analysis.answerType === 'year' || analysis.answerType === 'number') return askedFor(analysis);
+  return undefined;
+}
+
+/** "Not found": which of the question's names or terms no passage mentions. */
+function absentPhrase(analysis: QuestionAnalysis, score: QuestionCoverage): string | undefined {
+  const missing = analysis.entities.filter((entity) => !score.mentions(entity));
+  if (missing.length) return `nothing about ${missing.map((m) => `"${m}"`).join(' or ')} in the retrieved passages`;
+  return askedFor(analysis);
+}
+
+/** Greedy support selection: the sentences that add most to the question's coverage, chain passages first. */
+function selectSupport(state: PromptState, score: QuestionCoverage, best: { first: OfflineEvidence; second?: OfflineEvidence }, chain: OfflineEvidence[], maxSentences: number): Chosen[] {
   const pool = [...chain, ...state.evidence.filter((e) => !chain.includes(e))];
   // The names that led from the first hop to the second: the sentence that names them is the answer's hinge.
   const bridgeNames = best.second ? [plainTitle(best.second.title), ...best.second.foundBy].map((name) => name.toLowerCase()).filter((name) => name !== state.question.toLowerCase()) : [];
-  const chosen: { evidence: OfflineEvidence; text: string }[] = [];
+  const chosen: Chosen[] = [];
   const covered = new Set<string>();
   for (let round = 0; round < maxSentences; round++) {
-    let pick: { evidence: OfflineEvidence; text: string; gain: number; terms: string[] } | undefined;
+    let pick: (Chosen & { gain: number; terms: string[] }) | undefined;
     for (const evidence of pool) {
       const inChain = chain.includes(evidence);
       const firstFromPassage = !chosen.some((c) => c.evidence === evidence);
-      for (const sentence of sentencesOf(evidence.text)) {
-        if (chosen.some((c) => c.text === sentence)) continue;
-        const terms = score.sentenceTerms(sentence);
-        const namesBridge = evidence === best.second && bridgeNames.some((name) => sentence.toLowerCase().includes(name));
+      for (const segment of segmentsOf(evidence.text)) {
+        if (segment.text.length <= MIN_SENTENCE_CHARS) continue;
+        if (chosen.some((c) => c.text === segment.text)) continue;
+        const terms = score.sentenceTerms(segment.text);
+        const namesBridge = evidence === best.second && bridgeNames.some((name) => segment.text.toLowerCase().includes(name));
         const gain =
           score.gain(terms, covered, evidence) * (inChain ? 1 : OFF_CHAIN_WEIGHT) +
           (inChain && firstFromPassage ? CHAIN_PASSAGE_BONUS : 0) +
           (namesBridge && firstFromPassage ? BRIDGE_SENTENCE_BONUS : 0) +
           RANK_TIE_BREAK / (1 + relevanceRank(evidence));
-        if (!pick || gain > pick.gain) pick = { evidence, text: sentence, gain, terms };
+        if (!pick || gain > pick.gain) pick = { evidence, segment, text: segment.text, gain, terms };
       }
     }
     if (!pick || pick.gain < (round === 0 ? FIRST_SENTENCE_MIN_GAIN : NEXT_SENTENCE_MIN_GAIN)) break;
     chosen.push(pick);
     for (const term of [...pick.terms, ...score.context(pick.evidence)]) covered.add(term);
   }
-  if (chosen.length === 0) return NOT_FOUND_ANSWER;
-  return `${OFFLINE_NOTICE}\n${chosen.map((item) => `${item.text.trim()} [${item.evidence.id}]`).join('\n')}`;
+  return chosen;
+}
+
+/** Every segment of the evidence with how well it answers the question on its own. */
+function rankSentences(state: PromptState, tokenizer: Tokenizer, score: QuestionCoverage, chain: OfflineEvidence[], chosen: Chosen[]): ReaderSentence[] {
+  const out: ReaderSentence[] = [];
+  for (const evidence of state.evidence) {
+    const inChain = chain.includes(evidence);
+    const segments = segmentsOf(evidence.text);
+    for (const segment of segments) {
+      const terms = score.sentenceTerms(segment.text);
+      const chosenAt = chosen.findIndex((c) => c.segment.text === segment.text && c.evidence === evidence);
+      const chosenPassage = chosen.some((c) => c.evidence === evidence);
+      const base = score.gain(terms, new Set(), evidence) * (inChain ? 1 : OFF_CHAIN_WEIGHT) + RANK_TIE_BREAK / (1 + relevanceRank(evidence));
+      const relevance = base + (chosenPassage ? 0 : -UNCHOSEN_PASSAGE_PENALTY) + (chosenAt >= 0 ? CHOSEN_SENTENCE_BONUS / (1 + chosenAt) : 0);
+      out.push({ evidence, segment, relevance, base, terms, segments, words: wordTerms(segment.text, tokenizer) });
+    }
+  }
+  return out.sort((a, b) => b.relevance - a.relevance);
+}
+
+/** Each word's stemmed term and offset in the sentence, for proximity. */
+function wordTerms(sentence: string, tokenizer: Tokenizer): Array<{ term: string; start: number }> {
+  const out: Array<{ term: string; start: number }> = [];
+  for (const match of sentence.matchAll(/[\p{L}\p{N}]+(?:['’][\p{L}]+)?/gu)) {
+    const [term] = tokenizer.terms(match[0]);
+    if (term) out.push({ term, start: match.index! });
+  }
+  return out;
+}
+
+function cite(ids: string[]): string {
+  return [...new Set(ids)].map((id) => `[${id}]`).join('');
+}
+
+/** The first hop of a multi-hop question: the sentence that answers the inner phrase, and the names it leads to. */
+interface FirstHop {
+  sentence: ReaderSentence;
+  names: string[];
+}
+
+function firstHop(analysis: QuestionAnalysis, sentences: ReaderSentence[], tokenizer: Tokenizer): FirstHop | undefined {
+  const hop = analysis.chain.find((h) => !h.terminal && h.entity);
+  if (!hop) return undefined;
+  const entity = hop.entity!.toLowerCase();
+  const relationTerms = tokenizer.terms(hop.relation);
+  let best: { sentence: ReaderSentence; value: number } | undefined;
+  for (const sentence of sentences) {
+    if (!sentence.segment.text.toLowerCase().includes(entity)) continue;
+    const value = sentence.relevance + relationTerms.filter((t) => sentence.terms.includes(t)).length / Math.max(1, relationTerms.length);
+    if (!best || value > best.value) best = { sentence, value };
+  }
+  if (!best) return undefined;
+  const questionLower = analysis.question.toLowerCase();
+  const text = best.sentence.segment.text;
+  // In a row, only the record the entity belongs to: "product: Gannet-2; …; built by: Deep Water Team"
+  const names = nameSpans(text)
+    .map((span) => span.text)
+    .filter((name) => !questionLower.includes(name.toLowerCase()) && !entity.includes(name.toLowerCase()) && tokenizer.terms(name).length > 0);
+  return names.length ? { sentence: best.sentence, names } : undefined;
+}
+
+/**
+ * A partial answer: the first hop resolved ("the founder of Harbor Station" → Mara Lindqvist) but
+ * nothing about that entity says what the rest of the question asks ("… married?").
+ */
+function missingSecondHop(analysis: QuestionAnalysis, hop: FirstHop, sentences: ReaderSentence[], tokenizer: Tokenizer): string | undefined {
+  const chainHop = analysis.chain.find((h) => !h.terminal && h.entity);
+  if (!chainHop) return undefined;
+  const ignore = answerWords(analysis, tokenizer);
+  const restTerms = tokenizer.terms(chainHop.rest.replace('{}', ' ')).filter((t) => !ignore.has(t));
+  if (restTerms.length === 0) return undefined;
+  const everywhere = new Set(sentences.flatMap((s) => [...s.terms, ...tokenizer.terms(`${s.evidence.title} ${s.evidence.at}`)]));
+  const present = (t: string) => [...everywhere].some((e) => e === t || (Math.min(e.length, t.length) >= 4 && (e.startsWith(t) || t.startsWith(e))));
+  if (restTerms.some(present)) return undefined;
+  const name = hop.names.find((n) => sentences.some((s) => s !== hop.sentence && ownedBy(s, n, tokenizer))) ?? hop.names[0];
+  const asked = chainHop.rest.replace('{}', name).replace(/\s*\?*\s*$/, '?');
+  const phrase = chainHop.phrase.replace(/^\p{Lu}/u, (c) => c.toLowerCase());
+  return [`Not found in the documents: the answer to "${asked}" Partial answer: ${phrase} is ${name} [${hop.sentence.evidence.id}].`, render(hop.sentence.segment, hop.sentence.evidence.id)].join('\n');
+}
+
+function ownsSpanSentence(hop: FirstHop, span: SpanPick, tokenizer: Tokenizer): boolean {
+  const sentence = { ...hop.sentence, segment: span.source.segment, evidence: span.source.evidence };
+  return hop.names.some((name) => span.source.text.toLowerCase().includes(name.toLowerCase()) || ownedBy(sentence as ReaderSentence, name, tokenizer));
+}
+
+interface SpanPick {
+  text: string;
+  score: number;
+  source: Chosen;
+}
+
+/**
+ * "John Samuel Waters Jr." → "John Waters" when a passage is titled so: the name as the documents
+ * title it. `ownTitle`: the title of the passage whose first sentence the span opens ("Robert Clark
+ * Bob Seger" in the passage "Bob Seger").
+ */
+function titleForm(text: string, titles: string[], ownTitle?: string): string {
+  const words = text.replace(/,?\s+(?:Jr|Sr|II|III|IV)\.?$/, '').split(/\s+/);
+  if (words.length < 2) return text;
+  if (ownTitle) {
+    const t = ownTitle.split(/\s+/);
+    if (t.length >= 2 && t.length < words.length && t[t.length - 1] === words[words.length - 1] && t.slice(0, -1).every((w) => words.includes(w))) return ownTitle;
+  }
+  for (const title of titles) {
+    const t = title.split(/\s+/);
+    if (t.length >= 2 && t.length < words.length && t[0] === words[0] && t[t.length - 1] === words[words.length - 1]) return title;
+  }
+  return text;
+}
+
+/**
+ * The best span of the expected type. Its score adds: how well its form fits the type, how well its
+ * sentence answers the question, how near it is to the question's words, whether it names the noun
+ * asked for ("Fairfax County" for "what county"), whether it is the subject of a sentence that
+ * defines it as that noun ("David Weissman is a screenwriter"), whether a passage carries it as its
+ * title; less its overlap with the question and, when the question asks about a bridge entity,
+ * the bridge entity itself.
+ */
+function bestSpan(
+  analysis: QuestionAnalysis,
+  sentences: ReaderSentence[],
+  tokenizer: Tokenizer,
+  questionTerms: Set<string>,
+  evidence: OfflineEvidence[],
+  chain: { first: OfflineEvidence; second?: OfflineEvidence },
+  hop?: FirstHop,
+): SpanPick | undefined {
+  const bridge = chain.second;
+  // The names that link the first passage to the second (its title, or the bridge search that found it and that the first names).
+  const linkNames = bridge ? [plainTitle(bridge.title), ...bridge.foundBy].filter((name) => chain.first.text.toLowerCase().includes(name.toLowerCase())) : [];
+  const focusWords = (analysis.focus ?? '').toLowerCase().split(/\s+/).filter((w) => w && !/^(?:other|another|which|what|the|a|an)$/.test(w));
+  const focusHead = focusWords[focusWords.length - 1];
+  const focusTerm = focusHead ? tokenizer.terms(focusHead)[0] : undefined;
+  const focusTerms = focusWords.flatMap((w) => tokenizer.terms(w));
+  const titleList = evidence.map((e) => plainTitle(e.title));
+  const bridgeAsked = analysis.chain.length === 0 || analysis.chain.some((h) => h.terminal);
+    const bridgeNames = !bridgeAsked ? [...linkNames, ...(hop?.names ?? [])].map((n) => n.toLowerCase()) : [];
+  // Titles of passages that define their subject as what is asked ("… is a 2008 American fantasy film" for "what fantasy film")
+  const personAsked = analysis.answerType === 'person';
+  const definingTitles = new Set(
+    evidence
+      .filter((e) => definesAsAsked(segmentsOf(e.text)[0]?.text ?? '', focusTerm, personAsked, tokenizer))
+      .filter((e) => !(bridge && !bridgeAsked && e === bridge))
+      .map((e) => normaliseSpan(plainTitle(e.title))),
+  );
+  // The bridge entity (the second hop's name) answers only when the question asks for it.
+  // Sentences about what the first hop leads to ("Mara Lindqvist was born in Bergen") hold the answer.
+  const inHop = (sentence: ReaderSentence) => (hop && !bridgeAsked && sentence.segment === hop.sentence.segment && sentence.evidence === hop.sentence.evidence ? 1 : 0);
+  const aboutBridge = (sentence: ReaderSentence) => (hop && sentence !== hop.sentence && hop.names.some((name) => ownedBy(sentence, name, tokenizer)) ? 1 : 0);
+  const questionLower = analysis.question.toLowerCase();
+  const context = { analysis, questionTerms, stem: (word: string) => tokenizer.terms(word)[0] ?? word.toLowerCase() };
+  const byText = new Map<string, SpanPick & { count: number }>();
+  const top = sentences.filter((s) => s.relevance >= MIN_SPAN_RELEVANCE && s.segment.kind !== 'code');
+  for (const sentence of top.slice(0, SPAN_SENTENCES)) {
+    const text = sentence.segment.text;
+    for (const span of candidateSpans(text, context)) {
+      if (span.fit < MIN_SPAN_FIT) continue;
+      const spanTerms = tokenizer.terms(span.text);
+      const numeric = span.kind === 'number' || span.kind === 'year' || span.kind === 'date';
+      if (spanTerms.length === 0 && !numeric) continue;
+      const overlap = spanTerms.length ? spanTerms.filter((t) => questionTerms.has(t) && !focusTerms.includes(t)).length / spanTerms.length : 0;
+      if (overlap >= 1 && !numeric) continue; // the question's own words are not its answer
+      if (questionLower.includes(span.text.toLowerCase()) && span.text.length > 3) continue;
+      const lowerSpan = span.text.toLowerCase();
+      const isBridge = bridgeNames.some((name) => name === lowerSpan || (name.length > 3 && lowerSpan.includes(name)));
+      const subject = !numeric && /^[\s"“'‘(]*(?:The\s+)?$/.test(text.slice(0, span.start)) && /^\s*(?:\([^)]*\)\s*)?,?\s*(?:[^,]{0,60},\s*)?(?:is|was|are|were|has been|had been)\b/.test(text.slice(span.end));
+      const defines = subject && definesAsAsked(text, focusTerm, personAsked, tokenizer) ? 1 : 0;
+      const value =
+        SPAN_FIT_WEIGHT * span.fit +
+        SPAN_RELEVANCE_WEIGHT * sentence.relevance +
+        SPAN_PROXIMITY_WEIGHT * proximity(span, sentence, questionTerms) +
+        SPAN_FOCUS_WEIGHT * focusMatch(span, text, focusWords, focusTerm, tokenizer) +
+        SPAN_SUBJECT_WEIGHT * defines +
+        SPAN_TITLE_WEIGHT * (definingTitles.has(normaliseSpan(span.text)) ? 1 : 0) +
+        SPAN_BRIDGE_OWNER_WEIGHT * aboutBridge(sentence) -
+        SPAN_HOP_SENTENCE_PENALTY * inHop(sentence) -
+        SPAN_OVERLAP_PENALTY * overlap -
+        (isBridge ? SPAN_BRIDGE_PENALTY : 0);
+      const isTitle = titleList.some((t) => t.toLowerCase() === lowerSpan);
+      const shown = span.kind === 'name' && !isTitle ? trimSpan(titleForm(span.text, titleList, subject && sentence.segment.index === 0 ? plainTitle(sentence.evidence.title) : undefined), analysis, questionTerms, focusTerm, tokenizer) : span.kind === 'name' ? titleForm(span.text, titleList) : span.text;
+      const key = normaliseSpan(shown);
+      const source = { evidence: sentence.evidence, segment: sentence.segment, text };
+      const known = byText.get(key);
+      if (known) {
+        known.count++;
+        if (value > known.score) Object.assign(known, { text: shown, score: value, source });
+      } else byText.set(key, { text: shown, score: value, count: 1, source });
+    }
+  }
+  // A passage that defines its subject as what is asked offers its title as a candidate, even when
+  // its first sentence writes the name in another form ('John "John John" Alexander Florence').
+  if (!['date', 'year', 'number'].includes(analysis.answerType)) {
+    for (const e of evidence) {
+      const title = plainTitle(e.title);
+      const key = normaliseSpan(title);
+      if (!definingTitles.has(key) || questionLower.includes(title.toLowerCase())) continue;
+      if (bridgeNames.some((name) => name === title.toLowerCase())) continue;
+      const first = top.find((s) => s.evidence === e && s.segment.index === 0);
+      if (!first) continue;
+      const spanTerms = tokenizer.terms(title);
+      const overlap = spanTerms.length ? spanTerms.filter((t) => questionTerms.has(t) && !focusTerms.includes(t)).length / spanTerms.length : 1;
+      if (overlap >= 1) continue;
+      const value = SPAN_FIT_WEIGHT * titleFit(title, analysis) + SPAN_RELEVANCE_WEIGHT * first.relevance + SPAN_PROXIMITY_WEIGHT + SPAN_SUBJECT_WEIGHT + SPAN_TITLE_WEIGHT - SPAN_OVERLAP_PENALTY * overlap;
+      const known = byText.get(key);
+      const source = { evidence: e, segment: first.segment, text: first.segment.text };
+      if (!known) byText.set(key, { text: title, score: value, count: 1, source });
+      else if (value > known.score) Object.assign(known, { text: title, score: value, source });
+    }
+  }
+  let pick: (SpanPick & { count: number }) | undefined;
+  for (const candidate of byText.values()) {
+    const total = candidate.score + SPAN_REPEAT_BONUS * Math.min(3, candidate.count - 1);
+    if (!pick || total > pick.score + SPAN_REPEAT_BONUS * Math.min(3, pick.count - 1)) pick = candidate;
+  }
+  return pick;
+}
+
+/** The predicate of "X is a/an …" defines X as the noun asked for ("… is an American film director"), or a biography when a person is asked. */
+function definesAsAsked(sentence: string, focusTerm: string | undefined, personAsked: boolean, tokenizer: Tokenizer): boolean {
+  const predicate = /\b(?:is|was|are|were|has been|had been)\s+(?:(?:a|an|the|one of the|also)\s+)+([^,;()]*?)(?=\s+(?:in|of|from|by|at|on|for|with|that|which|who|whose|based|located|known|best|founded|directed|written|produced|created|released|published|and\s+(?:is|was))\b|[,;(.]|$)/i.exec(sentence);
+  if (focusTerm && predicate && tokenizer.terms(predicate[1]).includes(focusTerm)) return true;
+  return personAsked && /\((?:[^()]*;\s*)?(?:born|b\.)\s|\(\s*(?:c\.\s*)?\d{0,2}\s*\w*\s*\d{3,4}\s*[–-]/.test(sentence);
+}
+
+/**
+ * Trims words that restate the question: "Sonic the Hedgehog" for "what hedgehog" → "Sonic";
+ * "Marvel Comics" for "what brand's comic character" → "Marvel" (entities only: "Fairfax County"
+ * keeps its noun).
+ */
+function trimSpan(text: string, analysis: QuestionAnalysis, questionTerms: Set<string>, focusTerm: string | undefined, tokenizer: Tokenizer): string {
+  if (analysis.answerType !== 'entity') return text;
+  let words = text.split(/\s+/);
+  if (focusTerm && words.length >= 3 && /^the$/i.test(words[words.length - 2]) && tokenizer.terms(words[words.length - 1])[0] === focusTerm) return words.slice(0, -2).join(' ');
+  while (words.length > 1) {
+    const term = tokenizer.terms(words[words.length - 1])[0];
+    if (!term || !questionTerms.has(term) || term === focusTerm) break;
+    words = words.slice(0, -1);
+  }
+  while (words.length > 1 && /^(?:of|the|and|for|de|&)$/i.test(words[words.length - 1])) words = words.slice(0, -1);
+  return words.join(' ');
+}
+
+function normaliseSpan(text: string): string {
+  return text.toLowerCase().replace(/^(?:the|a|an)\s+/, '').replace(/[^\p{L}\p{N}]+/gu, ' ').trim();
+}
+
+/** 1 next to a question word, less with distance (in words). */
+function proximity(span: Span, sentence: ReaderSentence, questionTerms: Set<string>): number {
+  let nearest = Infinity;
+  const words = sentence.words;
+  const index = words.findIndex((w) => w.start >= span.start);
+  const spanWordStart = index < 0 ? words.length : index;
+  const spanWordEnd = words.findIndex((w) => w.start >= span.end);
+  const endIndex = spanWordEnd < 0 ? words.length : spanWordEnd;
+  words.forEach((word, i) => {
+    if (i >= spanWordStart && i < endIndex) return;
+    if (!questionTerms.has(word.term)) return;
+    const distance = i < spanWordStart ? spanWordStart - i : i - endIndex + 1;
+    nearest = Math.min(nearest, distance);
+  });
+  return nearest === Infinity ? 0 : 1 / (1 + (nearest - 1) / SPAN_PROXIMITY_SCALE);
+}
+
+/** The span names the focus noun ("Fairfax County" for "what county") or sits next to it. */
+function focusMatch(span: Span, sentence: string, focusWords: string[], focusTerm: string | undefined, tokenizer: Tokenizer): number {
+  if (!focusTerm) return 0;
+  const spanTerms = tokenizer.terms(sentence.slice(span.start, span.end));
+  if (spanTerms.includes(focusTerm)) return 1;
+  const before = tokenizer.terms(sentence.slice(Math.max(0, span.start - 40), span.start)).slice(-3);
+  const after = tokenizer.terms(sentence.slice(span.end, span.end + 40)).slice(0, 2);
+  if (before.includes(focusTerm) || after.includes(focusTerm)) return 0.7;
+  const modifiers = focusWords.slice(0, -1).flatMap((w) => tokenizer.terms(w));
+  if (modifiers.length && [...before, ...after].some((t) => modifiers.includes(t))) return 0.3;
+  return 0;
+}
+
+/** "Is X a Y?" without options: yes when a relevant sentence about X says Y, else no. */
+function yesNo(analysis: QuestionAnalysis, sentences: ReaderSentence[], tokenizer: Tokenizer, questionTerms: Set<string>): { line: string; support: Chosen[] } | undefined {
+  const best = sentences[0];
+  if (!best) return undefined;
+  const covered = best.terms.filter((t) => questionTerms.has(t)).length / Math.max(1, questionTerms.size);
+  const negated = /\b(?:not|never|no longer|neither|nor)\b/i.test(best.segment.text);
+  const yes = covered >= 0.6 && !negated;
+  void analysis;
+  void tokenizer;
+  return { line: yes ? 'Yes' : 'No', support: [{ evidence: best.evidence, segment: best.segment, text: best.segment.text }] };
+}
+
+/**
+ * How-to: the instruction the evidence gives — a code block or command, or the list items that
+ * carry inline code — chosen by how well it and the one or two sentences that introduce it cover
+ * the question together. The code is the answer; the introducing sentence supports it.
+ */
+function howTo(evidence: OfflineEvidence[], score: QuestionCoverage): { body: Chosen[]; lead?: Chosen } | undefined {
+  let pick: { body: Chosen[]; lead?: Chosen; value: number } | undefined;
+  for (const passage of evidence) {
+    const segments = segmentsOf(passage.text);
+    for (let i = 0; i < segments.length; i++) {
+      const segment = segments[i];
+      const isItem = segment.kind === 'item' && /[=()[\]_]|\$ |\w\.\w/.test(segment.text);
+      if (segment.kind !== 'code' && !isItem) continue;
+      // a run of items is one unit
+      let end = i;
+      if (isItem) while (end + 1 < segments.length && segments[end + 1].kind === 'item') end++;
+      let body = segments.slice(i, end + 1);
+      if (isItem && body.length > HOWTO_MAX_ITEMS) {
+        // a long list: only the items that match the question best
+        const gains = body.map((item) => score.gain(score.sentenceTerms(item.text), new Set(), passage));
+        const cut = [...gains].sort((x, y) => y - x)[HOWTO_MAX_ITEMS - 1];
+        body = body.filter((_, k) => gains[k] >= cut && gains[k] > 0).slice(0, HOWTO_MAX_ITEMS);
+        if (body.length === 0) continue;
+      }
+      const leads = segments.slice(Math.max(0, i - 2), i).filter((s) => s.kind === 'sentence');
+      const lead = leads[leads.length - 1];
+      const bodyTerms = body.flatMap((s) => score.sentenceTerms(s.text));
+      const leadTerms = leads.flatMap((s) => score.sentenceTerms(s.text));
+      const together = score.gain([...new Set([...bodyTerms, ...leadTerms])], new Set(), passage);
+      const own = score.gain([...new Set(bodyTerms)], new Set(), passage);
+      const value = (together + HOWTO_CODE_WEIGHT * own) * (isItem ? HOWTO_ITEM_WEIGHT : 1) + RANK_TIE_BREAK / (1 + relevanceRank(passage));
+      if (!pick || value > pick.value) pick = { body: body.map((s) => ({ evidence: passage, segment: s, text: s.text })), ...(lead ? { lead: { evidence: passage, segment: lead, text: lead.text } } : {}), value };
+      i = end;
+    }
+  }
+  return pick && pick.value >= HOWTO_MIN_VALUE ? pick : undefined;
+}
+
+/** A sentence that enumerates: "These are connect, read, write, and pool timeouts." */
+const ENUMERATION = /(?:[^,;]+,\s*){1,}[^,;]*\b(?:and|or)\b\s+[^,;]+/;
+
+/**
+ * List: the run of list items, or the sentence that enumerates them, that best covers the question
+ * together with the sentence introducing it ("There are four different types of timeouts …").
+ */
+function listItems(evidence: OfflineEvidence[], score: QuestionCoverage): { items: Chosen[]; lead?: Chosen } | undefined {
+  let pick: { items: Chosen[]; lead?: Chosen; value: number } | undefined;
+  for (const passage of evidence) {
+    const segments = segmentsOf(passage.text);
+    const consider = (items: Segment[], lead: Segment | undefined, weight: number) => {
+      const itemTerms = items.flatMap((s) => score.sentenceTerms(s.text));
+      const leadTerms = lead ? score.sentenceTerms(lead.text) : [];
+      const together = score.gain([...new Set([...itemTerms, ...leadTerms])], new Set(), passage);
+      const value = together * weight + LIST_LEAD_WEIGHT * (lead ? score.gain(leadTerms, new Set(), passage) : 0) + RANK_TIE_BREAK / (1 + relevanceRank(passage));
+      if (!pick || value > pick.value) pick = { items: items.map((s) => ({ evidence: passage, segment: s, text: s.text })), ...(lead ? { lead: { evidence: passage, segment: lead, text: lead.text } } : {}), value };
+    };
+    for (let i = 0; i < segments.length; i++) {
+      const segment = segments[i];
+      if (segment.kind === 'item') {
+        let end = i;
+        while (end + 1 < segments.length && segments[end + 1].kind === 'item') end++;
+        if (end > i) consider(segments.slice(i, Math.min(end + 1, i + LIST_MAX_ITEMS)), segments[i - 1]?.kind === 'sentence' ? segments[i - 1] : undefined, 1);
+        i = end;
+      } else if (segment.kind === 'sentence' && isLeadIn(segment.text)) {
+        // Paragraphs after a lead-in that read as entries ("varargs: …", "class jinja2.FileSystemLoader") are its items.
+        const entries: Segment[] = [];
+        for (let k = i + 1; k < segments.length && entries.length < LIST_MAX_ITEMS; k++) {
+          const next = segments[k];
+          if (next.kind === 'code' || next.block === segments[k - 1].block) break;
+          if (!/^[\w.\-`'"{}%#()\[\]]+(?:\s[\w.\-]+)?:\s/.test(next.text) && next.text.length > LIST_ENTRY_CHARS) break;
+          entries.push(next);
+        }
+        if (entries.length >= 2) consider(entries, segment, 1);
+      }
+      if (segment.kind === 'sentence' && ENUMERATION.test(segment.text)) {
+        consider([segment], segments[i - 1]?.kind === 'sentence' ? segments[i - 1] : undefined, LIST_SENTENCE_WEIGHT);
+      }
+    }
+  }
+  return pick && pick.value >= LIST_MIN_VALUE ? pick : undefined;
+}
+
+/** A chosen lead-in sentence gives way to what it leads into: the next sentence, list or code block. */
+function expandLeadIns(chosen: Chosen[], evidence: OfflineEvidence[]): Chosen[] {
+  void evidence;
+  const out: Chosen[] = [];
+  for (const item of chosen) {
+    if (!isLeadIn(item.segment.text)) {
+      out.push(item);
+      continue;
+    }
+    const segments = segmentsOf(item.evidence.text);
+    const at = segments.findIndex((s) => s.text === item.segment.text);
+    const following: Chosen[] = [];
+    for (let i = at + 1; i < segments.length; i++) {
+      const segment = segments[i];
+      if (following.length > 0 && segment.kind !== segments[at + 1].kind) break;
+      if (following.length > 0 && segment.kind === 'sentence') break;
+      following.push({ evidence: item.evidence, segment, text: segment.text });
+      if (segment.kind === 'code' || (isLeadIn(segment.text) === false && segment.kind === 'sentence')) break;
+      if (following.length >= 8) break;
+    }
+    if (following.length === 0) out.push(item);
+    else out.push(...following);
+  }
+  return out;
+}
+
+/**
+ * The part of a passage that can link to another: all of it for prose, but only the records that
+ * match the question for a table or CSV passage (its rows are independent: the Tern-4 row does
+ * not lead anywhere for a question about the Gannet-2).
+ */
+function linkingText(evidence: OfflineEvidence, score: QuestionCoverage): string {
+  const segments = segmentsOf(evidence.text);
+  const rows = segments.filter((s) => s.kind === 'row');
+  if (rows.length < 2) return evidence.text;
+  const gains = rows.map((row) => score.gain(score.sentenceTerms(row.text), score.context(evidence), evidence));
+  const top = Math.max(...gains);
+  const matching = rows.filter((_, i) => top > 0 && gains[i] >= top - 1e-9);
+  return [...segments.filter((s) => s.kind !== 'row'), ...matching].map((s) => s.text).join('\n');
 }
 
 /**
  * The best chain of two passages: one that matches the question, and one that it leads to (its
  * title is named in the first) or that the question names too (comparisons); or one passage alone.
  */
-function bestChain(state: PromptState, score: ReturnType<typeof questionCoverage>): { first: OfflineEvidence; second?: OfflineEvidence } {
+function bestChain(state: PromptState, score: QuestionCoverage): { first: OfflineEvidence; second?: OfflineEvidence } {
   const questionLower = state.question.toLowerCase();
   let best: { first: OfflineEvidence; second?: OfflineEvidence; value: number } = { first: state.evidence[0], value: -Infinity };
   for (const first of state.evidence) {
     const single = score.passage(first) + QUESTION_RANK_BONUS / (1 + relevanceRank(first));
+    const linkText = linkingText(first, score);
     if (single > best.value) best = { first, value: single };
     for (const second of state.evidence) {
       if (second === first) continue;
@@ -99,14 +703,17 @@ function bestChain(state: PromptState, score: ReturnType<typeof questionCoverage
       // (a bridge search whose name is the second passage's title or heading).
       const about = `${second.title} ${second.at}`.toLowerCase();
       const bridged = Math.max(
-        linkStrength(first.text, second.title),
+        linkStrength(linkText, second.title),
         // Only names taken from evidence count: a name the question itself gives links nothing.
-        ...second.foundBy.filter((q) => !questionLower.includes(q.toLowerCase()) && about.includes(q.toLowerCase())).map((q) => linkStrength(first.text, q)),
+        ...second.foundBy.filter((q) => !questionLower.includes(q.toLowerCase()) && about.includes(q.toLowerCase())).map((q) => linkStrength(linkText, q)),
       );
       const named = questionLower.includes(second.title.toLowerCase()) && questionLower.includes(first.title.toLowerCase()) ? 1 : 0;
       const link = Math.max(bridged, named);
       if (link === 0) continue;
-      const value = single + SECOND_HOP_WEIGHT * score.passage(second, first) + LINK_WEIGHT * link;
+      const added = score.passage(second, first);
+      // A second passage that adds nothing to what the first covers is no hop (unless the question names both).
+      if (added <= MIN_SECOND_HOP_GAIN && named === 0) continue;
+      const value = single + SECOND_HOP_WEIGHT * added + LINK_WEIGHT * link;
       if (value > best.value) best = { first, second, value };
     }
   }

@@ -28,12 +28,13 @@ export function entitiesIn(text: string): string[] {
     const flush = (index: number) => {
       while (run.length && CONNECTORS.has(run[run.length - 1].toLowerCase())) run.pop();
       while (run.length && /^\d/.test(run[0])) run.shift(); // "17-year-old Shirley Temple" → "Shirley Temple"
+      while (run.length > 1 && QUESTION_WORDS.has(run[0].toLowerCase())) run.shift(); // "Which Halvorsen sensor" → "Halvorsen"
       const startsSentence = index - run.length === 0;
       if (run.length > 1 || (run.length === 1 && !startsSentence && !QUESTION_WORDS.has(run[0].toLowerCase()))) add(run.join(' '));
       run = [];
     };
     words.forEach((raw, index) => {
-      const word = raw.replace(/^[("“‘]+/, '');
+      const word = raw.replace(/^[("“‘]+/, '').replace(/[?!]+$/, '');
       const capital = /^\p{Lu}/u.test(word) && !(run.length === 0 && /^(The|A|An)$/.test(word));
       const connector = run.length > 0 && CONNECTORS.has(word.toLowerCase());
       if (capital || connector) {

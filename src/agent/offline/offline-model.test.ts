@@ -6,7 +6,7 @@ import { Tokenizer } from '../../text/tokenize.ts';
 import { formatEvidence } from '../evidence-format.ts';
 import { EvidenceLedger } from '../ledger.ts';
 import { FINAL_ANSWER_NOW } from '../prompts.ts';
-import { composeAnswer, NOT_FOUND, OFFLINE_NOTICE } from './answer-composer.ts';
+import { composeAnswer, NOT_FOUND } from './answer-composer.ts';
 import { entitiesIn } from './entities.ts';
 import { createOfflineModel, type OfflineModelOptions } from './offline-model.ts';
 import { firstQueries } from './planner.ts';
@@ -77,7 +77,8 @@ describe('offline model: planner', () => {
     assert.deepEqual(searchesIn(await decide(nothingNew, { maxRounds: 5 })), [], 'round 2 found only E1 again');
     assert.deepEqual(searchesIn(await decide(promptAfter(QUESTION, [], new EvidenceLedger(), true))), []);
     assert.deepEqual(searchesIn(await decide(promptAfter(QUESTION, []), {}, [])), []);
-    assert.ok(textOf(await decide(oneRound, { maxRounds: 1 })).startsWith(OFFLINE_NOTICE));
+    const answer = textOf(await decide(oneRound, { maxRounds: 1 }));
+    assert.ok(answer.length > 0 && !/^Offline extractive answer/.test(answer), 'an answer, with no banner');
   });
 
   it('reads its state from the prompt alone: rounds, queries and evidence with the ranks that found it', () => {
@@ -96,25 +97,26 @@ describe('offline model: planner', () => {
 describe('offline model: answer composer', () => {
   const tokenizer = new Tokenizer({ language: 'english' });
 
-  it('answers a two-hop question with the sentences of both hops, each citing its evidence id', async () => {
+  it('answers a two-hop question with the span first, then the sentences of both hops, each citing its evidence id', async () => {
     const prompt = promptAfter(QUESTION, [[[QUESTION, [chunk('Kiss and Tell (1945 film)', KISS_AND_TELL)]]], [['Shirley Temple', [chunk('Shirley Temple', SHIRLEY_TEMPLE)]]]]);
     const answer = textOf(await decide(prompt));
-    assert.ok(answer.startsWith(`${OFFLINE_NOTICE}\n`));
-    assert.match(answer, /Ambassador to Ghana.*\[E2\]/);
-    assert.match(answer, /Corliss Archer\. \[E1\]/);
+    const [direct, ...support] = answer.split('\n');
+    assert.match(direct, /^United States Ambassador to Ghana \[E\d\]/, answer);
+    assert.ok(support.some((line) => /Ambassador to Ghana\. \[E2\]$/.test(line)), answer);
+    assert.ok(support.some((line) => /Corliss Archer\. \[E1\]$/.test(line)), answer);
   });
 
   it('says "not found in the documents" when the evidence lacks the question\'s terms', () => {
     const state = readPromptState(promptAfter('Which Halvorsen sensor was sent to Mars on the rover?', [[['Which Halvorsen sensor was sent to Mars on the rover?', [chunk('Kiss and Tell (1945 film)', KISS_AND_TELL)]]]]));
-    assert.equal(composeAnswer(state, tokenizer, 3), `${OFFLINE_NOTICE} ${NOT_FOUND}`);
+    assert.match(composeAnswer(state, tokenizer, 3), /^Not found in the documents: nothing about "Halvorsen" or "Mars" in the retrieved passages\.$/);
     const none = readPromptState(promptAfter(QUESTION, []));
-    assert.equal(composeAnswer(none, tokenizer, 3), `${OFFLINE_NOTICE} ${NOT_FOUND}`);
+    assert.equal(composeAnswer(none, tokenizer, 3), NOT_FOUND);
   });
 
-  it('takes at most the given number of sentences', () => {
+  it('takes at most the given number of supporting sentences', () => {
     const long = 'Corliss Archer was a fictional teenager. Corliss Archer appeared on radio in 1943. The woman who portrayed Corliss Archer held a government position later. Kiss and Tell was a film.';
     const state = readPromptState(promptAfter(QUESTION, [[[QUESTION, [chunk('Corliss Archer', long)]]]]));
-    assert.equal(composeAnswer(state, tokenizer, 1).split('\n').length, 2);
+    assert.ok(composeAnswer(state, tokenizer, 1).split('\n').length <= 2);
   });
 });
 

@@ -17,9 +17,19 @@ export { entitiesIn } from './entities.ts';
  * Plan (planner.ts): round 1 decomposes the question into several searches at once (the whole
  * question plus the named entities and quoted phrases in it); later rounds follow bridge entities —
  * names that appear in the new evidence but not in the question — and stop when a round brings no
- * new evidence or after `maxRounds`. The answer (answer-composer.ts) is extractive: the sentences of
- * the evidence that best cover the question's terms, each citing the evidence it came from, or "not
- * found in the documents" when nothing relevant exists. Tuned numbers live in tuning.ts.
+ * new evidence or after `maxRounds`.
+ *
+ * Answer (answer-composer.ts, the reader): the question is analysed first (question.ts: its type,
+ * the answer type it expects, its entities, options, calculation and multi-hop chain); the
+ * supporting sentences are chosen from the best chain of one or two passages; then the direct
+ * answer comes first — a span of the expected type (spans.ts: names, places, dates, numbers with
+ * their unit, identifiers), a computed value with every operand cited (calculation.ts,
+ * quantities.ts: exact decimals), the winner of a comparison, yes/no, the command or code block of
+ * a how-to, the items of a list — followed by at most three supporting sentences, each citing its
+ * evidence; or "Not found in the documents: …" naming what is missing, or a partial answer.
+ * Sentence splitting (sentences.ts) keeps code blocks, lists, rows, abbreviations, versions and
+ * identifiers whole. The answer carries no banner: the result names the model (`model: "offline"`).
+ * Tuned numbers live in tuning.ts.
  */
 export interface OfflineModelOptions {
   /** Search rounds before answering. */

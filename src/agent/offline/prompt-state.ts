@@ -85,6 +85,8 @@ export function readPromptState(prompt: LanguageModelV3Prompt): PromptState {
         parseEvidence(text).forEach((block, rank) => {
           const known = evidence.get(block.id);
           if (known) {
+            // The same passage may be shown cut to different budgets: keep the fullest text seen.
+            if (block.text.length > known.text.length) known.text = block.text;
             known.rank = Math.min(known.rank, rank);
             if (isQuestion) known.questionRank = Math.min(known.questionRank ?? rank, rank);
             if (query && !known.foundBy.includes(query)) known.foundBy.push(query);

@@ -15,10 +15,23 @@ export interface QuestionCoverage {
   passage(evidence: OfflineEvidence, after?: OfflineEvidence): number;
   /** Share of the question's weight a chain of passages covers together. */
   coverage(chain: OfflineEvidence[]): number;
+  /** Whether any passage mentions all the terms of a name. */
+  mentions(name: string): boolean;
 }
 
 /** Term-overlap scoring with weights from the evidence at hand (rare question terms weigh more). */
-export function questionCoverage(state: PromptState, tokenizer: Tokenizer): QuestionCoverage {
+/** Stems that share a start of 4+ letters count as the same word for presence ("founder" / "found"). */
+function related(a: string, b: string): boolean {
+  if (a === b) return true;
+  const [short, long] = a.length <= b.length ? [a, b] : [b, a];
+  return short.length >= 4 && long.startsWith(short);
+}
+
+/**
+ * `ignore`: question terms that describe the answer rather than what it is about ("city" in "in
+ * which city", "together" in a sum); they never make the evidence look absent.
+ */
+export function questionCoverage(state: PromptState, tokenizer: Tokenizer, ignore: ReadonlySet<string> = new Set(), operators: ReadonlySet<string> = new Set()): QuestionCoverage {
   const termsOf = new Map<OfflineEvidence, Set<string>>();
   const documentFrequency = new Map<string, number>();
   for (const evidence of state.evidence) {
@@ -28,7 +41,8 @@ export function questionCoverage(state: PromptState, tokenizer: Tokenizer): Ques
   }
   const n = state.evidence.length;
   const weight = (term: string) => Math.log(1 + (n + 1) / ((documentFrequency.get(term) ?? 0) + 0.5));
-  const wanted = new Map(tokenizer.terms(state.question).map((term) => [term, weight(term)]));
+  // `operators`: words of the operation asked ("together", "how many"), not of its subject: they weigh nothing.
+  const wanted = new Map(tokenizer.terms(state.question).filter((term) => !operators.has(term)).map((term) => [term, weight(term)]));
   const total = [...wanted.values()].reduce((a, b) => a + b, 0) || 1;
   const covered = (terms: Set<string>, exclude?: Set<string>) => {
     let sum = 0;
@@ -42,7 +56,8 @@ export function questionCoverage(state: PromptState, tokenizer: Tokenizer): Ques
       let absentWeight = 0;
       let terms = 0;
       for (const [term, w] of wanted) {
-        if (everything.has(term)) continue;
+        if (everything.has(term) || ignore.has(term)) continue;
+        if (term.length >= 4 && [...everything].some((t) => related(t, term))) continue;
         absentWeight += w;
         terms++;
       }
@@ -62,5 +77,9 @@ export function questionCoverage(state: PromptState, tokenizer: Tokenizer): Ques
     },
     passage: (evidence, after) => covered(termsOf.get(evidence)!, after ? termsOf.get(after) : undefined),
     coverage: (chain) => covered(new Set(chain.flatMap((e) => [...termsOf.get(e)!]))),
+    mentions: (name) => {
+      const terms = tokenizer.terms(name);
+      return terms.length === 0 || state.evidence.some((e) => terms.every((t) => termsOf.get(e)!.has(t)));
+    },
   };
 }

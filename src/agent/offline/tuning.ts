@@ -1,7 +1,10 @@
 /**
  * Every tuned number of the offline model, in one place. Unless a comment says otherwise, each was
  * chosen on HotpotQA dev questions 0–99 (`node --import tsx bench/hotpot-dev.ts --limit 100`) and
- * checked on the regression set (eval/regression); questions 100–499 stay held out.
+ * checked on the regression set (eval/regression) and the docs development set (eval/docs-dev,
+ * `dossier eval docs`); HotpotQA questions 100–499 stay held out. The reader's numbers (below
+ * "Reader") were set on HotpotQA 0–99 and docs-dev together; a few were set on docs-dev or the
+ * regression set alone, as their comments say.
  */
 
 // Planner
@@ -38,6 +41,8 @@ export const QUESTION_RANK_BONUS = 0.15;
 /** In a two-passage chain, the second hop's added coverage and the link between them weigh this much. */
 export const SECOND_HOP_WEIGHT = 0.8;
 export const LINK_WEIGHT = 0.3;
+/** A linked second passage must add more than this share of the question's weight to be a hop. */
+export const MIN_SECOND_HOP_GAIN = 0;
 /** A link by most (this share of) a title's longer words counts half a link by the full title. */
 export const PARTIAL_LINK_SHARE = 0.75;
 export const PARTIAL_LINK_STRENGTH = 0.5;
@@ -64,3 +69,70 @@ export const FIRST_SENTENCE_MIN_GAIN = 0.05;
 export const NEXT_SENTENCE_MIN_GAIN = 0.12;
 /** Shorter segments are headings, labels or list debris, not sentences worth quoting. */
 export const MIN_SENTENCE_CHARS = 15;
+
+// Reader: the direct answer (spans), its support, calculations
+/** Supporting sentences after the direct answer at most. */
+export const SUPPORT_SENTENCES = 3;
+/** A supporting sentence opening with a pronoun is shown with the sentence before it when both fit in this many characters. */
+export const ANTECEDENT_MAX_CHARS = 300;
+/** A sentence the support selection chose counts this much more as the source of a span (÷ its position + 1). */
+export const CHOSEN_SENTENCE_BONUS = 0.3;
+/** Sentences of passages the support selection did not choose from lose this much relevance as span sources. */
+export const UNCHOSEN_PASSAGE_PENALTY = 0.5;
+/** Spans whose form fits the expected type less than this are not candidates. */
+export const MIN_SPAN_FIT = 0.2;
+/** Sentences less relevant than this are not searched for spans. */
+export const MIN_SPAN_RELEVANCE = 0.05;
+/** Spans are looked for in this many of the most relevant sentences. */
+export const SPAN_SENTENCES = 40;
+/** A span's score: type fit, its sentence's relevance, nearness to question words, the focus noun, a passage title; minus overlap with the question. */
+export const SPAN_FIT_WEIGHT = 1.5;
+export const SPAN_RELEVANCE_WEIGHT = 2;
+export const SPAN_PROXIMITY_WEIGHT = 0.5;
+/** Nearness decays as 1 / (1 + (words − 1) / scale). */
+export const SPAN_PROXIMITY_SCALE = 3;
+export const SPAN_FOCUS_WEIGHT = 1;
+export const SPAN_TITLE_WEIGHT = 1;
+export const SPAN_OVERLAP_PENALTY = 1;
+/** A span found in several sentences gains this much per repeat (up to 3). */
+export const SPAN_REPEAT_BONUS = 0.1;
+/**
+ * A best span scoring less is not given as the answer (HotpotQA dev 0–99: no exact match scored
+ * below 2.4; on docs-dev the spans below it were headings and stray capitalised words): a number,
+ * date or year question then says "not found", any other answers with its best sentence.
+ */
+export const SPAN_MIN_SCORE = 2.3;
+/** The subject of a sentence that defines it as the noun asked for ("David Weissman is a screenwriter …"). */
+export const SPAN_SUBJECT_WEIGHT = 1;
+/** The bridge entity of a multi-hop question is not its answer (unless the question asks for it). */
+export const SPAN_BRIDGE_PENALTY = 1;
+/** A sentence about a name the first hop's sentence leads to ("the founder of X" → the founder) (set on the regression set's multi-hop questions). */
+export const SPAN_BRIDGE_OWNER_WEIGHT = 0.5;
+/** A span from the first hop's own sentence answers the inner phrase, not the question ("founded in 1962 by …"). */
+export const SPAN_HOP_SENTENCE_PENALTY = 0.5;
+/** A number is an operand only when its clause names at least this share of the quantity's words (set on the regression set). */
+export const MIN_OPERAND_MATCH = 0.5;
+/** Decimals of computed percentages and ratios. */
+export const PERCENT_PLACES = 1;
+export const RATIO_PLACES = 2;
+/**
+ * How-to answers: a code block (or items with inline code) scores the question coverage of it and
+ * its introducing sentences together, plus this weight × its own coverage; below the minimum the
+ * answer is a sentence instead (set on the docs-dev how-to questions).
+ */
+export const HOWTO_CODE_WEIGHT = 0.5;
+export const HOWTO_MIN_VALUE = 0.2;
+/** List items with inline code count this share of a code block, and at most this many are quoted. */
+export const HOWTO_ITEM_WEIGHT = 0.8;
+export const HOWTO_MAX_ITEMS = 3;
+/**
+ * List answers: a run of list items (or a sentence enumerating them, weighted less) scores the
+ * question coverage of it and its introducing sentence together, plus the introduction's own
+ * coverage × the lead weight; at most this many items are quoted (set on the docs-dev list questions).
+ */
+export const LIST_LEAD_WEIGHT = 0.5;
+export const LIST_SENTENCE_WEIGHT = 0.8;
+export const LIST_MAX_ITEMS = 10;
+export const LIST_MIN_VALUE = 0.2;
+/** After a lead-in, paragraphs this short (or "term: definition" ones) are read as its items. */
+export const LIST_ENTRY_CHARS = 80;

@@ -57,7 +57,7 @@ export async function evaluate(argv: string[], context: CommandContext): Promise
         const a = result.agent;
         context.print(`HotpotQA pooled, ${result.questions} questions (from #${result.offset}):`);
         context.print(`  single-shot  Recall@2 ${result.singleShot['recall@2']}  Recall@5 ${result.singleShot['recall@5']}`);
-        context.print(`  agent        Recall@2 ${a['recall@2']}  Recall@5 ${a['recall@5']}  answer contains ${a.answerContains}  F1 ${a.f1}  tool calls ${a.toolCallsMean}  evidence ${a.evidenceMean}`);
+        context.print(`  agent        Recall@2 ${a['recall@2']}  Recall@5 ${a['recall@5']}  answer contains ${a.answerContains}  EM ${a.em}  F1 ${a.f1}  tool calls ${a.toolCallsMean}  evidence ${a.evidenceMean}`);
       }
       return 0;
     }

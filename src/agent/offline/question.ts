@@ -1,0 +1,396 @@
+import { entitiesIn } from './entities.ts';
+
+/**
+ * Question analysis for the offline reader: what kind of question it is, what kind of answer it
+ * expects, what the answer is about (entities, the noun asked for, a unit, years), the options it
+ * offers (comparisons), the calculation it asks for, and the chain of a multi-hop question ("the
+ * founder of X" → find X's founder → ask the rest of the question about that person).
+ */
+export type QuestionType = 'who' | 'when' | 'where' | 'how-many' | 'which' | 'yes-no' | 'how-to' | 'list' | 'why' | 'comparison' | 'calculation' | 'what';
+export type AnswerType = 'person' | 'place' | 'date' | 'year' | 'number' | 'command' | 'list' | 'entity' | 'yes-no' | 'reason' | 'description';
+
+/** One hop of a multi-hop question: "the founder of Harbor Station" (relation "founder", entity "Harbor Station"). */
+export interface Hop {
+  /** The phrase as the question words it. */
+  phrase: string;
+  /** The role or relation asked about: "founder", "team that built", "company founded by". */
+  relation: string;
+  /** The named thing the hop starts from, when the phrase names one. */
+  entity?: string;
+  /** The question with the hop replaced by `{}`: "In which city was {} born?" */
+  rest: string;
+  /** The answer is the hop's result itself ("Who is the founder of X?"). */
+  terminal: boolean;
+}
+
+export type CalculationOp = 'difference' | 'sum' | 'ratio' | 'times' | 'percentage' | 'percent-change' | 'average' | 'max' | 'min' | 'count' | 'expression';
+
+export interface CalculationSpec {
+  op: CalculationOp;
+  /** What is measured: "revenue", "engineers", "operating profit". */
+  quantity: string;
+  /** The second quantity of a ratio or share ("revenue" in "profit as a share of revenue"). */
+  base?: string;
+  /** Events whose years are subtracted ("founding", "move its headquarters to Trondheim"). */
+  events?: [string, string];
+  /** Years the operands belong to, in the question's order. */
+  years: string[];
+  unit?: string;
+  /** How many operands the question announces ("the three teams" → 3). */
+  expected?: number;
+  /** An arithmetic expression the question asks to evaluate ("3**3**3"). */
+  expression?: string;
+}
+
+export interface ComparisonSpec {
+  /** What decides it: "age", "engineers", "maximum depth", "revenue", "nationality". */
+  attribute: string;
+  /** Which end wins: the larger value, the smaller one, or "same" (yes/no: do they share it). */
+  direction: 'max' | 'min' | 'same';
+  /** Whether the attribute is a date (older = earlier birth). */
+  byDate: boolean;
+}
+
+export interface QuestionAnalysis {
+  question: string;
+  type: QuestionType;
+  answerType: AnswerType;
+  /** The noun the question asks for ("city", "government position", "year"), lower-case. */
+  focus?: string;
+  /** Unit words for a number ("people", "million euros"). */
+  unit?: string;
+  /** Named entities and quoted titles in the question. */
+  entities: string[];
+  /** Options the question offers: "A or B", "both A and B". */
+  candidates: string[];
+  comparison?: ComparisonSpec;
+  calculation?: CalculationSpec;
+  /** Multi-hop chain, innermost hop first. */
+  chain: Hop[];
+  /** Years the question names. */
+  years: string[];
+  /** Several values asked at once ("at the end of 2023 and at the end of 2024"). */
+  multiValue: boolean;
+}
+
+const NUMBER_WORDS: Record<string, number> = { two: 2, three: 3, four: 4, five: 5, six: 6, seven: 7, eight: 8, nine: 9, ten: 10, both: 2 };
+const PLACE_NOUNS =
+  /^(?:seat|headquarters|venue|stadium|arena|city|town|village|country|nation|state|county|province|region|district|borough|municipality|suburb|neighbou?rhood|island|continent|river|lake|mountain|capital|place|location|area|port|parish|territory|commune|prefecture|hometown|birthplace)$/;
+const PERSON_NOUNS =
+  /^(?:person|man|woman|actor|actress|singer|player|author|writer|director|producer|politician|president|king|queen|founder|leader|musician|artist|composer|poet|novelist|footballer|coach|manager|scientist|physicist|chemist|businessman|businesswoman|journalist|screenwriter|philosopher|painter|rapper|comedian|guitarist|drummer|pilot|general|officer|senator|governor|minister|prime minister|chancellor|ceo|chief executive|head|lead|leads|wife|husband|son|daughter|father|mother|brother|sister|member|host|presenter|designer|architect|engineer|inventor|entrepreneur|industrialist|lawyer|judge|owner|emperor|prince|princess|duke|pope|saint|bishop|star|dancer|model|athlete|boxer|wrestler|cricketer|golfer|swimmer|cyclist|racer|driver|astronaut|economist|historian|psychologist|sociologist|anthropologist|mathematician|biologist|diplomat|ambassador|spokesperson|chef)s?$/;
+const DATE_NOUNS = /^(?:year|date|day|month|decade|century|season|era|time|period|timeframe|years)$/;
+const NUMBER_NOUNS = /^(?:number|population|amount|count|total|size|capacity|length|height|depth|width|area|price|cost|age|score|percentage|rate|distance|duration|weight|allowance|salary|budget|revenue|profit|income|fee|fees|wage|pay|limit|maximum|minimum|inhabitants|attendance|elevation|altitude|temperature|speed|value|worth|turnover|headcount|ratio|share|margin|timeout)$/;
+const ROLE_NOUNS =
+  'founder|co-founder|director|author|writer|creator|father|mother|son|daughter|wife|husband|brother|sister|owner|ceo|president|leader|head|capital|designer|producer|composer|singer|star|builder|manufacturer|developer|publisher|headquarters|home|team|company|university|school|band|group|parent company|successor|predecessor|inventor|editor|host|coach|manager|captain|mayor|governor|king|queen|chairman|architect|lyricist|narrator|illustrator|subsidiary|member|sponsor|distributor|studio|label|network|developer|maker';
+/** The role nouns, also capitalised ("The Leader of Fine Gael"). */
+const BOTH_CASES = ROLE_NOUNS.split('|').map((role) => `[${role[0]}${role[0].toUpperCase()}]${role.slice(1)}`).join('|');
+const COMPARATIVE_MAX = /\b(?:more|most|larger|largest|bigger|biggest|greater|greatest|higher|highest|longer|longest|taller|tallest|heavier|faster|older|oldest|wider|deeper|deepest|earlier|earliest|first)\b/;
+const COMPARATIVE_MIN = /\b(?:fewer|less|least|smaller|smallest|lower|lowest|shorter|shortest|lighter|slower|younger|youngest|narrower|shallower|later|latest|last|newer|newest|more recent(?:ly)?)\b/;
+
+const AUXILIARIES = /^(?:is|are|was|were|do|does|did|can|could|has|have|had|will|would|should|shall|may|might|must)$/i;
+
+function clean(text: string): string {
+  return text.replace(/\s+/g, ' ').replace(/^[\s,;:]+|[\s?.!,;:]+$/g, '').trim();
+}
+
+function stripArticle(text: string): string {
+  return text.replace(/^(?:the|a|an)\s+/i, '').trim();
+}
+
+const PREPOSITIONS = /^(?:of|in|on|at|for|from|by|with|to|into|onto|during|under|over|since|until|about|after|before|between|through|than|as|like|near|besides|aside|among|against|within|without|across|around|behind|beyond|per|via|the|a|an|this|that|these|those)$/i;
+const VERBISH = /^(?:happens?|happened|causes?|caused|makes?|made|means?|meant|controls?|determines?|decides?|defines?|returns?|returned|raises?|raised|goes|went|occurs?|occurred|changes?|changed|affects?|needs?|counts?|matters?|remains?|exists?|works?|lets?|allows?|fly|flies|flew|plays?|hosts?|holds?|leads?|owns?|uses?|contains?|includes?|features?|produces?|sells?|runs?|won|wins?)$/i;
+/** Adjectives ending in -ed that name a kind, not an action ("based" is not one: "based in"). */
+const ED_ADJECTIVES = /^(?:animated|armed|united|red|bed|supernatural|advanced|detailed|limited|listed|named|related|renewed|talented|married|retired|noted|acclaimed|celebrated|distinguished|registered|unnamed|wicked|sacred|naked|rugged|crooked|beloved|learned|aged|skilled|licensed|certified|integrated|automated|rated|televised|unscripted|unified)$/i;
+
+/**
+ * The noun phrase the question asks for, right after "what"/"which" ("what New York city is" →
+ * "new york city"; "what type of forum" → "forum"; "what was the population of" → "population").
+ */
+function whPhrase(question: string, word: string): string | undefined {
+  const q = question.replace(/\bwhat['’]s\b/gi, 'what is').replace(new RegExp(`\\b(?!${word}\\b)(?:what|which)\\b`, 'gi'), '·');
+  const typeOf = /\b(?:what|which)\s+(?:type|kind|sort|form|genre|brand|style|piece|variety)s?\s+of\s+(?:the\s+|a\s+|an\s+)?([\w'’-]+(?:\s+[\w'’-]+){0,2}?)(?=\s+(?:is|are|was|were|do|does|did|can|could|has|have|had|will|would|should)\b|\s*[?,]|\s*$|\s+(?:of|in|on|at|for|from|by|with|that|which|who)\b)/i.exec(q);
+  if (typeOf) return typeOf[1];
+  // "what is/was the X of …" / "what is the name of the X …" / "what was the rock singer's stage name?"
+  const isThe = /\b(?:what|which)\s+(?:is|was|are|were)\s+(?:the\s+|a\s+|an\s+)?((?:[\w'’-]+\s+){0,4}?[\w'’-]+?)(?=\s+(?:of|for|in|on|at|that|which|who|whose|to|from|with|by|behind|between|when|where|if|after|before|used|given|called|made)\b|\s*[?,.]|\s*$)/i.exec(q);
+  if (isThe) {
+    let phrase = isThe[1];
+    const nameOf = /^(?:name|title|names|titles)$/i.test(phrase) ? /\b(?:name|title)s?\s+(?:of|for)\s+(?:the\s+|a\s+|an\s+)?((?:[\w'’-]+\s+){0,3}?[\w'’-]+?)(?=\s+(?:of|in|on|at|for|from|by|with|that|which|who|whose|to|is|was|starring|featuring|written|directed)\b|\s*[?,]|\s*$)/i.exec(q)?.[1] : undefined;
+    phrase = nameOf ?? phrase;
+    const firstWord = phrase.split(/\s+/)[0];
+    if (!AUXILIARIES.test(firstWord) && !PREPOSITIONS.test(firstWord) && !/^[a-z]+ed$/i.test(firstWord)) return phrase;
+  }
+  const match = /\b(?:what|which|whose)\s+(?!of\b)((?:[\w'’-]+\s*){1,8})/i.exec(q);
+  if (!match) return undefined;
+  const words: string[] = [];
+  const all = match[1].trim().split(/\s+/);
+  for (const [index, word] of all.entries()) {
+    const bare = word.replace(/[?,.;:!]+$/, '');
+    // "attribute gives the next …": a word in -s before an article or pronoun is the verb
+    if (words.length > 0 && /[^s]s$/.test(bare) && /^(?:the|a|an|to|me|you|it|them|us|him|her|this|that|these|those|its|their|his|my|your|our|up|out|back|off)$/i.test(all[index + 1] ?? '')) break;
+    if (AUXILIARIES.test(bare) || (PREPOSITIONS.test(bare) && words.length > 0) || /^(?:that|which|who|whom|whose|where|when|and|or)$/i.test(bare) && words.length > 0) break;
+    if (words.length > 0 && /^[a-z]+ed$/.test(bare) && !ED_ADJECTIVES.test(bare)) break; // "director hosted"
+    if (words.length > 0 && VERBISH.test(bare)) break;
+    words.push(bare);
+    if (bare !== word) break; // punctuation ends the phrase
+  }
+  if (words.length === 0 || PREPOSITIONS.test(words[0]) || AUXILIARIES.test(words[0]) || (words.length === 1 && VERBISH.test(words[0]))) return undefined;
+  // "and" joins nouns of one phrase ("actor and dancer"): kept by the loop only when before any stop
+  return words.join(' ');
+}
+
+/** The interrogative that decides the question type: the first wh-word that is not a relative pronoun. */
+function interrogative(q: string): string | undefined {
+  const first = /^(what|which|who|whom|whose|when|where|why|how)\b/.exec(q)?.[1];
+  if (first) return first;
+  if (/\bhow (?:many|much)\b/.test(q)) return 'how';
+  if (/\b(?:what|which)\b/.test(q)) return /\bwhich\b/.test(q) && !/\bwhat\b/.test(q) ? 'which' : 'what';
+  // "formed by who?", "ended when ?", "born where": at the end or after a preposition
+  const late = /\b(who|whom|when|where)\s*\??\s*$/.exec(q) ?? /\b(?:by|of|from|in|at|for|with|to)\s+(who|whom|when|where)\b/.exec(q);
+  if (late) return late[1];
+  if (/\bhow (?:long|old|tall|high|deep|far|big|large|heavy|wide|fast|often)\b/.test(q)) return 'how';
+  return undefined;
+}
+
+/** A plural noun phrase: "optional dependencies", "exception classes" (not "address", "status", "series"). */
+function isPlural(phrase: string): boolean {
+  const head = headOf(phrase);
+  return /[^su]s$|ies$/.test(head) && !/(?:ss|us|is|series|species|news|physics|mathematics|politics|economics|athletics|headquarters|means)$/.test(head) && head.length > 3;
+}
+
+function headOf(phrase: string): string {
+  const words = phrase.toLowerCase().split(/\s+/);
+  return words[words.length - 1];
+}
+
+function answerTypeOfNoun(noun: string): AnswerType | undefined {
+  const words = noun.toLowerCase().split(/\s+/);
+  // the head noun, skipping a trailing adverb ("daily meal allowance abroad")
+  const head = words.length > 1 && /^(?:abroad|overseas|worldwide|today|now|together|there|here|ago|originally|first|last|currently)$/.test(words[words.length - 1]) ? words[words.length - 2] : headOf(noun);
+  if (PLACE_NOUNS.test(head)) return 'place';
+  if (/^(?:year|years|decade|century)$/.test(head)) return 'year';
+  if (DATE_NOUNS.test(head)) return 'date';
+  if (PERSON_NOUNS.test(head) || PERSON_NOUNS.test(noun.toLowerCase())) return 'person';
+  if (NUMBER_NOUNS.test(head)) return 'number';
+  return undefined;
+}
+
+/** The options a comparison offers: "…, A or B?", "A or B, which …", "both A and B", "A and B both". */
+function candidatesIn(question: string): string[] {
+  const q = question.replace(/\?+\s*$/, '');
+  // "…, the Coastal Team or the Harbour Systems Team" / "Who is older, A or B" / "in 2023 or in 2024"
+  const tail = /(?:,|:|\bbetween)\s*((?:(?!,).)+?)\s+(?:or|and)\s+((?:(?!,).)+)$/i.exec(q);
+  if (tail && /\bor\b|\bbetween\b/i.test(q.slice(tail.index))) return [stripArticle(clean(tail[1])), stripArticle(clean(tail[2]))].map((c) => c.replace(/^(?:in|at|on|from)\s+/i, ''));
+  const years = /\b(?:in|at|for|during)?\s*(\d{4})\s+or\s+(?:in|at|for|during)?\s*(\d{4})\b/.exec(q);
+  if (years) return [years[1], years[2]];
+  const both = /\bboth\s+(.+?)\s+and\s+(.+?)(?=\s+(?:a|an|the|of|from|in|were|are|have|had|located|based|known|considered|members?|types?|kinds?|part)\b|$)/i.exec(q);
+  if (both) return [clean(both[1]), clean(both[2])].map(stripArticle);
+  const pair = /^(?:is|are|was|were|do|does|did|have|has|had|can|could)\s+(.+?)\s+and\s+(.+?)\s+(?:both|each|the same|of the same|from the same|in the same|located|considered|members|part)\b/i.exec(q);
+  if (pair) return [clean(pair[1]), clean(pair[2])].map(stripArticle);
+  // "who is younger Keith Bostic or Jerry Glanville" (no comma)
+  const bare = /\b(?:older|younger|taller|shorter|larger|smaller|bigger|longer|earlier|later|first|more|less|higher|lower|greater)\s+(?:,\s*)?((?:[A-Z][\w.'’-]*\s*)+?)\s+or\s+((?:[A-Z][\w.'’-]*\s*)+)$/.exec(q);
+  if (bare) return [clean(bare[1]), clean(bare[2])];
+  return [];
+}
+
+/** The hops of a multi-hop question, innermost first. */
+function chainIn(question: string): Hop[] {
+  const hops: Hop[] = [];
+  const q = question.replace(/\s+/g, ' ').trim();
+  const patterns: RegExp[] = [
+    // the founder of Harbor Station / the director of the romantic comedy "Big Stone Gap"
+    new RegExp(`\\b(?:[Tt]he|[Aa]n?|[Ii]ts|[Hh]is|[Hh]er|[Tt]heir)\\s+((?:[\\w-]+\\s+){0,2}?(?:${BOTH_CASES}))\\s+of\\s+((?:the\\s+)?(?:[a-z][\\w-]*\\s+){0,3}?(?:"[^"]+"|“[^”]+”|(?:[\\p{Lu}\\d][\\w.'’&-]*)(?:\\s+(?:of|the|and|de|&|[\\p{Lu}\\d][\\w.'’&-]*))*))`, 'gu'),
+    // the team that built the Tern-4 salinity sensor / the woman who portrayed Corliss Archer in the film Kiss and Tell
+    /\b(?:the|a|an)\s+((?:[\w-]+\s+){0,2}?[\w-]+)\s+(that|which|who|whose)\s+((?:(?!\b(?:is|was|are|were|has|have|did|does)\b\s+(?:based|located|born|known)\b)[^?,])+?)(?=\s+(?:born|based|located|work|works|held|hold|play|played|live|lived|die|died|founded|is|was|are|were|have|has|had|did|does|do)\b[^?]*\?|\?|,|$)/gi,
+    // the company founded by Marit Halvorsen
+    /\b(?:the|a|an)\s+((?:[\w-]+\s+){0,2}?[\w-]+)\s+((?:founded|created|written|directed|produced|built|designed|owned|led|developed|published|composed|invented|formed|started|established|run|managed|coached|hosted|made)\s+by\s+(?:"[^"]+"|(?:the\s+)?(?:[\p{Lu}\d][\w.'’&-]*)(?:\s+(?:of|the|and|de|&|[\p{Lu}\d][\w.'’&-]*))*))/gu,
+  ];
+  for (const [index, pattern] of patterns.entries()) {
+    for (const match of q.matchAll(pattern)) {
+      const phrase = match[0].replace(/^(?:its|his|her|their)\s+/i, 'the ');
+      const relation = index === 0 ? match[1].toLowerCase() : index === 1 ? `${match[1].toLowerCase()} ${match[2].toLowerCase()} ${match[3]}` : `${match[1].toLowerCase()} ${match[2]}`;
+      const target = index === 0 ? match[2] : index === 1 ? match[3] : match[2].replace(/^\S+\s+by\s+/, '');
+      const entity = entitiesIn(target).find((e) => target.includes(e)) ?? (/["“]([^"”]+)["”]/.exec(target)?.[1]);
+      if (index === 1 && !entity) continue; // a relative clause with no name in it is not a hop we can follow
+      if (hops.some((h) => h.phrase.includes(phrase) || phrase.includes(h.phrase))) continue;
+      const rest = q.replace(match[0], '{}');
+      const terminal = /^(?:who|what|which)\s+(?:is|was|are|were)\s+\{\}\s*\??$/i.test(rest) || /^(?:name|identify)\s+\{\}/i.test(rest);
+      hops.push({ phrase: match[0], relation, ...(entity ? { entity } : {}), rest, terminal });
+    }
+  }
+  return hops;
+}
+
+function calculationIn(question: string, years: string[], unit: string | undefined): CalculationSpec | undefined {
+  const q = question.toLowerCase();
+  const expectedWord = /\b(?:the|all|these)\s+(two|three|four|five|six|seven|eight|nine|ten|both)\b/.exec(q)?.[1];
+  const expected = expectedWord ? NUMBER_WORDS[expectedWord] : undefined;
+  // X as a share / percentage / proportion / fraction of Y; ratio of X to Y; what percentage of Y is X
+  let m = /(?:what|how (?:much|big|large)) (?:was|is|were|are) (?:the )?(.+?) (?:in (\d{4}) )?as an? (?:share|percentage|proportion|fraction|percent) of (?:the )?(.+?)(?: in (\d{4}))?\??$/.exec(q);
+  if (m) return { op: 'percentage', quantity: m[1], base: m[3], years: years, ...(unit ? { unit } : {}) };
+  m = /(?:what|which) (?:share|percentage|proportion|fraction|percent) of (?:the )?(.+?) (?:was|is|were|are|did|does|came from|went to) (?:the )?(.+?)\??$/.exec(q);
+  if (m) return { op: 'percentage', quantity: m[2], base: m[1], years };
+  m = /\bratio (?:of|between) (?:the )?(.+?) (?:to|and) (?:the )?(.+?)(?: in (\d{4}))?\??$/.exec(q);
+  if (m) return { op: 'ratio', quantity: m[1], base: m[2], years };
+  m = /\b(?:by )?(?:what|how much|how many) (?:percent|percentage|per cent)(?: points?)? (?:did|has|have|does|do|was|is)? ?(?:the )?(.+?) (?:grow|grew|increase|increased|rise|rose|fall|fell|drop|dropped|decline|declined|decrease|decreased|change|changed)\b/.exec(q) ?? /\bpercent(?:age)? (?:change|growth|increase|decrease|rise|drop) (?:in|of) (?:the )?(.+?)(?: from| between|\?|$)/.exec(q);
+  if (m) return { op: 'percent-change', quantity: m[1], years, ...(unit ? { unit } : {}) };
+  // How many years after/before A did B / between A and B
+  m = /how many (years|months|days|decades) (?:after|before|passed between|elapsed between|between|separate|separated|lie between) (?:the )?(.+?) (?:did|was|were|does|do|and|had|has) (?:the )?(.+?)\??$/.exec(q);
+  if (m) return { op: 'difference', quantity: m[1], events: [m[2], m[3]], years, unit: m[1] };
+  // By how many X did Q grow / How much did Q grow from Y1 to Y2 / How many more X
+  m = /\bby how (?:many|much) (.*?)\s*(?:did|does|do|has|have|was|were|is) (?:the )?(.+?) (?:grow|grew|increase|increased|rise|rose|fall|fell|drop|dropped|decline|declined|decrease|decreased|change|changed|shrink|shrank|go up|go down|exceed|differ)\b/.exec(q);
+  if (m) return { op: 'difference', quantity: m[2], years, ...(m[1] || unit ? { unit: m[1] || unit } : {}) };
+  m = /\bhow much (?:did|does|do|has|have) (?:the )?(.+?) (?:grow|grew|increase|rise|fall|drop|decline|decrease|change)\b/.exec(q);
+  if (m && years.length >= 2) return { op: 'difference', quantity: m[1], years, ...(unit ? { unit } : {}) };
+  m = /\bwhat (?:is|was) the (?:difference|change|growth|increase|decrease|gap) (?:in|of|between) (?:the )?(.+?)(?: between| from| in|\?|$)/.exec(q);
+  if (m && (years.length >= 2 || /\bbetween\b.+\band\b/.test(q))) return { op: 'difference', quantity: m[1], years, ...(unit ? { unit } : {}) };
+  m = /\bhow (?:many|much) (more|fewer|less|higher|lower|larger|smaller|bigger|longer|shorter)\s+(.*?)\s*(?:did|does|do|has|have|was|were|is|are|than)\b/.exec(q);
+  if (m && years.length >= 2) return { op: 'difference', quantity: m[2] || 'value', years, ...(m[2] ? { unit: m[2] } : {}) };
+  // How many more A than B: two described quantities
+  m = /\bhow (?:many|much) (?:more|fewer|less)\s+(.+?)\s+than\s+(?:the\s+)?(.+?)(?:\s+(?:does|do|did|is|are|was|were|can|will|has|have)\b.*)?\??$/.exec(q);
+  if (m) return { op: 'difference', quantity: m[1], base: m[2], years, unit: m[1] };
+  // How many times longer is A than B
+  m = /\bhow many times (?:longer|larger|bigger|more|higher|greater|faster|heavier|taller|as (?:long|large|big|much|many|high))\s+(?:is|are|was|were)\s+(?:the\s+)?(.+?)\s+(?:than|as)\s+(?:the\s+)?(.+?)\??$/.exec(q);
+  if (m) return { op: 'times', quantity: m[1], base: m[2], years };
+  // What does 3**3**3 evaluate to / What is 2 + 2 * 3
+  m = /(?:\{\{\s*)?((?:\(?\s*-?\d+(?:\.\d+)?\s*\)?\s*(?:\*\*|[-+*/^×÷%])\s*)+\(?\s*-?\d+(?:\.\d+)?\s*\)?)(?:\s*\}\})?/.exec(q);
+  if (m && /\b(?:evaluate|result|equal|value|compute|return|render|print|output)|^what (?:is|does)\b/.test(q)) return { op: 'expression', quantity: m[1].trim(), expression: m[1].replace(/\s+/g, ''), years };
+  // How many X are there in the three teams together / in total / combined; the total number of X
+  if (/\b(?:together|in total|combined|altogether|all together|in all|summed|total number of|sum of|add up to|total (?:of|for))\b/.test(q)) {
+    const noun = /\bhow (?:many|much) ([\w-]+(?: (?!(?:are|is|was|were|do|does|did|there|have|has|in|of|together)\b)[\w-]+)?)/.exec(q)?.[1] ?? /\btotal (?:number of )?([\w-]+)/.exec(q)?.[1] ?? unit ?? 'value';
+    return { op: 'sum', quantity: noun, years, unit: noun, ...(expected ? { expected } : {}) };
+  }
+  m = /\b(?:what (?:is|was) the )?(?:average|mean) (?:number of )?([\w-]+(?: [\w-]+)?)/.exec(q);
+  if (m && /\b(?:average|mean)\b/.test(q)) return { op: 'average', quantity: m[1], years, ...(expected ? { expected } : {}) };
+  return undefined;
+}
+
+/** What the question asks, and what kind of answer would satisfy it. */
+export function analyseQuestion(question: string): QuestionAnalysis {
+  const text = question.replace(/\s+/g, ' ').trim();
+  // A trailing or leading "according to …" names the source, not the answer.
+  const core = text.replace(/,?\s*according to [^,?]+(?=[?,]|$)/i, '').replace(/^according to [^,]+,\s*/i, '').replace(/^in the (?:documents|docs|text),?\s*/i, '');
+  // Several sentences: the question is the last one that asks ("… born may 6 1945. What was …?")
+  const sentences = core.split(/(?<=[.?!])\s+(?=[A-Z])/);
+  const asking = sentences.length > 1 ? (sentences.filter((s) => /\?\s*$|^(?:what|which|who|when|where|why|how)\b/i.test(s)).pop() ?? core) : core;
+  const q = asking.toLowerCase().replace(/\bwhat['’]s\b/g, 'what is').replace(/\bwho['’]s\b/g, 'who is');
+  const years = [...text.matchAll(/\b(1[5-9]\d\d|20\d\d)\b/g)].map((m) => m[1]);
+  const entities = entitiesIn(text).filter((e) => !/^(?:What|Which|Who|When|Where|How|Why|Is|Are|Was|Were|Did|Does|Do|In|The)$/.test(e));
+  const candidates = candidatesIn(core);
+  const chain = chainIn(text);
+  let type: QuestionType = 'what';
+  let answerType: AnswerType = 'description';
+  let focus: string | undefined;
+  let unit: string | undefined;
+
+  const wh = interrogative(q);
+  const phrase = wh === 'what' || wh === 'which' || wh === 'whose' ? whPhrase(asking, wh) : undefined;
+  const howMany = /\bhow (many|much)\s+((?:[\w-]+\s+){0,2}?[\w-]+?)?(?=\s+(?:is|are|was|were|do|does|did|can|could|has|have|had|will|would|there|of|in|on|at|for|from|by|with|that|which|to|worldwide|together|in total|combined|altogether)\b|\s*[?,]|\s*$)/.exec(q);
+  const isYesNo = /^(?:is|are|was|were|do|does|did|can|could|has|have|had|will|would|should|shall)\b/.test(q);
+
+  if (/^(?:how (?:do|can|should|would|could|does|might) (?:i|you|we|one|someone|a user|users)\b|how to\b|what(?: is)? the (?:command|way|syntax|code) (?:to|for)\b|(?:which|what) (?:command|function|method|option|flag|setting|argument|parameter|class|call) (?:do|does|should|can|is used|lets|will|would)\b|show (?:me )?how\b|give (?:me )?an example\b|what do i (?:run|type|call|use) to\b)/.test(q)) {
+    type = 'how-to';
+    answerType = 'command';
+  } else if (/^why\b|\bwhat (?:is|was) the reason\b|\bfor what reason\b/.test(q)) {
+    type = 'why';
+    answerType = 'reason';
+  } else if (/^(?:list|name|enumerate)\s+(?:all\s+|the\s+|every\s+)/.test(q) || /^(?:what|which) (?:are|were) (?:the |all (?:the )?)?(?:[\w-]+ ){0,3}?(?:rules|steps|options|types|kinds|ways|features|methods|parameters|arguments|settings|fields|values|exceptions|errors|modes|teams|products|members|items|components|parts|stages|phases|categories|classes|commands|flags|properties|attributes|requirements|differences|benefits|advantages|limitations|supported \w+)\b/.test(q)) {
+    type = 'list';
+    answerType = 'list';
+  }
+  const calculation = type === 'what' ? calculationIn(core, years, howMany?.[2]) : undefined;
+  const comparativeDirection = COMPARATIVE_MAX.test(q) ? 'max' : COMPARATIVE_MIN.test(q) ? 'min' : undefined;
+  if (type !== 'what') {
+    // decided above
+  } else if (calculation) {
+    type = 'calculation';
+    answerType = 'number';
+    unit = calculation.unit;
+  } else if (candidates.length >= 2 && (/\bor\b/.test(q) || /\bboth\b|\bsame\b/.test(q))) {
+    type = isYesNo && !/\bor\b/.test(q) ? 'yes-no' : 'comparison';
+    answerType = type === 'yes-no' ? 'yes-no' : 'entity';
+  } else if (isYesNo) {
+    type = 'yes-no';
+    answerType = 'yes-no';
+  } else if (wh === 'how' && (q.match(/\bhow (?:many|much)\b/g) ?? []).length >= 2) {
+    // "how many paragraphs …, and how many words …": the sentence that says both
+    type = 'how-many';
+    answerType = 'description';
+  } else if (wh === 'how' && howMany) {
+    type = 'how-many';
+    answerType = 'number';
+    unit = howMany[2]?.replace(/^(?:more|fewer|less|other)\s+/, '') || undefined;
+    focus = unit;
+  } else if (wh === 'how' && /\bhow (?:long|old|tall|high|deep|far|big|large|heavy|wide|fast|often)\b/.test(q)) {
+    type = 'how-many';
+    answerType = 'number';
+    focus = /\bhow (long|old|tall|high|deep|far|big|large|heavy|wide|fast|often)\b/.exec(q)![1];
+  } else if (wh === 'who' || wh === 'whom') {
+    type = 'who';
+    answerType = 'person';
+  } else if (wh === 'when') {
+    type = 'when';
+    answerType = 'date';
+    focus = 'date';
+  } else if (wh === 'where') {
+    type = 'where';
+    answerType = 'place';
+    focus = 'place';
+  } else if (phrase && isPlural(phrase) && !answerTypeOfNoun(phrase) && /^(?:what|which)\b/.test(q)) {
+    // "Which optional dependencies can be installed …?" asks for the items
+    type = 'list';
+    answerType = 'list';
+    focus = phrase.toLowerCase();
+  } else if (phrase) {
+    type = wh === 'which' ? 'which' : 'what';
+    const noun = phrase.toLowerCase();
+    focus = noun;
+    answerType = answerTypeOfNoun(noun) ?? 'entity';
+    if (answerType === 'year' || answerType === 'date') type = 'when';
+    if (answerType === 'place' && type === 'what') type = 'where';
+    if (answerType === 'number') type = 'how-many';
+  } else if ((wh === 'what' || wh === 'which') && !/^(?:what|which)\b/.test(q)) {
+    // "known as what for sponsorship reasons", "secured what for Ethiopia": a thing, named
+    answerType = 'entity';
+  } else if (!wh) {
+    // A statement with a question mark: "… worked with this gospel singer born in July?"
+    const thisNoun = /\b(?:this|these)\s+((?:[\w-]+\s+){0,3}?[\w-]+?)(?=\s+(?:who|that|which|born|based|located|of|in|is|was|with|by|from)\b|\s*[?,]|\s*$)/i.exec(asking)?.[1] ?? /\b(?:an?)\s+((?:[\w-]+\s+){0,3}?[\w-]+)\s+(?:who|that)\b/i.exec(asking)?.[1];
+    if (thisNoun) {
+      focus = thisNoun.toLowerCase();
+      answerType = answerTypeOfNoun(focus) ?? 'entity';
+      type = answerType === 'person' ? 'who' : 'what';
+    }
+  }
+  // "Who is older, A or B?" — a comparison whose answer is one of the options
+  let comparison: ComparisonSpec | undefined;
+  if (candidates.length >= 2 && type !== 'calculation') {
+    const byDate = /\b(?:older|oldest|younger|youngest|earlier|earliest|later|latest|first|before|after|newer|newest|more recent|born first|founded first|came first|established first)\b/.test(q);
+    const same = /\bsame\b|\bboth\b/.test(q) && !comparativeDirection;
+    let direction: ComparisonSpec['direction'] = same ? 'same' : (comparativeDirection ?? 'max');
+    // older / earlier / first → the smaller date wins
+    if (byDate) direction = /\b(?:older|oldest|earlier|earliest|first|before)\b/.test(q) ? 'min' : 'max';
+    const attribute =
+      /\b(?:more|fewer|less|larger|smaller|bigger|greater|higher|lower|longer|shorter)\s+(?!(?:in|at|than|of|the|for|on|to|during|by)\b)((?:[\w-]+\s+){0,2}?[\w-]+)(?=,|\s+(?:than|in|of|the|a|an|or)\b|\s*\?|$)/.exec(q)?.[1] ??
+      /\bthe (?:most|least|largest|greatest|highest|lowest|smallest|longest|shortest)\s+((?:[\w-]+\s+){0,2}?[\w-]+)/.exec(q)?.[1] ??
+      /\b(\w+)\s+(?:higher|lower|larger|smaller|bigger|greater|more|less)\b/.exec(q)?.[1] ??
+      /\bsame\s+([\w-]+)/.exec(q)?.[1] ??
+      (byDate ? 'date' : (focus ?? 'value'));
+    comparison = { attribute, direction, byDate };
+    if (type === 'who' || type === 'which' || type === 'what' || type === 'when' || type === 'where') type = 'comparison';
+    if (type === 'comparison') answerType = 'entity';
+  }
+  const multiValue = type === 'how-many' && years.length >= 2 && /\band\b/.test(q);
+  return {
+    question: text,
+    type,
+    answerType,
+    ...(focus ? { focus } : {}),
+    ...(unit ? { unit } : {}),
+    entities,
+    candidates,
+    ...(comparison ? { comparison } : {}),
+    ...(calculation ? { calculation } : {}),
+    chain,
+    years,
+    multiValue,
+  };
+}

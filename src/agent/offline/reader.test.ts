@@ -1,0 +1,282 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { LanguageModelV3Prompt } from '@ai-sdk/provider';
+import type { StoredChunk } from '../../store/types.ts';
+import { Tokenizer } from '../../text/tokenize.ts';
+import { formatEvidence } from '../evidence-format.ts';
+import { EvidenceLedger } from '../ledger.ts';
+import { composeAnswer } from './answer-composer.ts';
+import { readPromptState } from './prompt-state.ts';
+import { add, datesIn, decimal, divide, formatDecimal, quantitiesIn, subtract } from './quantities.ts';
+import { analyseQuestion } from './question.ts';
+import { isLeadIn, segmentsOf, sentencesOf, splitSentences } from './sentences.ts';
+import { candidateSpans, nameSpans } from './spans.ts';
+
+const tokenizer = new Tokenizer({ language: 'english' });
+
+let nextId = 0;
+/** A stored chunk as a search would return it. */
+function chunk(title: string, text: string, headingPath: string[] = []): StoredChunk {
+  nextId++;
+  return { id: nextId, documentId: nextId, collection: 'default', title, source: `/d/${title}.md`, ordinal: 0, text, tokenCount: 40, headingPath, charStart: 0, charEnd: text.length };
+}
+
+/** The prompt after one round of searches, each [query, chunks found]. */
+function promptWith(question: string, searches: Array<[string, StoredChunk[]]>): LanguageModelV3Prompt {
+  const ledger = new EvidenceLedger();
+  const ids = searches.map((_, i) => `offline-1-${i}`);
+  return [
+    { role: 'system', content: 'rules' },
+    { role: 'user', content: [{ type: 'text', text: question }] },
+    { role: 'assistant', content: searches.map(([query], i) => ({ type: 'tool-call' as const, toolCallId: ids[i], toolName: 'search_knowledge', input: JSON.stringify({ query }) })) },
+    {
+      role: 'tool',
+      content: searches.map(([query, chunks], i) => {
+        const entries = ledger.addHits(chunks.map((c, rank) => ({ chunk: c, score: 10 - rank })), { step: 1, query, tool: 'search_knowledge' }).map((a) => a.entry);
+        return { type: 'tool-result' as const, toolCallId: ids[i], toolName: 'search_knowledge', output: { type: 'text' as const, value: formatEvidence(entries, 4000) } };
+      }),
+    },
+  ];
+}
+
+/** The reader's answer to a question over the given passages (all found by the question's search). */
+function answer(question: string, chunks: StoredChunk[], more: Array<[string, StoredChunk[]]> = []): string {
+  return composeAnswer(readPromptState(promptWith(question, [[question, chunks], ...more])), tokenizer, 3);
+}
+
+describe('offline reader: question analysis', () => {
+  const cases: Array<[string, string, string, string?]> = [
+    ['Who leads the team that built the Tern-4 salinity sensor?', 'who', 'person'],
+    ['When was Halvorsen Instruments founded?', 'when', 'date'],
+    ['In what year did the company build its first product?', 'when', 'year'],
+    ['Where did the Tern-4 sea trial take place?', 'where', 'place'],
+    ['In which city was the founder of Harbor Station born?', 'which', 'place', 'city'],
+    ['How many engineers does the Deep Water Team have?', 'how-many', 'number', 'engineers'],
+    ['The arena where the Lewiston Maineiacs played can seat how many people?', 'how-many', 'number', 'people'],
+    ['Is HTML autoescaping enabled by default in Jinja?', 'yes-no', 'yes-no'],
+    ['How do I install httpx with HTTP/2 support?', 'how-to', 'command'],
+    ['What are the four types of timeout in HTTPX?', 'list', 'list'],
+    ['Which optional dependencies can be installed with HTTPX?', 'list', 'list'],
+    ['Why is Jinja called Jinja?', 'why', 'reason'],
+    ['Which team has more engineers, the Coastal Team or the Harbour Systems Team?', 'comparison', 'entity'],
+    ['By how many million euros did revenue grow from 2023 to 2024?', 'calculation', 'number'],
+    ['Tysons Galleria is located in what county?', 'where', 'place', 'county'],
+    ['What is the name of the fight song of the university in Lawrence, Kansas?', 'what', 'entity', 'fight song'],
+    ['What happens to a citation that resolves to nothing?', 'what', 'description'],
+  ];
+  for (const [question, type, answerType, focus] of cases) {
+    it(`${question} → ${type} / ${answerType}${focus ? ` / ${focus}` : ''}`, () => {
+      const analysis = analyseQuestion(question);
+      assert.equal(analysis.type, type);
+      assert.equal(analysis.answerType, answerType);
+      if (focus) assert.equal(analysis.focus, focus);
+    });
+  }
+
+  it('finds the entity chain of a multi-hop question and what it asks about the bridge', () => {
+    const founder = analyseQuestion('In which city was the founder of Harbor Station born?');
+    assert.deepEqual(founder.chain.map((h) => [h.relation, h.entity, h.rest, h.terminal]), [['founder', 'Harbor Station', 'In which city was {} born?', false]]);
+    const team = analyseQuestion('Who leads the team that built the Tern-4 salinity sensor?');
+    assert.equal(team.chain[0].entity, 'Tern-4');
+    assert.equal(team.chain[0].rest, 'Who leads {}?');
+    const company = analyseQuestion('In what year did the company founded by Marit Halvorsen build its first own product?');
+    assert.equal(company.chain[0].entity, 'Marit Halvorsen');
+    assert.equal(analyseQuestion('Who is the founder of Harbor Station?').chain[0].terminal, true, 'asking for the bridge itself');
+  });
+
+  it('reads comparisons: the options, the attribute, which end wins', () => {
+    const older = analyseQuestion('Who is older, Annie Morton or Terry Richardson?');
+    assert.deepEqual(older.candidates, ['Annie Morton', 'Terry Richardson']);
+    assert.deepEqual(older.comparison, { attribute: 'date', direction: 'min', byDate: true });
+    const depth = analyseQuestion('Which product has the greater maximum depth, the Skua-3 or the Gannet-2?');
+    assert.deepEqual(depth.candidates, ['Skua-3', 'Gannet-2']);
+    assert.equal(depth.comparison?.attribute, 'maximum depth');
+    const revenue = analyseQuestion('Was revenue higher in 2023 or in 2024, according to the annual reports?');
+    assert.deepEqual(revenue.candidates, ['2023', '2024']);
+    assert.equal(revenue.comparison?.attribute, 'revenue');
+    const same = analyseQuestion('Were Scott Derrickson and Ed Wood of the same nationality?');
+    assert.equal(same.type, 'yes-no');
+    assert.deepEqual(same.candidates, ['Scott Derrickson', 'Ed Wood']);
+    assert.equal(same.comparison?.direction, 'same');
+  });
+
+  it('reads calculations: the operation, the quantity, years, events and the expected count', () => {
+    assert.deepEqual(analyseQuestion('By how many million euros did revenue grow from 2023 to 2024?').calculation, { op: 'difference', quantity: 'revenue', years: ['2023', '2024'], unit: 'million euros' });
+    assert.deepEqual(analyseQuestion('What was the operating profit in 2024 as a share of revenue?').calculation, { op: 'percentage', quantity: 'operating profit', base: 'revenue', years: ['2024'] });
+    assert.deepEqual(analyseQuestion('How many engineers are there in the three engineering teams together?').calculation, { op: 'sum', quantity: 'engineers', years: [], unit: 'engineers', expected: 3 });
+    const years = analyseQuestion('How many years after the founding did the company move its headquarters to Trondheim?').calculation;
+    assert.equal(years?.op, 'difference');
+    assert.deepEqual(years?.events, ['founding', 'company move its headquarters to trondheim']);
+    assert.equal(analyseQuestion('By what percentage did revenue grow from 2023 to 2024?').calculation?.op, 'percent-change');
+    assert.equal(analyseQuestion('How many engineers does the Deep Water Team have?').calculation, undefined);
+  });
+});
+
+describe('offline reader: sentence splitting', () => {
+  it('keeps abbreviations, initials, versions and identifiers inside a sentence', () => {
+    assert.deepEqual(splitSentences('Animorphs was written by K. A. Applegate for Scholastic Inc. in 1996. Dr. Smith uses e.g. Python 3.11.2 here, i.e. the latest.'), [
+      'Animorphs was written by K. A. Applegate for Scholastic Inc. in 1996.',
+      'Dr. Smith uses e.g. Python 3.11.2 here, i.e. the latest.',
+    ]);
+    assert.deepEqual(splitSentences('The format! macro builds a String. Call foo.bar() first. The U.S. Army agreed.'), ['The format! macro builds a String.', 'Call foo.bar() first.', 'The U.S. Army agreed.']);
+    assert.deepEqual(splitSentences('Use `a. B` as the separator. Then stop.'), ['Use `a. B` as the separator.', 'Then stop.']);
+  });
+
+  it('keeps code blocks whole, lists as items and rows as records', () => {
+    const text =
+      'You can set a timeout on a client instance:\n\nclient = httpx.Client(timeout=10.0)  # Use a default 10s timeout everywhere.\nclient = httpx.Client(timeout=None)\n\n' +
+      'First, let\'s take a look at the ownership rules.\n\n- Each value in Rust has an owner.\n- There can only be one owner at a time.\n\n' +
+      'mounts = {\n    "all://": httpx.HTTPTransport(proxy="http://localhost:8030"),\n}\n\nproduct: Tern-4; built by: Coastal Team; launched: 2021';
+    assert.deepEqual(segmentsOf(text).map((s) => [s.kind, s.text]), [
+      ['sentence', 'You can set a timeout on a client instance:'],
+      ['code', 'client = httpx.Client(timeout=10.0)  # Use a default 10s timeout everywhere.\nclient = httpx.Client(timeout=None)'],
+      ['sentence', "First, let's take a look at the ownership rules."],
+      ['item', '- Each value in Rust has an owner.'],
+      ['item', '- There can only be one owner at a time.'],
+      ['code', 'mounts = {\n    "all://": httpx.HTTPTransport(proxy="http://localhost:8030"),\n}'],
+      ['row', 'product: Tern-4; built by: Coastal Team; launched: 2021'],
+    ]);
+    assert.deepEqual(sentencesOf('```\n$ pip install httpx\n```\nInstall it with pip, then import it.'), ['$ pip install httpx', 'Install it with pip, then import it.']);
+    assert.equal(segmentsOf('››› import httpx\n››› httpx.get("https://example.org")')[0].kind, 'code', 'a defused REPL prompt is still code');
+  });
+
+  it('knows a lead-in from a sentence that says something', () => {
+    assert.ok(isLeadIn("First, let's take a look at the ownership rules."));
+    assert.ok(isLeadIn('You can set a timeout on a client instance:'));
+    assert.ok(isLeadIn('You can disable SSL verification completely and allow insecure requests...'));
+    assert.ok(isLeadIn('The following options are available.'));
+    assert.ok(!isLeadIn('Each value in Rust has an owner.'));
+    assert.ok(!isLeadIn('The following day the trial ended.'));
+  });
+});
+
+describe('offline reader: numbers, dates and spans', () => {
+  it('reads amounts with their scale, unit and clause, and dates in their forms', () => {
+    const [revenue, year, profit] = quantitiesIn('Halvorsen Instruments had revenue of 55.2 million euros in 2024, and an operating profit of 6.3 million euros.');
+    assert.deepEqual([revenue.text, revenue.scale, revenue.unit, revenue.context], ['55.2 million euros', 'million', 'euros', 'Halvorsen Instruments had revenue of']);
+    assert.ok(year.isYear);
+    assert.equal(profit.context, 'and an operating profit of');
+    assert.deepEqual(quantitiesIn('The trial lasted nine days.').map((q) => [q.text, formatDecimal(q.value)]), [['nine days', '9']]);
+    assert.deepEqual(quantitiesIn('product: Gannet-2; launched: 2019; max_depth_m: 3000').map((q) => [q.field, q.isYear]), [['launched', true], ['max_depth_m', false]]);
+    assert.deepEqual(datesIn('Zaheer Khan (born 7 October 1978) played from 2000 till 2014; see #1006.').map((d) => d.text), ['7 October 1978', 'from 2000 till 2014']);
+  });
+
+  it('computes exactly, without float noise', () => {
+    assert.equal(formatDecimal(add(decimal('0.1')!, decimal('0.2')!)), '0.3');
+    assert.equal(formatDecimal(subtract(decimal('55.2')!, decimal('48.0')!)), '7.2');
+    assert.equal(formatDecimal(divide(decimal('630')!, decimal('55.2')!, 1)!), '11.4');
+    assert.equal(divide(decimal('1')!, decimal('0')!, 2), undefined);
+  });
+
+  it('extracts names without role titles, leading numbers or months, and keeps nicknames and suffixes', () => {
+    assert.deepEqual(nameSpans('Kiss and Tell is a 1945 film starring then 17-year-old Shirley Temple as Corliss Archer.').map((s) => s.text), ['Kiss and Tell', 'Shirley Temple', 'Corliss Archer']);
+    assert.ok(nameSpans('He served New York Governor Nelson Rockefeller in 1970.').some((s) => s.text === 'Nelson Rockefeller'));
+    assert.ok(nameSpans('The trial took place in the Hardangerfjord in May 2021.').some((s) => s.text === 'Hardangerfjord'));
+    assert.ok(nameSpans('It is sold by Mondelez International, Inc., a food company.').some((s) => s.text === 'Mondelez International, Inc.'));
+    assert.ok(nameSpans("He was voted the IFFHS World's Best Goalkeeper in 1992.").some((s) => s.text === "IFFHS World's Best Goalkeeper"));
+  });
+
+  it('fits spans to the expected type: places for "which city", numbers with their unit, identifiers', () => {
+    const context = (question: string) => ({ analysis: analyseQuestion(question), questionTerms: new Set(tokenizer.terms(question)), stem: (w: string) => tokenizer.terms(w)[0] ?? w });
+    const city = candidateSpans('Mara Lindqvist was born in Bergen, Norway, in 1931.', context('In which city was the founder of Harbor Station born?'));
+    const best = [...city].sort((a, b) => b.fit - a.fit)[0];
+    assert.equal(best.text, 'Bergen');
+    const engineers = candidateSpans('It has 22 engineers and works from Trondheim.', context('How many engineers does the Deep Water Team have?'));
+    assert.deepEqual(engineers.map((s) => [s.text, s.fit]), [['22', 1]], 'the counted noun the question names is dropped');
+    assert.deepEqual(candidateSpans('The daily meal allowance is 80 euros abroad.', context('What is the daily meal allowance abroad?')).map((s) => s.text), ['80 euros']);
+    assert.ok(candidateSpans('In HTTPX, this attribute is instead named response.next_request.', context('Which response attribute gives the next request?')).some((s) => s.text === 'response.next_request'));
+    assert.deepEqual(candidateSpans('HTTPX requires Python 3.9+', context('Which Python version does HTTPX require?')).map((s) => s.text), ['3.9+']);
+  });
+});
+
+describe('offline reader: answers', () => {
+  it('puts the span first, then the supporting sentence, cited', () => {
+    const text = answer('How many engineers does the Deep Water Team have?', [
+      chunk('Staff directory', 'The Deep Water Team is led by Tobias Rønning. It has 22 engineers and works from Trondheim.', ['Staff directory', 'Deep Water Team']),
+      chunk('Staff directory', 'The Coastal Team is led by Ingrid Maalen. It has 14 engineers and works from Ålesund.', ['Staff directory', 'Coastal Team']),
+    ]);
+    const [direct, ...support] = text.split('\n');
+    assert.equal(direct, '22 [E1]');
+    assert.ok(support[0].includes('22 engineers') && support[0].endsWith('[E1]'), text);
+    assert.ok(!/^Offline extractive answer/.test(text), 'no banner');
+  });
+
+  it('answers a bridge question through the entity the first hop names', () => {
+    const question = 'In which city was the founder of Harbor Station born?';
+    const station = chunk('Harbor Station', 'Harbor Station was founded in 1962 by Mara Lindqvist.');
+    const mara = chunk('Mara Lindqvist', 'Mara Lindqvist was born in Bergen, Norway, in 1931.');
+    const tides = chunk('Tide tables', 'The tide tables are published every spring.');
+    const text = answer(question, [station, tides], [['Harbor Station', [station]], ['Mara Lindqvist', [mara]]]);
+    const [direct, ...support] = text.split('\n');
+    assert.match(direct, /^Bergen \[E1\]\[E3\]$/, text);
+    assert.ok(support.some((line) => line.includes('founded in 1962 by Mara Lindqvist')) && support.some((line) => line.includes('born in Bergen')), text);
+  });
+
+  it('computes with every operand cited, and says which operand is missing', () => {
+    const r2023 = chunk('Annual report 2023', 'Halvorsen Instruments had revenue of 48.0 million euros in 2023.');
+    const r2024 = chunk('Annual report 2024', 'Halvorsen Instruments had revenue of 55.2 million euros in 2024, and an operating profit of 6.3 million euros.');
+    const growth = answer('By how many million euros did revenue grow from 2023 to 2024?', [r2024, r2023]);
+    assert.equal(growth.split('\n')[0], '55.2 − 48.0 = 7.2 million euros [E1][E2]');
+    const share = answer('What was the operating profit in 2024 as a share of revenue?', [r2024]);
+    assert.equal(share.split('\n')[0], '6.3 / 55.2 = 11.4% [E1]');
+    const missing = answer('By how many million euros did revenue grow from 2022 to 2024?', [r2024, r2023]);
+    assert.match(missing.split('\n')[0], /^Not found in the documents: the revenue in 2022, so it cannot be computed\. Found: 55\.2 million euros \[E1\]\.$/);
+    const teams = ['Coastal Team', 'Deep Water Team', 'Harbour Systems Team'].map((team, i) => chunk('Staff directory', `The ${team} is led by someone. It has ${[14, 22, 9][i]} engineers.`, ['Staff directory', team]));
+    assert.equal(answer('How many engineers are there in the three engineering teams together?', teams).split('\n')[0], '14 + 22 + 9 = 45 engineers [E1][E2][E3]');
+    const history = chunk('Company history', 'Halvorsen Instruments was founded in 1987 by Marit Halvorsen. In 2004 the company moved its headquarters to Trondheim.');
+    assert.equal(answer('How many years after the founding did the company move its headquarters to Trondheim?', [history]).split('\n')[0], '2004 − 1987 = 17 years [E1]');
+  });
+
+  it('computes between two described quantities, evaluates expressions, converts time units', () => {
+    const limits = chunk(
+      'Resource limits',
+      'It takes instances of httpx.Limits which define:\n\n- max_keepalive_connections, number of allowable keep-alive connections, or None to always allow. (Defaults 20)\n- max_connections, maximum number of allowable connections, or None for no limits. (Default 100)',
+    );
+    assert.equal(answer('By default, how many more connections than keep-alive connections does an HTTPX connection pool allow?', [limits]).split('\n')[0], '100 − 20 = 80 connections [E1]');
+    const timeouts = chunk('Timeouts', '# A client with a 60s timeout for connecting, and a 10s timeout elsewhere.\ntimeout = httpx.Timeout(10.0, connect=60.0)');
+    assert.equal(answer('How many times longer is the connect timeout than the timeout used elsewhere?', [timeouts]).split('\n')[0], '60 / 10 = 6 times [E1]');
+    const power = chunk('Math', 'Unlike Python, chained pow is evaluated left to right. {{ 3**3**3 }} is evaluated as (3**3)**3 in Jinja, but would be evaluated as 3**(3**3) in Python.');
+    assert.equal(answer('What does {{ 3**3**3 }} evaluate to in Jinja?', [power]).split('\n')[0], '(3**3)**3 = 19683 [E1]');
+    const cache = chunk('Fragment cache', 'The following example caches a sidebar for 300 seconds.');
+    assert.equal(answer('For how many minutes does the fragment cache example cache the sidebar?', [cache]).split('\n')[0], '300 seconds = 5 minutes [E1]');
+  });
+
+  it('compares the options the question names by the attribute it asks about', () => {
+    const catalog = chunk('product-catalog', 'product: Skua-3; built by: Deep Water Team; max_depth_m: 1200\n\nproduct: Gannet-2; built by: Deep Water Team; max_depth_m: 3000');
+    assert.equal(answer('Which product has the greater maximum depth, the Skua-3 or the Gannet-2?', [catalog]).split('\n')[0], 'Gannet-2');
+    const morton = chunk('Annie Morton', 'Annie Morton (born October 8, 1970) is an American model.');
+    const richardson = chunk('Terry Richardson', 'Terry Richardson (born August 14, 1965) is an American fashion photographer.');
+    const older = answer('Who is older, Annie Morton or Terry Richardson?', [morton, richardson]).split('\n');
+    assert.equal(older[0], 'Terry Richardson');
+    assert.match(older[1], /Annie Morton: October 8, 1970 \[E1\]; Terry Richardson: August 14, 1965 \[E2\]/);
+  });
+
+  it('answers how-to questions with the command or code, and list questions with the items', () => {
+    const install = chunk('Install', 'Install with pip:\n\n$ pip install httpx\n\nOr, to include the optional HTTP/2 support, use:\n\n$ pip install httpx[http2]');
+    const howTo = answer('How do I install httpx with HTTP/2 support?', [install]);
+    assert.ok(howTo.startsWith('```\n$ pip install httpx[http2]\n``` [E1]'), howTo);
+    const rules = chunk('Ownership', "First, let's take a look at the ownership rules. Keep these rules in mind:\n\n- Each value in Rust has an owner.\n- There can only be one owner at a time.\n- When the owner goes out of scope, the value will be dropped.");
+    const list = answer('What are the ownership rules in Rust?', [rules]).split('\n');
+    assert.deepEqual(list.slice(0, 3), ['- Each value in Rust has an owner. [E1]', '- There can only be one owner at a time. [E1]', '- When the owner goes out of scope, the value will be dropped. [E1]']);
+    const timeouts = chunk('Timeouts', 'There are four different types of timeouts that may occur. These are connect, read, write, and pool timeouts.');
+    assert.equal(answer('What are the four types of timeout in HTTPX?', [timeouts]).split('\n')[0], 'These are connect, read, write, and pool timeouts. [E1]');
+  });
+
+  it('never answers with a lead-in whose content follows it', () => {
+    const rules = chunk('Ownership', "First, let's take a look at the ownership rules.\n\n- Each value in Rust has an owner.\n- There can only be one owner at a time.");
+    const text = answer('Tell me about the ownership rules.', [rules]);
+    assert.ok(!text.startsWith('First, let'), text);
+    assert.match(text.split('\n')[0], /Each value in Rust has an owner/);
+    const hooks = chunk('Event hooks', 'To register a hook for every request, do this:\n\nclient = httpx.Client(event_hooks={"request": [log_request]})');
+    const hook = answer('Tell me about registering a hook for every request.', [hooks]);
+    assert.ok(hook.startsWith('```\nclient = httpx.Client(event_hooks={"request": [log_request]})\n```'), hook);
+  });
+
+  it('says "not found" when the evidence lacks the answer type or the question\'s names', () => {
+    const ceo = chunk('Company history', 'Marit Halvorsen retired in 2018 and Jonas Eide became chief executive officer.');
+    assert.equal(answer('What is the favourite colour of the chief executive officer?', [ceo]), 'Not found in the documents: the favourite colour of the chief executive officer.');
+    assert.equal(answer('Which Halvorsen sensor was sent to Mars?', [ceo]), 'Not found in the documents: nothing about "Mars" in the retrieved passages.');
+    const policy = chunk('Release notes', 'The project moved to a new home page. Contributors are listed on the credits page.');
+    assert.match(answer('On what date was version 1.0 of the project released?', [policy]), /^Not found in the documents/);
+  });
+});

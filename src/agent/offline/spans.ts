@@ -1,0 +1,288 @@
+import type { AnswerType, QuestionAnalysis } from './question.ts';
+import { datesIn, quantitiesIn } from './quantities.ts';
+
+/**
+ * Candidate answer spans in a sentence, by answer type: runs of capitalised words and quoted titles
+ * for persons, places and other entities; dates and years; numbers with their units. Each comes
+ * with how well its form fits the expected answer type (0–1); the composer adds how well its
+ * sentence answers the question.
+ */
+export interface Span {
+  text: string;
+  start: number;
+  end: number;
+  kind: 'name' | 'quoted' | 'date' | 'year' | 'number' | 'phrase';
+  /** How well the span's form fits the expected answer type, 0–1. */
+  fit: number;
+}
+
+const CONNECTORS = new Set(['of', 'the', 'for', 'and', 'de', 'von', 'van', 'der', 'den', 'la', 'le', 'du', 'del', 'da', 'di', 'dos', 'das', 'y', '&', 'upon']);
+/** Titles and roles before a name: "New York Governor Nelson Rockefeller" → "Nelson Rockefeller". */
+const ROLE_TITLES = /^(?:Governor|President|Vice|King|Queen|Prince|Princess|Emperor|Empress|Senator|Congressman|Congresswoman|Representative|General|Colonel|Captain|Major|Lieutenant|Admiral|Commander|Sergeant|Director|Chancellor|Minister|Premier|Pope|Saint|St|Sir|Dame|Lord|Lady|Dr|Doctor|Professor|Prof|Judge|Justice|Mayor|CEO|Chairman|Chairwoman|Chief|Secretary|Ambassador|Bishop|Archbishop|Cardinal|Reverend|Rev|Father|Brother|Sister|Mr|Mrs|Ms|Miss|Coach|Producer|Officer|Deputy|Leader|Founder|Mister|Duke|Duchess|Earl|Count|Countess|Baron|Baroness|Sheikh|Sultan|Shah|Tsar|Czar)\.?$/;
+const ARTICLE_START = /^(?:The|A|An)$/;
+/** Capitalised words that never start a name on their own at the start of a sentence. */
+const FUNCTION_CAPITALS = new Set(
+  'The A An In On At Of For From By With As It Its This That These Those He She They His Her Their We Our You Your I After Before During Since Until When While Where Which Who What Why How There Here Although Though However Also Both Either Neither Each Every Some Many Most Other Another Such If Then Than Today Later Since Between Under Over Into Through Upon Among Following According Born Despite Unlike Like'.split(
+    ' ',
+  ),
+);
+const MONTHS = /^(?:January|February|March|April|May|June|July|August|September|October|November|December)$/;
+const ORG_WORDS =
+  /\b(?:Company|Inc|Incorporated|Corporation|Corp|Ltd|Limited|LLC|PLC|Co|University|College|School|Academy|Institute|Records|Entertainment|Studios?|Pictures|Productions|Group|Team|Club|Association|Party|Council|Committee|Commission|Department|Ministry|Bank|Airlines?|Press|Society|Foundation|Agency|Church|Hospital|Museum|Theatre|Theater|Festival|Awards?|Cup|League|Championship|Conference|Series|Show|Network|Channel|Magazine|Times|News|Band|Orchestra|Army|Navy|Force|Corps|Office|Services|Systems|Technologies|Software|Games|Media|Publishing|Publishers|Books|Motors|Railway|Airways|Holdings|Partners|Capital|Fund|Trust|Union|Federation|Organization|Organisation|Administration|Government|Parliament|Senate|Court|Act|Award|Prize|Trophy|Tour|Album|Film|Novel|Song|Episode|Season|Project|Program|Programme|System|Agreement|Treaty|War|Battle|Revolution)\b/;
+const PLACE_WORDS =
+  /\b(?:City|County|State|Province|River|Lake|Mountains?|Mount|Mt|Island|Islands|Street|Avenue|Road|Drive|Boulevard|Park|Bay|Valley|Beach|Village|Town|Township|District|Region|Kingdom|Republic|Sea|Ocean|Strip|Square|Airport|Harbor|Harbour|Fjord|Coast|Peninsula|Desert|Forest|Canyon|Falls|Hills?|Heights|Springs|Port|Gulf|Channel|Strait|Borough|Parish|Prefecture|Territory|Municipality|Capital|Cross|Green|End|Gate|Bridge|Castle|Palace|Cathedral|Stadium|Arena|Field|Center|Centre|Hall)\b/;
+const REGION_NAMES = new Set(
+  (
+    'Afghanistan Albania Algeria Andorra Angola Argentina Armenia Australia Austria Azerbaijan Bahamas Bahrain Bangladesh Barbados Belarus Belgium Belize Benin Bhutan Bolivia Bosnia Botswana Brazil Brunei Bulgaria Burma Burundi Cambodia Cameroon Canada Chad Chile China Colombia Congo Croatia Cuba Cyprus Czechia Denmark Djibouti Dominica Ecuador Egypt England Eritrea Estonia Ethiopia Fiji Finland France Gabon Gambia Georgia Germany Ghana Greece Grenada Guatemala Guinea Guyana Haiti Honduras Hungary Iceland India Indonesia Iran Iraq Ireland Israel Italy Jamaica Japan Jordan Kazakhstan Kenya Korea Kosovo Kuwait Kyrgyzstan Laos Latvia Lebanon Lesotho Liberia Libya Liechtenstein Lithuania Luxembourg Madagascar Malawi Malaysia Maldives Mali Malta Mauritania Mauritius Mexico Moldova Monaco Mongolia Montenegro Morocco Mozambique Myanmar Namibia Nauru Nepal Netherlands Nicaragua Niger Nigeria Norway Oman Pakistan Palau Palestine Panama Paraguay Peru Philippines Poland Portugal Qatar Romania Russia Rwanda Samoa Scotland Senegal Serbia Seychelles Singapore Slovakia Slovenia Somalia Spain Sudan Suriname Sweden Switzerland Syria Taiwan Tajikistan Tanzania Thailand Togo Tonga Tunisia Turkey Turkmenistan Tuvalu Uganda Ukraine Uruguay Uzbekistan Vanuatu Venezuela Vietnam Wales Yemen Zambia Zimbabwe ' +
+    'Alabama Alaska Arizona Arkansas California Colorado Connecticut Delaware Florida Hawaii Idaho Illinois Indiana Iowa Kansas Kentucky Louisiana Maine Maryland Massachusetts Michigan Minnesota Mississippi Missouri Montana Nebraska Nevada Ohio Oklahoma Oregon Pennsylvania Tennessee Texas Utah Vermont Virginia Washington Wisconsin Wyoming Europe Asia Africa America Antarctica Oceania Scandinavia'
+  ).split(' '),
+);
+const CITY_NAMES = new Set(
+  (
+    'London Paris Berlin Rome Madrid Tokyo Beijing Moscow Sydney Melbourne Toronto Chicago Boston Atlanta Dallas Houston Seattle Denver Miami Philadelphia Detroit Manhattan Brooklyn Hollywood Oslo Bergen Trondheim Stockholm Copenhagen Helsinki Vienna Prague Warsaw Budapest Dublin Edinburgh Glasgow Manchester Liverpool Birmingham Amsterdam Brussels Lisbon Athens Istanbul Cairo Mumbai Delhi Kolkata Chennai Shanghai Seoul Bangkok Singapore Jakarta Manila Hanoi Lagos Nairobi Johannesburg Rio Lima Bogotá Santiago Havana Montreal Vancouver Ottawa Auckland Wellington Perth Brisbane Adelaide Munich Hamburg Frankfurt Milan Naples Venice Florence Barcelona Seville Lyon Marseille Geneva Zurich Ålesund'
+  ).split(' '),
+);
+const PLACE_NAMES = new Set([...REGION_NAMES, ...CITY_NAMES]);
+/** Places whose names are several words. */
+const MULTIWORD_PLACES =
+  /^(?:United States(?: of America)?|United Kingdom|United Arab Emirates|New York(?: City)?|New Zealand|South Africa|Hong Kong|Soviet Union|Sri Lanka|Saudi Arabia|North Korea|South Korea|New Jersey|New Mexico|New Hampshire|North Carolina|South Carolina|North Dakota|South Dakota|West Virginia|Rhode Island|Los Angeles|San Francisco|San Diego|San Jose|San Antonio|New Orleans|Las Vegas|Buenos Aires|Rio de Janeiro|São Paulo|Mexico City|New Delhi|Tel Aviv|Kuala Lumpur|St\.? Petersburg|Saint Petersburg|Czech Republic|Costa Rica|Puerto Rico|El Salvador|Ivory Coast|Papua New Guinea|Great Britain|Northern Ireland|East Germany|West Germany|Washington, D\.C\.|Salt Lake City|Kansas City|Quebec City|Cape Town|Abu Dhabi)$/;
+const COUNTRY_LIKE = /\b(?:country|nation|state|province|region|continent|territory)\b/;
+/** Nationalities and other demonyms (a closed list: "-i" or "-an" endings alone catch "Mumbai" and "Kansan"). */
+export const NATIONALITY = new RegExp(
+  `^(?:${'American British English Scottish Welsh Irish French German Italian Spanish Portuguese Dutch Belgian Swiss Austrian Swedish Norwegian Danish Finnish Icelandic Polish Czech Slovak Slovenian Hungarian Romanian Bulgarian Greek Turkish Russian Ukrainian Belarusian Serbian Croatian Bosnian Albanian Macedonian Montenegrin Estonian Latvian Lithuanian Georgian Armenian Azerbaijani Kazakh Uzbek Canadian Mexican Brazilian Argentine Argentinian Chilean Colombian Peruvian Venezuelan Ecuadorian Bolivian Uruguayan Paraguayan Cuban Jamaican Haitian Dominican Puerto Rican Australian Chinese Japanese Korean Taiwanese Mongolian Indian Pakistani Bangladeshi Sri Lankan Nepalese Afghan Iranian Persian Iraqi Syrian Lebanese Jordanian Israeli Palestinian Saudi Emirati Qatari Kuwaiti Yemeni Omani Egyptian Libyan Tunisian Algerian Moroccan Nigerian Ghanaian Kenyan Ethiopian Somali Sudanese Ugandan Tanzanian Rwandan Congolese Angolan Zambian Zimbabwean Namibian Senegalese Malian Cameroonian Filipino Indonesian Thai Vietnamese Malaysian Singaporean Burmese Cambodian Laotian Bengali Punjabi Tamil Anglo Scandinavian European Asian African Latin Arab Arabic Jewish Hispanic Roman Byzantine Soviet Prussian Bavarian Flemish Basque Catalan Maltese Cypriot Inuit Maori Māori Hawaiian Texan Californian'.split(' ').join('|')})$`,
+);
+const COLOURS = /\b(?:red|orange|yellow|green|blue|purple|violet|pink|brown|black|white|grey|gray|gold|golden|silver|crimson|scarlet|maroon|navy|teal|turquoise|beige|ivory|magenta|cyan|indigo)\b/gi;
+
+/** Runs of capitalised words (with "of", "the", "de" … inside) and quoted titles, with their offsets. */
+export function nameSpans(sentence: string): Span[] {
+  const spans: Span[] = [];
+  // A nickname in quotes inside a name ('John "John John" Alexander Florence') is part of the name.
+  sentence = sentence.replace(/(?<=\p{Lu}[\p{Ll}.]+ )["“](\p{Lu}[^"”]{0,30})["”](?= \p{Lu})/gu, (_, nick: string) => ` ${nick} `);
+  for (const match of sentence.matchAll(/["“]([^"”]{2,80})["”]/g)) {
+    const start = match.index! + 1;
+    spans.push({ text: match[1].trim(), start, end: start + match[1].length, kind: 'quoted', fit: 0 });
+  }
+  const words = [...sentence.matchAll(/[^\s]+/g)].map((m) => ({ raw: m[0], start: m.index! }));
+  let run: Array<{ word: string; start: number; end: number }> = [];
+  const flush = () => {
+    while (run.length && CONNECTORS.has(run[run.length - 1].word.toLowerCase())) run.pop();
+    while (run.length && (ARTICLE_START.test(run[0].word) || CONNECTORS.has(run[0].word) || /^\d/.test(run[0].word))) run.shift();
+    // "United States President Bill Clinton" → "Bill Clinton": the name after the last role title
+    const lastRole = run.map((r) => ROLE_TITLES.test(r.word)).lastIndexOf(true);
+    if (lastRole >= 0 && lastRole < run.length - 2 && /^\p{Lu}/u.test(run[lastRole + 1].word)) run = run.slice(lastRole + 1);
+    if (run.length) {
+      const first = run[0];
+      const text = sentence.slice(first.start, run[run.length - 1].end).replace(/\s{2,}/g, ' ');
+      const sentenceStart = first.start === 0 || /^[\s"“'‘(]*$/.test(sentence.slice(0, first.start));
+      const lone = run.length === 1;
+      if (!(lone && FUNCTION_CAPITALS.has(first.word)) && !(lone && sentenceStart && FUNCTION_CAPITALS.has(first.word)) && !/^\d+$/.test(text) && !(lone && MONTHS.test(first.word))) {
+        spans.push({ text, start: first.start, end: run[run.length - 1].end, kind: 'name', fit: 0 });
+      }
+    }
+    run = [];
+  };
+  for (const { raw, start } of words) {
+    const lead = /^[("“‘[]+/.exec(raw)?.[0].length ?? 0;
+    const word = raw.slice(lead).replace(/[,;:)"”’\]!?]+$|(?<![A-Z])\.$|'s$|’s$/g, '');
+    if (run.length && /^(?:Inc|Ltd|LLC|PLC|Co|Corp|L\.P|S\.A|AG|GmbH)\.?,?$/.test(word) && /,\s*$/.test(sentence.slice(0, start))) {
+      // "Mondelez International, Inc." keeps its legal suffix
+      run.push({ word, start: start + lead, end: start + lead + raw.slice(lead).replace(/,$/, '').length });
+      flush();
+      continue;
+    }
+    if (!word) {
+      flush();
+      continue;
+    }
+    const wordStart = start + lead;
+    const capital = /^[\p{Lu}\d]/u.test(word) && /\p{L}/u.test(word) && !(run.length === 0 && FUNCTION_CAPITALS.has(word) && !/^(?:The|A|An)$/.test(word));
+    const connector = run.length > 0 && raw === word && (CONNECTORS.has(word.toLowerCase()) || (word === 'to' && /^(?:Ambassador|Envoy|Minister|Secretary|Advisor|Adviser|Representative|Delegate|Commissioner|Consul)$/.test(run[run.length - 1].word)));
+    if (lead > 0 && run.length) flush();
+    if (run.length && MONTHS.test(word)) flush(); // "Hardangerfjord in May": a month starts no name and ends one
+    if (capital || connector || (run.length === 0 && /^(?:The|A|An)$/.test(word))) {
+      run.push({ word, start: wordStart, end: wordStart + word.length });
+      const tail = raw.slice(lead + word.length);
+      const legalSuffix = /^,$/.test(tail) && /^\s+(?:Inc|Ltd|LLC|PLC|Co|Corp|L\.P|S\.A|AG|GmbH)\b/.test(sentence.slice(start + raw.length));
+      if (legalSuffix) continue;
+      if (/[,;:)"”!?]/.test(tail) || (/\.$/.test(raw) && !/^(?:\p{Lu}\.)+$/u.test(word + '.') && !/^\p{Lu}$/u.test(word))) flush();
+      else if (/'s$|’s$/.test(raw)) {
+        // "World's Best Goalkeeper" continues; "Poison's album" ends the name
+        const next = sentence.slice(start + raw.length).match(/^\s+(\S)/)?.[1] ?? '';
+        if (/\p{Lu}/u.test(next)) run[run.length - 1].end = start + raw.length;
+        else flush();
+      }
+    } else flush();
+  }
+  flush();
+  return spans;
+}
+
+/** Shape checks used by the type fit. */
+export function looksLikePerson(text: string): boolean {
+  const words = text.split(/\s+/);
+  if (MULTIWORD_PLACES.test(text)) return false;
+  if (words.length < 2 || words.length > 5) return false;
+  if (ORG_WORDS.test(text) || PLACE_WORDS.test(text)) return false;
+  if (words.some((w) => PLACE_NAMES.has(w)) && words.length === 2) return false;
+  return words.every((w) => /^(?:\p{Lu}[\p{Ll}'’-]+|\p{Lu}\.|(?:\p{Lu}\.)+|de|van|von|der|da|di|del|la|le|bin|ibn|Mc\p{Lu}\p{Ll}+|Mac\p{Lu}\p{Ll}+|O'\p{Lu}\p{Ll}+|Jr\.?|Sr\.?|II|III|IV)$/u.test(w));
+}
+
+export function looksLikePlace(text: string, sentence: string, start: number, focus = ''): number {
+  const words = text.split(/\s+/);
+  const head = focus.split(/\s+/).pop() ?? '';
+  const settlement = /^(?:city|town|village|hometown|birthplace|suburb|capital)$/.test(head);
+  if (settlement) {
+    if (/\b(?:City|Town|Village)\b/.test(text) || words.some((w) => CITY_NAMES.has(w)) || /^(?:New York|Los Angeles|San Francisco|Las Vegas|New Orleans|Mexico City|Tel Aviv|Kuala Lumpur|Buenos Aires|Rio de Janeiro)$/.test(text)) return 1;
+    if ((words.length === 1 && REGION_NAMES.has(text)) || MULTIWORD_PLACES.test(text)) return 0.3;
+  } else if (COUNTRY_LIKE.test(head)) {
+    if (REGION_NAMES.has(text) || MULTIWORD_PLACES.test(text)) return 1;
+    if (words.length === 1 && CITY_NAMES.has(text)) return 0.3;
+  } else if (head && /^(?:county|river|lake|island|mountain|district|borough|parish|street|road|avenue|bay|sea|ocean|park|valley|province|prefecture|municipality)$/.test(head)) {
+    // "what county" → a name with "County" in it
+    if (new RegExp(`\\b${head}\\b`, 'i').test(text)) return 1;
+    if (PLACE_NAMES.has(text) || MULTIWORD_PLACES.test(text)) return 0.4;
+  }
+  if (MULTIWORD_PLACES.test(text)) return 1;
+  if (words.some((w) => PLACE_NAMES.has(w))) return 1;
+  if (PLACE_WORDS.test(text)) return 0.9;
+  const before = sentence.slice(Math.max(0, start - 24), start);
+  const after = sentence.slice(start + text.length, start + text.length + 30);
+  let fit = 0.3;
+  if (/\b(?:in|at|from|near|to|of|outside|across|around|based in|located in|born in|headquartered in)\s+(?:the\s+)?$/i.test(before)) fit += 0.35;
+  if (/^,\s*\p{Lu}/u.test(after)) fit += 0.25; // "Bergen, Norway"
+  if (ORG_WORDS.test(text)) fit -= 0.3;
+  if (looksLikePerson(text) && !/\b(?:in|at|from|near)\s+$/i.test(before)) fit -= 0.2;
+  return Math.max(0, Math.min(1, fit));
+}
+
+/** Spans of the expected answer type in one sentence, each with its type fit. */
+const MEASURE_UNITS = /^(?:%|m|km|cm|mm|kg|g|mg|lb|lbs|t|metres?|meters?|kilometres?|kilometers?|miles?|feet|foot|ft|inches?|yards?|acres?|hectares?|tonnes?|tons?|pounds?|ounces?|litres?|liters?|gallons?|euros?|dollars?|pounds?|yen|kroner?|francs?|rupees?|degrees?|°c|°f|percent|seconds?|minutes?|hours?|days?|weeks?|months?|years?|decades?|centuries|century|mph|km\/h|kb|mb|gb|tb|ms|s|px|psu)$/i;
+
+function sameWord(a: string, b: string): boolean {
+  const x = a.toLowerCase();
+  const y = b.toLowerCase();
+  const n = Math.max(3, Math.min(x.length, y.length) - 2);
+  return x.slice(0, n) === y.slice(0, n);
+}
+
+/** What the question is, for span fit: its analysis, its stemmed terms, and the stemmer. */
+/** How well a code identifier fits an entity answer (a person answer gets half). */
+const IDENTIFIER_FIT = 0.7;
+
+export interface SpanContext {
+  analysis: QuestionAnalysis;
+  questionTerms: Set<string>;
+  stem: (word: string) => string;
+}
+
+export function candidateSpans(sentence: string, context: SpanContext): Span[] {
+  const { analysis, questionTerms, stem } = context;
+  const type: AnswerType = analysis.answerType;
+  const focus = analysis.focus ?? '';
+  if (type === 'date' || type === 'year') {
+    const dates = datesIn(sentence);
+    return dates.map((d) => {
+      let fit = 1;
+      let text = d.text;
+      if (type === 'year' && !d.range) {
+        // "In what year" asks for the year alone
+        text = String(d.year);
+        fit = d.monthOnly ? 0 : 1;
+      }
+      if (type === 'date' && d.monthOnly) fit = focus === 'month' ? 1 : 0.4;
+      if (focus === 'month' && !d.month) fit = 0.2;
+      if ((focus === 'years' || focus === 'timeframe' || focus === 'period') && !d.range) fit = 0.5;
+      if (type === 'year' && d.range && focus !== 'years') fit = 0.6;
+      // A birth or death date in a biography's parenthesis answers only a question about birth or death.
+      const before = sentence.slice(Math.max(0, d.start - 30), d.start);
+      const lifeDate = /\b(?:born|b\.|died|d\.)\s*(?:on\s+|in\s+)?$/i.test(before) || /\(\s*(?:[^()]*;\s*)?$/.test(before) && /^\s*[–-]|^[^()]*[–-][^()]*\)/.test(sentence.slice(d.end, d.end + 40));
+      const asksLife = /\b(?:born|birth|die|died|death|age|old)\b/i.test(analysis.question);
+      if (lifeDate && !asksLife) fit *= 0.4;
+      if (!lifeDate && /\b(?:born|birth)\b/i.test(analysis.question) && !/\bborn\b/i.test(sentence.slice(Math.max(0, d.start - 60), d.start))) fit *= 0.5;
+      return { text, start: d.start, end: d.end, kind: d.range || d.month ? 'date' : 'year', fit } satisfies Span;
+    });
+  }
+  if (type === 'number') {
+    // the unit the question counts in: its "how many" noun, else the head of the noun asked for (not "number", "amount" …)
+    const unitWords = (analysis.unit ?? focus.split(/\s+/).pop() ?? '')
+      .toLowerCase()
+      .split(/\s+/)
+      .filter((w) => w && !/^(?:number|numbers|amount|count|total|value|default|maximum|minimum|max|min|size|long|old|many|much)$/.test(w));
+    const counted = unitWords[0];
+    return quantitiesIn(sentence)
+      .filter((q) => !q.isYear)
+      .map((q) => {
+        let fit = 0.6;
+        const unit = (q.unit ?? '').toLowerCase();
+        const unitStem = unit ? stem(unit) : '';
+        if (unitWords.length && unit && unitWords.some((w) => sameWord(w, unit))) fit = 1;
+        else if (unitStem && questionTerms.has(unitStem)) fit = 1; // "can seat how many" → "3,677 seated"
+        else if (q.scale || q.currency || unit === '%' || (unit && MEASURE_UNITS.test(unit))) fit = 0.8;
+        else if (!unit && unitWords.length && unitWords.every((w) => sentence.toLowerCase().includes(w.slice(0, Math.max(3, w.length - 2))))) fit = 0.9; // "- max_keepalive_connections, number of allowable keep-alive connections … (Defaults 20)"
+        if (/^(?:long)$/.test(focus) && /^(?:days?|weeks?|months?|years?|hours?|minutes?|seconds?|centuries|decades?)$/.test(unit)) fit = 1;
+        if (/^(?:old|age)$/.test(focus) && /^(?:years?)$/.test(unit)) fit = 1;
+        if (/^(?:tall|high|deep|far|long|wide|big|large|heavy)$/.test(focus) && /^(?:m|km|metres?|meters?|feet|ft|miles?|inches|cm|mm|kg|tonnes?|tons?|pounds?|lbs?)$/.test(unit)) fit = 1;
+        if (q.field) {
+          // a row's value: its field name is its unit ("max_depth_m: 3000")
+          const fieldTerms = q.field.toLowerCase().split(/[^a-z]+/).filter((w) => w.length > 1).map(stem);
+          fit = fieldTerms.some((t) => questionTerms.has(t) || unitWords.some((w) => sameWord(w, t))) ? 1 : 0.3;
+        }
+        // The counted noun the question already names is dropped ("how many tournaments" → "230");
+        // units of measure, money and scale words stay ("80 euros", "250 million").
+        let text = q.text;
+        const start = q.start;
+        if (counted && unit && sameWord(counted, unit) && !q.currency && !MEASURE_UNITS.test(unit)) text = text.slice(0, text.length - (q.unit ?? '').length).trim();
+        return { text, start, end: q.end, kind: 'number', fit } satisfies Span;
+      });
+  }
+  const names = nameSpans(sentence).filter((s) => !/^\d/.test(s.text) || /\p{L}/u.test(s.text));
+  const spans: Span[] = [];
+  if (/\bversions?\b/.test(focus)) {
+    // "Which Python version …" → "3.9+"
+    for (const m of sentence.matchAll(/(?<![\w.])v?\d+\.\d+(?:\.\d+)*\+?(?![\w.]*\d)/g)) spans.push({ text: m[0], start: m.index!, end: m.index! + m[0].length, kind: 'phrase', fit: 1 });
+    return spans;
+  }
+  if (type === 'entity' || type === 'person') {
+    // identifiers: httpx.Client, next_request, response.is_success, jinja2.ext.babel_extract, select_autoescape()
+    for (const m of sentence.matchAll(/(?<![\w.\/:-])(?:[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+(?:\(\))?|[A-Za-z]+_[A-Za-z_]\w*(?:\(\))?|[A-Za-z_]\w*\(\))(?![\w.]*\w)/g)) {
+      if (/^(?:e\.g|i\.e|a\.k\.a|etc)$/i.test(m[0]) || /\.(?:com|org|net|io|html?|md|rst|py|txt)$/i.test(m[0])) continue;
+      spans.push({ text: m[0], start: m.index!, end: m.index! + m[0].length, kind: 'phrase', fit: type === 'entity' ? IDENTIFIER_FIT : IDENTIFIER_FIT / 2 });
+    }
+  }
+  if (/\bnationality\b/.test(focus)) {
+    for (const m of sentence.matchAll(/\b\p{Lu}\p{Ll}+\b/gu)) if (NATIONALITY.test(m[0])) spans.push({ text: m[0], start: m.index!, end: m.index! + m[0].length, kind: 'name', fit: 1 });
+    return spans;
+  }
+  if (/\bcolou?r\b/.test(focus)) {
+    for (const m of sentence.matchAll(COLOURS)) spans.push({ text: m[0].toLowerCase(), start: m.index!, end: m.index! + m[0].length, kind: 'phrase', fit: 1 });
+    return spans;
+  }
+  for (const span of names) {
+    let fit = 0.5;
+    // A lone capitalised word opening a sentence before a lower-case word is usually a common noun ("Management consulting is …").
+    const commonStart = span.kind === 'name' && !span.text.includes(' ') && /^[\s"“'‘(]*$/.test(sentence.slice(0, span.start)) && /^\s+\p{Ll}/u.test(sentence.slice(span.end)) && !PLACE_NAMES.has(span.text);
+    if (type === 'person') {
+      fit = looksLikePerson(span.text) ? 1 : span.text.split(/\s+/).length === 1 && !PLACE_NAMES.has(span.text) && !NATIONALITY.test(span.text) ? 0.45 : ORG_WORDS.test(span.text) ? 0.35 : 0.25;
+      if (span.kind === 'quoted') fit = 0.15;
+      if (NATIONALITY.test(span.text)) fit = 0.05;
+    } else if (type === 'place') {
+      fit = span.kind === 'quoted' ? 0.1 : looksLikePlace(span.text, sentence, span.start, focus);
+      if (NATIONALITY.test(span.text)) fit = Math.min(fit, 0.1);
+    } else {
+      // entity: any name; titles in quotes fit works (films, songs, books)
+      fit = span.kind === 'quoted' ? 0.8 : 0.6;
+      if (NATIONALITY.test(span.text) && !/\bnationality|language\b/.test(focus)) fit = 0.15;
+      if (MONTHS.test(span.text.split(' ')[0])) fit = 0.2;
+    }
+    if (commonStart) fit *= 0.3;
+    spans.push({ ...span, fit });
+  }
+  return spans;
+}
+
+/** How well a passage title fits the expected answer type. */
+export function titleFit(title: string, analysis: QuestionAnalysis): number {
+  if (analysis.answerType === 'person') return looksLikePerson(title) ? 1 : 0.45;
+  if (analysis.answerType === 'place') return looksLikePlace(title, title, 0, analysis.focus ?? '');
+  return 0.6;
+}

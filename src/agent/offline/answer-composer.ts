@@ -5,9 +5,11 @@ import { analyseQuestion, type QuestionAnalysis } from './question.ts';
 import { questionCoverage, type QuestionCoverage } from './question-coverage.ts';
 import { isLeadIn, segmentsOf, type Segment } from './sentences.ts';
 import { convertTime } from './quantities.ts';
-import { candidateSpans, nameSpans, titleFit, type Span } from './spans.ts';
+import { candidateSpans, nameSpans, NATIONALITY, titleFit, type Span } from './spans.ts';
 import {
   BRIDGE_SENTENCE_BONUS,
+  SECOND_HOP_ALWAYS,
+  HOWTO_NEEDS_ENTITIES,
   CHAIN_PASSAGE_BONUS,
   CHOSEN_SENTENCE_BONUS,
   UNCHOSEN_PASSAGE_PENALTY,
@@ -147,7 +149,9 @@ export function composeAnswer(state: PromptState, tokenizer: Tokenizer, maxSente
   const chain = [best.first, ...(best.second ? [best.second] : [])];
   const absent = score.absent();
   if ((absent.share > NOT_FOUND_ABSENT_SHARE && absent.terms >= NOT_FOUND_ABSENT_TERMS) || score.coverage(chain) < MIN_CHAIN_COVERAGE) return notFound(absentPhrase(analysis, score));
-  const chosen = selectSupport(state, score, best, chain, maxSentences);
+  // How to do something with a thing no passage names (a protocol, a product): the documents do not say.
+  if (HOWTO_NEEDS_ENTITIES && analysis.type === 'how-to' && analysis.entities.some((entity) => !score.mentions(entity))) return notFound(absentPhrase(analysis, score));
+  const chosen = withSecondHop(selectSupport(state, score, best, chain, maxSentences), score, best);
   if (chosen.length === 0) return NOT_FOUND;
   const sentences = rankSentences(state, tokenizer, score, chain, chosen);
   const questionTerms = new Set(tokenizer.terms(state.question));
@@ -189,6 +193,9 @@ export function composeAnswer(state: PromptState, tokenizer: Tokenizer, maxSente
     const hop = firstHop(analysis, sentences, tokenizer);
     const partial = hop ? missingSecondHop(analysis, hop, sentences, tokenizer) : undefined;
     if (partial) return partial;
+    // The passage about the name the first hop leads to ("the woman who portrayed …" → Shirley Temple) supports the answer.
+    const bridge = hop ? state.evidence.find((e) => hop.names.some((name) => plainTitle(e.title).toLowerCase() === name.toLowerCase())) : undefined;
+    const supported = bridge ? withPassage(chosen, score, bridge) : chosen;
     const found = bestSpan(analysis, sentences, tokenizer, questionTerms, state.evidence, best, hop);
     // A weak best span is no answer: a number, date or year question then has none in the documents;
     // any other gets the best sentence instead.
@@ -203,7 +210,7 @@ export function composeAnswer(state: PromptState, tokenizer: Tokenizer, maxSente
         return at < 0 ? chosen.length : at;
       };
       const sources = [...hopSource, span.source].sort((a, b) => rank(a) - rank(b));
-      const ordered = [...sources, ...chosen.filter((c) => !sources.some((s) => s.segment === c.segment))].sort((a, b) => rank(a) - rank(b));
+      const ordered = [...sources, ...supported.filter((c) => !sources.some((s) => s.segment === c.segment))].sort((a, b) => rank(a) - rank(b));
       // "For how many minutes …" answered in seconds: converted, with the amount as written
       const converted = analysis.answerType === 'number' && analysis.unit ? convertTime(span.text, analysis.unit) : undefined;
       const shown = converted ? `${span.text} = ${converted}` : span.text;
@@ -211,6 +218,7 @@ export function composeAnswer(state: PromptState, tokenizer: Tokenizer, maxSente
     }
     const typed = typeAbsent(analysis);
     if (typed) return notFound(typed);
+    if (supported !== chosen) return supportLines(expandLeadIns(supported, state.evidence), SUPPORT_SENTENCES + 1).join('\n');
   }
   // A sentence answer (what happens, why, how): the best sentence, never a lead-in whose content follows it.
   const answer = expandLeadIns(chosen, state.evidence);
@@ -223,10 +231,15 @@ const OPERATION_WORDS = 'together total combined altogether sum many much differ
 /** Words that name the calculation, not what it is over: they count for nothing in a calculation question's coverage. */
 const CALCULATION_WORDS = 'together total combined altogether sum many much difference share percentage percent proportion fraction ratio average mean';
 
+/** Words of a comparison by date that the passages need not repeat: they give each option's date instead. */
+const DATE_COMPARISON_WORDS = 'first older oldest younger youngest earlier earliest later latest before after newer newest recent established founded formed created started opened launched released published born came';
+
 function answerWords(analysis: QuestionAnalysis, tokenizer: Tokenizer): Set<string> {
   const words = [OPERATION_WORDS];
   const head = analysis.focus?.split(/\s+/).pop();
   if (head && ['place', 'year', 'date', 'person', 'number'].includes(analysis.answerType)) words.push(head);
+  // "Which was established first, A or B?": the passages give each date, not the comparison's words
+  if (analysis.comparison?.byDate) words.push(DATE_COMPARISON_WORDS);
   return new Set(tokenizer.terms(words.join(' ')));
 }
 
@@ -275,6 +288,26 @@ function selectSupport(state: PromptState, score: QuestionCoverage, best: { firs
     for (const term of [...pick.terms, ...score.context(pick.evidence)]) covered.add(term);
   }
   return chosen;
+}
+
+/**
+ * A two-hop chain's answer usually sits in its second passage: when the greedy selection took
+ * nothing from it (its words were already covered by the first), its best sentence joins the support.
+ */
+function withSecondHop(chosen: Chosen[], score: QuestionCoverage, best: { first: OfflineEvidence; second?: OfflineEvidence }): Chosen[] {
+  return best.second ? withPassage(chosen, score, best.second) : chosen;
+}
+
+/** The chosen support plus the best sentence of the given passage, when none of it was chosen. */
+function withPassage(chosen: Chosen[], score: QuestionCoverage, second: OfflineEvidence): Chosen[] {
+  if (!SECOND_HOP_ALWAYS || chosen.length === 0 || chosen.some((c) => c.evidence === second)) return chosen;
+  let pick: (Chosen & { gain: number }) | undefined;
+  for (const segment of segmentsOf(second.text)) {
+    if (segment.text.length <= MIN_SENTENCE_CHARS || segment.kind === 'code') continue;
+    const gain = score.gain(score.sentenceTerms(segment.text), new Set(), second) - segment.index * 1e-3;
+    if (!pick || gain > pick.gain) pick = { evidence: second, segment, text: segment.text, gain };
+  }
+  return pick ? [...chosen, { evidence: pick.evidence, segment: pick.segment, text: pick.text }] : chosen;
 }
 
 /** Every segment of the evidence with how well it answers the question on its own. */
@@ -508,9 +541,11 @@ function trimSpan(text: string, analysis: QuestionAnalysis, questionTerms: Set<s
   if (analysis.answerType !== 'entity') return text;
   let words = text.split(/\s+/);
   if (focusTerm && words.length >= 3 && /^the$/i.test(words[words.length - 2]) && tokenizer.terms(words[words.length - 1])[0] === focusTerm) return words.slice(0, -2).join(' ');
+  // Words after the noun asked for belong to its name ("what larger Hall of Fame" → "International Boxing Hall of Fame").
+  const focusAt = focusTerm ? words.findIndex((w) => tokenizer.terms(w)[0] === focusTerm) : -1;
   while (words.length > 1) {
     const term = tokenizer.terms(words[words.length - 1])[0];
-    if (!term || !questionTerms.has(term) || term === focusTerm) break;
+    if (!term || !questionTerms.has(term) || term === focusTerm || (focusAt >= 0 && focusAt < words.length - 1)) break;
     words = words.slice(0, -1);
   }
   while (words.length > 1 && /^(?:of|the|and|for|de|&)$/i.test(words[words.length - 1])) words = words.slice(0, -1);
@@ -557,7 +592,10 @@ function yesNo(analysis: QuestionAnalysis, sentences: ReaderSentence[], tokenize
   if (!best) return undefined;
   const covered = best.terms.filter((t) => questionTerms.has(t)).length / Math.max(1, questionTerms.size);
   const negated = /\b(?:not|never|no longer|neither|nor)\b/i.test(best.segment.text);
-  const yes = covered >= 0.6 && !negated;
+  // "Is Jane Doe an American actress?" is no when the sentence gives another nationality
+  const demonyms = analysis.question.split(/[^\p{L}-]+/u).filter((w) => NATIONALITY.test(w));
+  const otherDemonym = demonyms.length > 0 && !demonyms.every((d) => new RegExp(`\\b${d}\\b`).test(best.segment.text));
+  const yes = covered >= 0.6 && !negated && !otherDemonym;
   void analysis;
   void tokenizer;
   return { line: yes ? 'Yes' : 'No', support: [{ evidence: best.evidence, segment: best.segment, text: best.segment.text }] };

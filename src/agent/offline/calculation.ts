@@ -3,7 +3,7 @@ import type { OfflineEvidence } from './prompt-state.ts';
 import { add, compare, dateOrder, datesIn, decimal, divide, formatDecimal, multiply, quantitiesIn, subtract, type DateMention, type Decimal, type Quantity } from './quantities.ts';
 import type { QuestionAnalysis } from './question.ts';
 import type { Segment } from './sentences.ts';
-import { MIN_OPERAND_MATCH, PERCENT_PLACES, RATIO_PLACES } from './tuning.ts';
+import { MIN_OPERAND_MATCH, PERCENT_PLACES, PROPERTY_MIN_MARGIN, RATIO_PLACES } from './tuning.ts';
 
 /** A segment of the evidence as the reader sees it: where it is, how relevant it is, its terms. */
 export interface ReaderSentence {
@@ -328,6 +328,22 @@ export function compareCandidates(analysis: QuestionAnalysis, sentences: ReaderS
     });
     const yes = checks.every((c) => c.hit);
     return { line: yes ? 'Yes' : 'No', support: checks.map((c) => support(c.hit ?? c.own[0])) };
+  }
+  if (spec.byProperty && !/^\d{4}$/.test(candidates[0])) {
+    // "Which writer was from England, A or B?": the option whose own sentences together say most of the description
+    const predicate = predicateTerms(analysis, tokenizer);
+    const fits = candidates.map((candidate) => {
+      const lower = candidate.toLowerCase();
+      const own = sentences.filter((s) => ownedBy(s, candidate, tokenizer) || s.evidence.title.replace(/\s*\([^)]*\)\s*$/, '').toLowerCase() === lower);
+      const scored = own.map((s) => ({ s, fit: share(predicate, [...s.terms, ...tokenizer.terms(s.evidence.title)]) })).sort((a, b) => b.fit - a.fit);
+      // what all its own sentences say together, shown by the one that says most
+      const fit = share(predicate, [...new Set(own.flatMap((s) => [...s.terms, ...tokenizer.terms(s.evidence.title)]))]);
+      return { candidate, best: scored[0] ? { s: scored[0].s, fit } : undefined };
+    });
+    const ranked = fits.filter((f) => f.best).sort((a, b) => b.best!.fit - a.best!.fit);
+    if (ranked.length === candidates.length && ranked[0].best!.fit - ranked[1].best!.fit >= PROPERTY_MIN_MARGIN) {
+      return { line: ranked[0].candidate, support: ranked.map((f) => support(f.best!.s)) };
+    }
   }
   // a numeric attribute: "more engineers", "greater maximum depth", "revenue higher in 2023 or in 2024"
   const attributeTerms = contentTerms(spec.attribute, tokenizer);

@@ -1,4 +1,5 @@
 import { entitiesIn } from './entities.ts';
+import { NATIONALITY } from './spans.ts';
 
 /**
  * Question analysis for the offline reader: what kind of question it is, what kind of answer it
@@ -49,6 +50,8 @@ export interface ComparisonSpec {
   direction: 'max' | 'min' | 'same';
   /** Whether the attribute is a date (older = earlier birth). */
   byDate: boolean;
+  /** No comparative: the option the question's description fits wins ("Which writer was from England, A or B?"). */
+  byProperty?: boolean;
 }
 
 export interface QuestionAnalysis {
@@ -183,13 +186,29 @@ function candidatesIn(question: string): string[] {
   const years = /\b(?:in|at|for|during)?\s*(\d{4})\s+or\s+(?:in|at|for|during)?\s*(\d{4})\b/.exec(q);
   if (years) return [years[1], years[2]];
   const both = /\bboth\s+(.+?)\s+and\s+(.+?)(?=\s+(?:a|an|the|of|from|in|were|are|have|had|located|based|known|considered|members?|types?|kinds?|part)\b|$)/i.exec(q);
-  if (both) return [clean(both[1]), clean(both[2])].map(stripArticle);
+  if (both) return [clean(both[1]), clean(both[2])].map(stripArticle).map(nameOnly);
   const pair = /^(?:is|are|was|were|do|does|did|have|has|had|can|could)\s+(.+?)\s+and\s+(.+?)\s+(?:both|each|the same|of the same|from the same|in the same|located|considered|members|part)\b/i.exec(q);
-  if (pair) return [clean(pair[1]), clean(pair[2])].map(stripArticle);
+  if (pair) return [clean(pair[1]), clean(pair[2])].map(stripArticle).map(nameOnly);
+  // "Is the Pyrenees or the Alps higher?" / "Was Kanye West or Jay-Z born first?"
+  const either = /^(?:is|are|was|were|do|does|did|has|have|had)\s+(?:the\s+)?(\p{Lu}.*?)\s+or\s+(?:the\s+)?(\p{Lu}.*?)\s+(?:older|younger|taller|shorter|larger|smaller|bigger|longer|earlier|later|higher|lower|greater|wider|deeper|heavier|more|less|fewer|born|founded|established|formed|released|published|created|first)\b/u.exec(q.replace(/^\p{Lu}/u, (c) => c.toLowerCase()));
+  if (either) return [clean(either[1]), clean(either[2])];
   // "who is younger Keith Bostic or Jerry Glanville" (no comma)
   const bare = /\b(?:older|younger|taller|shorter|larger|smaller|bigger|longer|earlier|later|first|more|less|higher|lower|greater)\s+(?:,\s*)?((?:[A-Z][\w.'’-]*\s*)+?)\s+or\s+((?:[A-Z][\w.'’-]*\s*)+)$/.exec(q);
   if (bare) return [clean(bare[1]), clean(bare[2])];
   return [];
+}
+
+/**
+ * A named option without the words of the question that trail it: "both Cypress and Ajuga genera" →
+ * "Ajuga", "Tony Fields and Tommy Lee share …" → "Tommy Lee", "… Dave Grohl American musicians" → "Dave Grohl".
+ * Lowercase options stay as they are.
+ */
+function nameOnly(option: string): string {
+  if (!/^[\p{Lu}\d"“]/u.test(option)) return option;
+  const words = option.split(/\s+/);
+  // trailing lowercase words and demonyms: "Dave Grohl American musicians" → "Dave Grohl"
+  while (words.length > 1 && (/^\p{Ll}/u.test(words[words.length - 1]) || NATIONALITY.test(words[words.length - 1]))) words.pop();
+  return words.join(' ');
 }
 
 /** The hops of a multi-hop question, innermost first. */
@@ -371,10 +390,10 @@ export function analyseQuestion(question: string): QuestionAnalysis {
     const attribute =
       /\b(?:more|fewer|less|larger|smaller|bigger|greater|higher|lower|longer|shorter)\s+(?!(?:in|at|than|of|the|for|on|to|during|by)\b)((?:[\w-]+\s+){0,2}?[\w-]+)(?=,|\s+(?:than|in|of|the|a|an|or)\b|\s*\?|$)/.exec(q)?.[1] ??
       /\bthe (?:most|least|largest|greatest|highest|lowest|smallest|longest|shortest)\s+((?:[\w-]+\s+){0,2}?[\w-]+)/.exec(q)?.[1] ??
-      /\b(\w+)\s+(?:higher|lower|larger|smaller|bigger|greater|more|less)\b/.exec(q)?.[1] ??
+      [/\b(\w+)\s+(?:higher|lower|larger|smaller|bigger|greater|more|less)\b/.exec(q)?.[1]].find((w) => w && !candidates.some((c) => c.toLowerCase().split(/\s+/).includes(w))) ??
       /\bsame\s+([\w-]+)/.exec(q)?.[1] ??
       (byDate ? 'date' : (focus ?? 'value'));
-    comparison = { attribute, direction, byDate };
+    comparison = { attribute, direction, byDate, ...(!same && !byDate && !comparativeDirection ? { byProperty: true } : {}) };
     if (type === 'who' || type === 'which' || type === 'what' || type === 'when' || type === 'where') type = 'comparison';
     if (type === 'comparison') answerType = 'entity';
   }

@@ -98,6 +98,13 @@ describe('offline reader: question analysis', () => {
     assert.equal(same.type, 'yes-no');
     assert.deepEqual(same.candidates, ['Scott Derrickson', 'Ed Wood']);
     assert.equal(same.comparison?.direction, 'same');
+    assert.deepEqual(analyseQuestion('Are both Cypress and Ajuga genera?').candidates, ['Cypress', 'Ajuga'], 'trailing question words are not part of a name');
+    assert.deepEqual(analyseQuestion('Did Tony Fields and Tommy Lee share the same nationality?').candidates, ['Tony Fields', 'Tommy Lee']);
+    const higher = analyseQuestion('Is the Pyrenees or the Alps higher?');
+    assert.equal(higher.type, 'comparison');
+    assert.deepEqual(higher.candidates, ['Pyrenees', 'Alps']);
+    assert.notEqual(higher.comparison?.attribute, 'alps', 'an option is not the attribute');
+    assert.deepEqual(analyseQuestion('Were both Kurt Cobain and Dave Grohl American musicians?').candidates, ['Kurt Cobain', 'Dave Grohl'], 'a trailing demonym is not part of a name');
   });
 
   it('reads calculations: the operation, the quantity, years, events and the expected count', () => {
@@ -119,6 +126,7 @@ describe('offline reader: sentence splitting', () => {
       'Dr. Smith uses e.g. Python 3.11.2 here, i.e. the latest.',
     ]);
     assert.deepEqual(splitSentences('The format! macro builds a String. Call foo.bar() first. The U.S. Army agreed.'), ['The format! macro builds a String.', 'Call foo.bar() first.', 'The U.S. Army agreed.']);
+    assert.deepEqual(splitSentences('"Teen Titans Go! " is an American series. It airs weekly.'), ['"Teen Titans Go! " is an American series.', 'It airs weekly.'], 'a title ending in "!" does not end the sentence');
     assert.deepEqual(splitSentences('Use `a. B` as the separator. Then stop.'), ['Use `a. B` as the separator.', 'Then stop.']);
   });
 
@@ -186,6 +194,10 @@ describe('offline reader: numbers, dates and spans', () => {
     assert.deepEqual(candidateSpans('The daily meal allowance is 80 euros abroad.', context('What is the daily meal allowance abroad?')).map((s) => s.text), ['80 euros']);
     assert.ok(candidateSpans('In HTTPX, this attribute is instead named response.next_request.', context('Which response attribute gives the next request?')).some((s) => s.text === 'response.next_request'));
     assert.deepEqual(candidateSpans('HTTPX requires Python 3.9+', context('Which Python version does HTTPX require?')).map((s) => s.text), ['3.9+']);
+    const kinds = (sentence: string, question: string) => candidateSpans(sentence, context(question)).filter((s) => s.kind === 'phrase').map((s) => s.text);
+    assert.deepEqual(kinds('Viglen Ltd provides IT products and services, including servers.', 'Bordan Tkachuk was the CEO of a company that provides what sort of products?'), ['IT products and services'], 'modifiers stop at the question\'s words');
+    assert.deepEqual(kinds('Ajuga is a genus of flowering plants.', 'What type of plant is Ajuga?'), ['flowering plants']);
+    assert.deepEqual(kinds('Ajuga is a genus of flowering plants.', 'Which plant is Ajuga?'), [], 'only "what type of" questions');
   });
 });
 
@@ -251,6 +263,54 @@ describe('offline reader: answers', () => {
     assert.match(older[1], /Annie Morton: October 8, 1970 \[E1\]; Terry Richardson: August 14, 1965 \[E2\]/);
   });
 
+  it('answers "same …?" questions by the attribute of both options', () => {
+    const fields = chunk('Tony Fields', 'Tony Fields (1958 – 1995) was an American dancer and actor.');
+    const lee = chunk('Tommy Lee', 'Tommy Lee (born October 3, 1962) is a Greek-American musician.');
+    const same = answer('Did Tony Fields and Tommy Lee share the same nationality?', [fields, lee]).split('\n');
+    assert.equal(same[0], 'No');
+    assert.match(same[1], /Tony Fields: American \[E1\]; Tommy Lee: Greek \[E2\]/);
+  });
+
+  it('compares by date when the passages say "founded" or "chartered" for "established first"', () => {
+    const alabama = chunk('University of Alabama', 'The University of Alabama is a public research university founded in 1831.');
+    const auburn = chunk('Auburn University', 'Auburn University is a public university in Auburn, Alabama. It was chartered in 1856.');
+    const first = answer('Which was established first, the University of Alabama or Auburn University?', [alabama, auburn]).split('\n');
+    assert.equal(first[0], 'University of Alabama');
+    assert.match(first[1], /University of Alabama: 1831 \[E1\]; Auburn University: 1856 \[E2\]/);
+  });
+
+  it('answers "Which …, A or B?" with no comparative by the option the description fits', () => {
+    const roth = chunk('Henry Roth', 'Henry Roth (February 8, 1906 – October 13, 1995) was an American novelist and short story writer.');
+    const childers = chunk('Robert Erskine Childers', 'Robert Erskine Childers (25 June 1870 – 24 November 1922) was an Irish writer. He was born in London, England.');
+    assert.equal(analyseQuestion('Which writer was from England, Henry Roth or Robert Erskine Childers?').comparison?.byProperty, true);
+    assert.equal(analyseQuestion('Who is older, Annie Morton or Terry Richardson?').comparison?.byProperty, undefined);
+    const from = answer('Which writer was from England, Henry Roth or Robert Erskine Childers?', [roth, childers]).split('\n');
+    assert.equal(from[0], 'Robert Erskine Childers');
+    const silene = chunk('Silene', 'Silene is a genus of flowering plants in the family Caryophyllaceae.');
+    const ferocactus = chunk('Ferocactus', 'Ferocactus is a genus of large barrel-shaped cacti, mostly with large spines and small flowers.');
+    assert.equal(answer('Which is a genus of flowering plants, Ferocactus or Silene?', [ferocactus, silene]).split('\n')[0], 'Silene');
+  });
+
+  it('says no to "Is X an American …?" when the passage gives another nationality', () => {
+    const doe = chunk('Jane Doe', 'Jane Doe (born 1970) is a Canadian actress.');
+    assert.equal(answer('Is Jane Doe an American actress?', [doe]).split('\n')[0], 'No');
+    assert.equal(answer('Is Jane Doe a Canadian actress?', [doe]).split('\n')[0], 'Yes');
+  });
+
+  it('keeps the words after the noun asked for in a name', () => {
+    const wbo = chunk('World Boxing Organization', 'The World Boxing Organization is recognized by the International Boxing Hall of Fame as one of the four major world championship groups.');
+    assert.match(answer('The World Boxing Organization is recognized by what larger Hall of Fame?', [wbo]).split('\n')[0], /^International Boxing Hall of Fame \[E1\]$/);
+  });
+
+  it('supports a two-hop answer from the passage the first hop leads to', () => {
+    const question = 'What government position was held by the woman who portrayed Corliss Archer in the film Kiss and Tell?';
+    const film = chunk('Kiss and Tell (1945 film)', 'Kiss and Tell is a 1945 American comedy film starring then 17-year-old Shirley Temple as Corliss Archer.');
+    const temple = chunk('Shirley Temple', 'Shirley Temple Black was an American actress, singer, dancer, businesswoman, and diplomat. As a diplomat she served as Chief of Protocol of the United States.');
+    const posts = chunk('Public office', 'A government position is a post held by a man or woman in public service.');
+    const text = answer(question, [film, posts], [['Shirley Temple', [temple]]]);
+    assert.ok(text.split('\n').some((line) => line.startsWith('Shirley Temple Black was') && line.endsWith('[E3]')), text);
+  });
+
   it('answers how-to questions with the command or code, and list questions with the items', () => {
     const install = chunk('Install', 'Install with pip:\n\n$ pip install httpx\n\nOr, to include the optional HTTP/2 support, use:\n\n$ pip install httpx[http2]');
     const howTo = answer('How do I install httpx with HTTP/2 support?', [install]);
@@ -276,6 +336,8 @@ describe('offline reader: answers', () => {
     const ceo = chunk('Company history', 'Marit Halvorsen retired in 2018 and Jonas Eide became chief executive officer.');
     assert.equal(answer('What is the favourite colour of the chief executive officer?', [ceo]), 'Not found in the documents: the favourite colour of the chief executive officer.');
     assert.equal(answer('Which Halvorsen sensor was sent to Mars?', [ceo]), 'Not found in the documents: nothing about "Mars" in the retrieved passages.');
+    const http2 = chunk('HTTP/2', 'HTTP/2 support is not enabled by default. Install with pip:\n\n$ pip install httpx[http2]');
+    assert.match(answer('How do I enable HTTP/3 over QUIC in HTTPX?', [http2]), /^Not found in the documents: nothing about .*"QUIC"/);
     const policy = chunk('Release notes', 'The project moved to a new home page. Contributors are listed on the credits page.');
     assert.match(answer('On what date was version 1.0 of the project released?', [policy]), /^Not found in the documents/);
   });

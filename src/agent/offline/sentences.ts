@@ -96,6 +96,8 @@ function sentenceEnds(text: string): number[] {
       if (/^\d+$/.test(bare) && /^\d/.test(next) === false && /\b(?:no|version|v|step|chapter|section|page|figure|fig)\s*$/i.test(before.slice(0, -bare.length))) continue;
     }
     if (mark === '!' && /[\w)]$/.test(before) && /^[a-z_]/.test(next)) continue; // "format! macro"
+    // A closing quote set off by a space, then lower case: the title ends, not the sentence ('"Teen Titans Go! " is …')
+    if (/^["'”’]\s+\p{Ll}/u.test(text.slice(at + match[0].length))) continue;
     ends.push(end);
   }
   return ends;

@@ -1,5 +1,6 @@
 import type { AnswerType, QuestionAnalysis } from './question.ts';
 import { datesIn, quantitiesIn } from './quantities.ts';
+import { KIND_MODIFIERS, KIND_PHRASE_FIT } from './tuning.ts';
 
 /**
  * Candidate answer spans in a sentence, by answer type: runs of capitalised words and quoted titles
@@ -257,6 +258,7 @@ export function candidateSpans(sentence: string, context: SpanContext): Span[] {
     for (const m of sentence.matchAll(COLOURS)) spans.push({ text: m[0].toLowerCase(), start: m.index!, end: m.index! + m[0].length, kind: 'phrase', fit: 1 });
     return spans;
   }
+  if (type === 'entity' && focus && KIND_QUESTION.test(analysis.question)) spans.push(...kindPhrases(sentence, focus, stem, questionTerms));
   for (const span of names) {
     let fit = 0.5;
     // A lone capitalised word opening a sentence before a lower-case word is usually a common noun ("Management consulting is …").
@@ -276,6 +278,35 @@ export function candidateSpans(sentence: string, context: SpanContext): Span[] {
     }
     if (commonStart) fit *= 0.3;
     spans.push({ ...span, fit });
+  }
+  return spans;
+}
+
+/** "What type of …", "what kind of …", "what sort of …": the answer is a kind, often a common noun phrase. */
+const KIND_QUESTION = /\b(?:what|which)\s+(?:type|kind|sort|genre|form|variety|style)s?\s+of\b/i;
+/** Words that end a noun phrase's modifiers when read backwards from its head. */
+const PHRASE_STOP = /^(?:a|an|the|of|in|on|at|to|for|from|by|with|and|or|but|as|is|are|was|were|be|been|being|has|have|had|its|his|her|their|this|that|these|those|which|who|whom|whose|it|he|she|they|also|not|very|most|more|than|such|other|many|some|any|all|both|each|one|two|three|first|known|called|named)$/i;
+
+/**
+ * The noun phrases of a sentence ending in the noun the question asks the kind of ("what sort of
+ * products" → "IT products"; "what type of plant" → "flowering plants"): up to three modifiers before it,
+ * none of them a word of the question ("provides" in "Viglen provides IT products").
+ */
+function kindPhrases(sentence: string, focus: string, stem: (word: string) => string, questionTerms: Set<string>): Span[] {
+  const head = focus.split(/\s+/).pop() ?? '';
+  if (!head) return [];
+  const headStem = stem(head);
+  const words = [...sentence.matchAll(/[\p{L}\d][\p{L}\d'’-]*/gu)].map((m) => ({ text: m[0], start: m.index!, end: m.index! + m[0].length }));
+  const spans: Span[] = [];
+  for (let i = 1; i < words.length; i++) {
+    if (stem(words[i].text.toLowerCase()) !== headStem) continue;
+    let j = i;
+    while (j > 0 && i - j < KIND_MODIFIERS && !(PHRASE_STOP.test(words[j - 1].text) && !/^\p{Lu}{2,}$/u.test(words[j - 1].text)) && !questionTerms.has(stem(words[j - 1].text.toLowerCase())) && !/[,;:()"“”]/.test(sentence.slice(words[j - 1].end, words[j].start))) j--;
+    if (j === i) continue;
+    // a coordinated head goes with it: "IT products and services"
+    const coordinated = /^ and (\p{Ll}[\p{L}-]*)(?=\s*[,.;:)]|\s*$)/u.exec(sentence.slice(words[i].end));
+    const end = coordinated && !PHRASE_STOP.test(coordinated[1]) ? words[i].end + coordinated[0].length : words[i].end;
+    spans.push({ text: sentence.slice(words[j].start, end), start: words[j].start, end, kind: 'phrase', fit: KIND_PHRASE_FIT });
   }
   return spans;
 }

@@ -6,7 +6,7 @@ import { FINISH_REASONS } from '../src/agent/events.ts';
 import { DOCS_DEV_CORPUS, loadDocsQuestions, type DocsQuestion } from '../src/eval/docs.ts';
 import { runDocsEval } from '../src/eval/index.ts';
 import { judge, type JudgedRun } from '../src/eval/regression.ts';
-import { runCli, tempDir } from './helpers.ts';
+import { REPO_ROOT, runCli, tempDir } from './helpers.ts';
 
 /** Two tiny corpora that disagree on the same fact: a question that searched the other corpus would show it. */
 function syntheticSet(dir: string): { file: string; root: string; questions: DocsQuestion[] } {
@@ -140,5 +140,20 @@ describe('the docs development set (eval/docs-dev/questions.json)', () => {
     assert.equal(report.questions, questions.length);
     assert.deepEqual(Object.keys(report.byCorpus).sort(), ['httpx', 'jinja']);
     for (const outcome of report.outcomes) assert.ok(FINISH_REASONS.includes(outcome.finishReason as never), `${outcome.id}: ${outcome.finishReason}`);
+  });
+});
+
+describe('the held-out docs set (eval/docs-heldout/questions.json)', () => {
+  it('asks about the repository docs/ only, citing files that exist there, with every kind represented', () => {
+    const questions = loadDocsQuestions(join(REPO_ROOT, 'eval', 'docs-heldout', 'questions.json'));
+    assert.ok(questions.length >= 25, `${questions.length} questions`);
+    assert.deepEqual([...new Set(questions.map((q) => q.corpus))], ['docs']);
+    const files = new Set(readdirSync(join(REPO_ROOT, 'docs')));
+    for (const q of questions) for (const file of (q.cites ?? []).flat()) assert.ok(files.has(file), `${q.id}: ${file}`);
+    // The quick-start question is the reader's own test: it must not count as held out.
+    assert.ok(!questions.some((q) => /citation that resolves to nothing/i.test(q.question)));
+    for (const kind of ['single-fact', 'how-to', 'list', 'multi-hop', 'comparison', 'calculation', 'yes-no', 'unanswerable']) {
+      assert.ok(questions.some((q) => q.kind === kind), kind);
+    }
   });
 });

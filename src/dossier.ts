@@ -144,15 +144,20 @@ export class Dossier {
   }
 
   async getDocument(id: number, options: ScopeOptions = {}): Promise<StoredDocument> {
-    const document = await this.store.getDocument(await this.scope(options), id);
-    if (!document) throw new DossierError('not-found', `no document ${id}`);
-    return document;
+    return this.documentIn(await this.scope(options), id);
   }
 
   /** Every chunk of a document, in order. */
   async getChunks(documentId: number, options: ScopeOptions = {}): Promise<StoredChunk[]> {
-    const document = await this.getDocument(documentId, options);
-    return this.store.getChunkRange(await this.scope(options), document.id, 0, Number.MAX_SAFE_INTEGER);
+    const scope = await this.scope(options);
+    const document = await this.documentIn(scope, documentId);
+    return this.store.getChunkRange(scope, document.id, 0, Number.MAX_SAFE_INTEGER);
+  }
+
+  private async documentIn(scope: Scope, id: number): Promise<StoredDocument> {
+    const document = await this.store.getDocument(scope, id);
+    if (!document) throw new DossierError('not-found', `no document ${id}`);
+    return document;
   }
 
   /** False when there was no such document (in scope). */

@@ -45,24 +45,22 @@ export function parse(argv: readonly string[], options: OptionSpec, positionals:
   return parsed;
 }
 
-export function intOption(values: Values, name: string, fallback: number, min: number, max: number): number {
-  const raw = values[name];
-  if (raw === undefined) return fallback;
-  const value = Number(raw);
-  if (typeof raw !== 'string' || raw.trim() === '' || !Number.isInteger(value) || value < min || value > max) {
-    throw new UsageError(`--${name} must be an integer from ${min} to ${max}, got "${raw}"`);
-  }
-  return value;
-}
-
-export function numberOption(values: Values, name: string, min: number, max: number): number | undefined {
+/** A number option in [min, max]: a usage error naming the option and the value otherwise. */
+function numeric(values: Values, name: string, min: number, max: number, integer: boolean): number | undefined {
   const raw = values[name];
   if (raw === undefined) return undefined;
   const value = Number(raw);
-  if (typeof raw !== 'string' || raw.trim() === '' || !Number.isFinite(value) || value < min || value > max) {
-    throw new UsageError(`--${name} must be a number from ${min} to ${max}, got "${raw}"`);
-  }
+  const valid = typeof raw === 'string' && raw.trim() !== '' && (integer ? Number.isInteger(value) : Number.isFinite(value)) && value >= min && value <= max;
+  if (!valid) throw new UsageError(`--${name} must be ${integer ? 'an integer' : 'a number'} from ${min} to ${max}, got "${raw}"`);
   return value;
+}
+
+export function intOption(values: Values, name: string, fallback: number, min: number, max: number): number {
+  return numeric(values, name, min, max, true) ?? fallback;
+}
+
+export function numberOption(values: Values, name: string, min: number, max: number): number | undefined {
+  return numeric(values, name, min, max, false);
 }
 
 export function stringOption(values: Values, name: string): string | undefined {

@@ -1,3 +1,4 @@
+import { configFromEnv } from '../config/index.ts';
 import type { Dossier, ScopeOptions } from '../dossier.ts';
 import { DossierError } from '../errors/index.ts';
 import { resolveModel, type LanguageModelObject, type ResolvedModel } from '../providers/index.ts';
@@ -59,9 +60,10 @@ function isResolved(model: AskOptions['model']): model is ResolvedModel {
 
 /** Model timeout from the option or DOSSIER_MODEL_TIMEOUT (seconds); a bad value is a config error, not a silent default. */
 export function modelTimeoutMs(seconds: number | undefined, env: Record<string, string | undefined>): number | undefined {
-  const raw = seconds ?? (env.DOSSIER_MODEL_TIMEOUT ? Number(env.DOSSIER_MODEL_TIMEOUT) : undefined);
+  const configured = configFromEnv(env).modelTimeout;
+  const raw = seconds ?? (configured ? Number(configured) : undefined);
   if (raw === undefined) return undefined;
-  if (!Number.isFinite(raw) || raw <= 0) throw new DossierError('config', `model timeout must be a positive number of seconds, got "${seconds ?? env.DOSSIER_MODEL_TIMEOUT}"`);
+  if (!Number.isFinite(raw) || raw <= 0) throw new DossierError('config', `model timeout must be a positive number of seconds, got "${seconds ?? configured}"`);
   return Math.round(raw * 1000);
 }
 
@@ -89,7 +91,7 @@ export async function ask(dossier: Dossier, options: AskOptions): Promise<AskRes
   if (mode !== 'rag') throw new DossierError('bad-input', `mode must be rag or research, got "${mode}"`);
   const scope = await dossier.scope(options);
   const timeoutMs = modelTimeoutMs(options.timeoutSeconds, dossier.env);
-  const spec = options.model ?? dossier.env.DOSSIER_MODEL ?? 'offline';
+  const spec = options.model ?? configFromEnv(dossier.env).model;
   const model = isResolved(spec) ? spec : await resolveModel(spec, { env: dossier.env, language: dossier.language });
   const tools = new ToolRegistry([...ragTools(), ...(options.tools ?? []), ...(options.toolsDir ? await loadUserTools(options.toolsDir) : [])]);
   const trace = options.trace ? new TraceWriter(options.trace) : undefined;

@@ -12,6 +12,8 @@ export interface Config {
   embedder: string;
   /** Model spec for ask (and for descriptions at ingest when not offline): DOSSIER_MODEL, default offline. */
   model: string;
+  /** Seconds one model call may take: DOSSIER_MODEL_TIMEOUT, as written (checked where it is used). */
+  modelTimeout: string | undefined;
 }
 
 export function configFromEnv(env: Record<string, string | undefined> = process.env): Config {
@@ -20,5 +22,6 @@ export function configFromEnv(env: Record<string, string | undefined> = process.
     language: env.DOSSIER_LANGUAGE || 'english',
     embedder: env.DOSSIER_EMBEDDER || 'offline',
     model: env.DOSSIER_MODEL || 'offline',
+    modelTimeout: env.DOSSIER_MODEL_TIMEOUT || undefined,
   };
 }

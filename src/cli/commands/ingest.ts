@@ -1,3 +1,4 @@
+import { configFromEnv } from '../../config/index.ts';
 import { jsonOption, metadataOption, parse, stringOption } from '../args.ts';
 import { progressBar, type CommandContext } from '../io.ts';
 import { withIndex } from './open.ts';
@@ -12,7 +13,7 @@ export async function ingest(argv: string[], context: CommandContext): Promise<n
   const fromJson = jsonOption(values, 'metadata-json');
   const pairs = metadataOption(values);
   const metadata = fromJson || pairs ? { ...fromJson, ...pairs } : undefined;
-  const model = stringOption(values, 'model') ?? context.io.env.DOSSIER_MODEL;
+  const model = stringOption(values, 'model') ?? configFromEnv(context.io.env).model;
   return withIndex(values, context, 'write', async (dossier) => {
     const bar = await progressBar(context.io, 'ingest', { unit: 'files' });
     let report;

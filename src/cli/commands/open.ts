@@ -8,9 +8,10 @@ import type { CommandContext } from '../io.ts';
  */
 export function openIndex(values: Values, context: CommandContext, access: 'read' | 'write'): Promise<Dossier> {
   return createDossier({
-    db: stringOption(values, 'db') ?? context.io.env.DOSSIER_DB ?? 'dossier.db',
+    // Flags win; createDossier falls back to the environment (config/) for what is not given.
+    db: stringOption(values, 'db'),
     readonly: access === 'read',
-    embedder: stringOption(values, 'embedder') ?? context.io.env.DOSSIER_EMBEDDER,
+    embedder: stringOption(values, 'embedder'),
     env: context.io.env,
   });
 }

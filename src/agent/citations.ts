@@ -48,7 +48,7 @@ export function checkCitations(answer: string, ledger: EvidenceLedger): CheckedA
     });
   }
   const marked = unresolved.length
-    ? answer.replace(CITATION_GROUP, (group, inner: string) =>
+    ? answer.replace(CITATION_GROUP, (_group, inner: string) =>
         `[${inner
           .split(/[\s,;]+/)
           .filter(Boolean)

@@ -88,7 +88,6 @@ const SMALL_NUMBERS: Record<string, number> = {
   thirteen: 13, fourteen: 14, fifteen: 15, sixteen: 16, seventeen: 17, eighteen: 18, nineteen: 19, twenty: 20,
   thirty: 30, forty: 40, fifty: 50, sixty: 60, seventy: 70, eighty: 80, ninety: 90, hundred: 100, dozen: 12,
 };
-const SCALES: Record<string, bigint> = { thousand: 1000n, million: 1000000n, billion: 1000000000n, trillion: 1000000000000n, bn: 1000000000n };
 
 /** Words after a number that are not its unit. */
 const NOT_UNITS = new Set(

@@ -379,7 +379,7 @@ function parseBlocks(lines: string[], state: State, out: Item[], nested: boolean
       continue;
     }
     if (/^\.\.(\s|$)/.test(line)) {
-      i = explicitMarkup(lines, i, state, out, nested);
+      i = explicitMarkup(lines, i, state, out);
       continue;
     }
     if (GRID_TOP.test(line)) {
@@ -513,7 +513,7 @@ function prefixFirst(items: Item[], prefix: string): Item[] {
   return [{ kind: 'text', text: prefix }, ...items];
 }
 
-function explicitMarkup(lines: string[], i: number, state: State, out: Item[], nested: boolean): number {
+function explicitMarkup(lines: string[], i: number, state: State, out: Item[]): number {
   const first = lines[i].replace(/^\.\.\s*/, '');
   // An empty comment ("..") ends at the next blank line: an indented block after that is a block quote.
   if (!first.trim() && isBlank(lines[i + 1])) return i + 1;

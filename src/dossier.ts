@@ -8,7 +8,7 @@ import { resolveEmbedder } from './providers/index.ts';
 import { Retriever, type SearchHit, type SearchRequest } from './retrieve/search.ts';
 import type { Filter, Scope, Store, StoreStats, StoredChunk, StoredDocument } from './store/types.ts';
 import { Tokenizer } from './text/tokenize.ts';
-import type { AskOptions, AskResult, ReplayResult } from './agent/ask.ts';
+import type { ApproveOptions, ApproveResult, AskOptions, AskResult, ReplayResult } from './agent/ask.ts';
 
 export interface DossierOptions {
   /** SQLite file (default ./dossier.db or $DOSSIER_DB). */
@@ -183,6 +183,12 @@ export class Dossier {
   async replay(trace: string, options: Pick<AskOptions, 'onEvent'> = {}): Promise<ReplayResult> {
     const { replay } = await import('./agent/ask.ts');
     return replay(this, trace, options);
+  }
+
+  /** Decides a run paused for approval (finish reason `needs-approval`): releases its answer or ends it. */
+  async approve(runId: string, options: ApproveOptions): Promise<ApproveResult> {
+    const { approve } = await import('./agent/ask.ts');
+    return approve(this, runId, options);
   }
 
   close(): Promise<void> {

@@ -50,7 +50,8 @@ describe('dossier ask / replay', () => {
       await new SqliteStore(db).close(); // an empty index
       const cases: [string[], number, RegExp][] = [
         [['ask', '--db', db], 2, /ask needs a question/],
-        [['ask', 'x', '--mode', 'research', '--db', db], 2, /research is not available yet/],
+        [['ask', 'x', '--mode', 'deep', '--db', db], 2, /--mode must be rag or research/],
+        [['ask', 'x', '--reasoning-model', 'offline', '--db', db], 2, /--reasoning-model needs --mode research/],
         [['ask', 'x', '--max-steps', '0', '--db', db], 2, /--max-steps must be an integer/],
         [['ask', 'x', '--model', 'openai:gpt-x', '--db', db], 1, /OPENAI_API_KEY/],
         [['ask', 'x', '--model', 'acme:y', '--db', db], 1, /unknown .*provider "acme"/],

@@ -1,11 +1,17 @@
+import { appendFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { configFromEnv } from '../config/index.ts';
+import { loadPolicy, type Policy } from '../config/policy.ts';
+import { PausedRuns } from './paused-runs.ts';
 import type { Dossier, ScopeOptions } from '../dossier.ts';
 import { DossierError } from '../errors/index.ts';
 import { resolveModel, type LanguageModelObject, type ResolvedModel } from '../providers/index.ts';
-import type { Citation, EventListener, FinishReason, Usage } from './events.ts';
+import type { Citation, ClaimCheck, EventListener, FinishReason, PlanItem, Usage } from './events.ts';
+import type { SubagentRecord } from '../research/state.ts';
 import type { LedgerOptions } from './ledger.ts';
 import { runAgent, type AgentResult } from './run-agent.ts';
 import { readTrace, ReplayModel, TraceWriter } from './trace.ts';
+import type { ResearchResult } from '../research/run-research.ts';
 import { loadUserTools, ragTools, ToolRegistry } from './tools/registry.ts';
 import type { AgentTool } from './tools/tool.ts';
 
@@ -13,8 +19,10 @@ export type AskMode = 'rag' | 'research';
 
 export interface AskOptions extends ScopeOptions {
   question: string;
-  /** `rag` (default): one agent loop. `research` is not built yet. */
+  /** `rag` (default): one agent loop. `research`: a planner over nested RAG agents (research/). */
   mode?: AskMode;
+  /** Research mode: the model of the `reasoning` tool (default the main model). */
+  reasoningModel?: string | LanguageModelObject | ResolvedModel;
   /** "provider:model" (default: $DOSSIER_MODEL or offline), an AI SDK model object, or a resolved model. */
   model?: string | LanguageModelObject | ResolvedModel;
   maxSteps?: number;
@@ -29,6 +37,10 @@ export interface AskOptions extends ScopeOptions {
   ledger?: LedgerOptions;
   signal?: AbortSignal;
   onEvent?: EventListener;
+  /** Tool permissions and approval rules (default: the policy file from DOSSIER_CONFIG or ./dossier.config.json). */
+  policy?: Policy;
+  /** Where a run paused for approval is saved (default DOSSIER_RUNS_DIR); needed when the policy asks for approval. */
+  runsDir?: string;
 }
 
 /** The `ask --json` object (DESIGN §4). */
@@ -47,6 +59,13 @@ export interface AskResult {
   error?: { code: string; message: string };
   runId: string;
   ms: number;
+  /** Research mode: the brief, the sub-questions and their status. */
+  brief?: string;
+  plan?: PlanItem[];
+  /** Research mode: every nested agent, its answer and how it finished. */
+  subagents?: SubagentRecord[];
+  /** Research mode: the claims of the answer, how each was checked, and sub-questions left open. */
+  critique?: { checks: ClaimCheck[]; openQuestions: string[]; rounds: number };
 }
 
 export interface ReplayResult extends AskResult {
@@ -68,7 +87,7 @@ export function modelTimeoutMs(seconds: number | undefined, env: Record<string, 
 }
 
 /** Shapes a run for callers: the documented keys, and the failure when there was one. */
-export function toAskResult(result: AgentResult, model: string): AskResult {
+export function toAskResult(result: AgentResult & Partial<Pick<ResearchResult, 'brief' | 'plan' | 'subagents' | 'critique'>>, model: string): AskResult {
   return {
     answer: result.answer,
     citations: result.citations,
@@ -82,40 +101,106 @@ export function toAskResult(result: AgentResult, model: string): AskResult {
     ...(result.error ? { error: result.error } : {}),
     runId: result.runId,
     ms: result.ms,
+    ...(result.plan ? { brief: result.brief, plan: result.plan, subagents: result.subagents, critique: result.critique } : {}),
   };
 }
 
 export async function ask(dossier: Dossier, options: AskOptions): Promise<AskResult> {
   const mode = options.mode ?? 'rag';
-  if (mode === 'research') throw new DossierError('bad-input', 'research mode is not available yet; use mode "rag"');
-  if (mode !== 'rag') throw new DossierError('bad-input', `mode must be rag or research, got "${mode}"`);
+  if (mode !== 'rag' && mode !== 'research') throw new DossierError('bad-input', `mode must be rag or research, got "${mode}"`);
   const scope = await dossier.scope(options);
   const timeoutMs = modelTimeoutMs(options.timeoutSeconds, dossier.env);
   const spec = options.model ?? configFromEnv(dossier.env).model;
   const model = isResolved(spec) ? spec : await resolveModel(spec, { env: dossier.env, language: dossier.language });
-  const tools = new ToolRegistry([...ragTools(), ...(options.tools ?? []), ...(options.toolsDir ? await loadUserTools(options.toolsDir) : [])]);
+  const policy = options.policy ?? loadPolicy(configFromEnv(dossier.env).configFile);
+  const collections = scope.collections;
+  const allowTool = (name: string) => policy.allowTool(name, mode, collections);
+  const holdForApproval = policy.approvalReason(options.question, mode);
+  const runsDir = options.runsDir ?? configFromEnv(dossier.env).runsDir;
+  if (holdForApproval && !runsDir) throw new DossierError('config', `this question needs approval (${holdForApproval}), but no runs folder is set to keep it in (runsDir / DOSSIER_RUNS_DIR)`);
+  const userTools = [...(options.tools ?? []), ...(options.toolsDir ? await loadUserTools(options.toolsDir) : [])];
   const trace = options.trace ? new TraceWriter(options.trace) : undefined;
+  const onEvent = (event: Parameters<EventListener>[0]) => {
+    trace?.write(event);
+    options.onEvent?.(event);
+  };
+  // What both modes share; research adds its planner's tools and the reasoning model.
+  const run = { dossier, question: options.question, model, scope, maxSteps: options.maxSteps, tokenBudget: options.tokenBudget, ledger: options.ledger, modelTimeoutMs: timeoutMs, signal: options.signal, onEvent, holdForApproval };
+  const where = { question: options.question, runsDir, trace: options.trace, mode, index: await dossier.store.identity() };
   try {
-    const result = await runAgent({
-      dossier,
-      question: options.question,
-      model,
-      tools,
-      scope,
-      maxSteps: options.maxSteps,
-      tokenBudget: options.tokenBudget,
-      ledger: options.ledger,
-      modelTimeoutMs: timeoutMs,
-      signal: options.signal,
-      onEvent: (event) => {
-        trace?.write(event);
-        options.onEvent?.(event);
-      },
-    });
-    return toAskResult(result, model.id);
+    if (mode === 'research') {
+      const reasoning = options.reasoningModel;
+      const reasoningModel = reasoning === undefined ? undefined : isResolved(reasoning) ? reasoning : await resolveModel(reasoning, { env: dossier.env, language: dossier.language });
+      const { runResearch, configuredResearchTools } = await import('../research/index.ts');
+      const result = await runResearch({ ...run, reasoningModel, tools: [...configuredResearchTools(configFromEnv(dossier.env).web), ...userTools], allowTool });
+      return paused(toAskResult(result, model.id), result, where);
+    }
+    const tools = new ToolRegistry([...ragTools(), ...userTools].filter((tool) => allowTool(tool.name)));
+    const result = await runAgent({ ...run, tools });
+    return paused(toAskResult(result, model.id), result, where);
   } finally {
     await trace?.close();
   }
+}
+
+/** A run that stopped for approval is saved, its answer held, until `approve` decides. */
+function paused(result: AskResult, run: AgentResult, where: { question: string; runsDir?: string; trace?: string; mode: string; index: import('../store/types.ts').IndexIdentity }): AskResult {
+  if (result.finishReason !== 'needs-approval' || !run.held || !where.runsDir) return result;
+  const { reason, ...held } = run.held;
+  new PausedRuns(where.runsDir).save({
+    runId: result.runId,
+    question: where.question,
+    mode: where.mode,
+    reason,
+    pausedAt: new Date().toISOString(),
+    index: where.index,
+    result,
+    held,
+    ...(where.trace ? { trace: resolve(where.trace) } : {}),
+  });
+  return result;
+}
+
+export interface ApproveOptions {
+  runsDir: string;
+  /** End the run instead of releasing its answer. */
+  deny?: boolean;
+  /** Who decided (recorded in the run and its trace). */
+  by: string;
+  note?: string;
+}
+
+/** The decision on a paused run: approved releases the held answer; denied ends the run without it. */
+export interface ApproveResult extends AskResult {
+  decision: 'approved' | 'denied';
+  by: string;
+}
+
+/**
+ * Decides a run paused for approval, once: approving releases its answer (finish reason `stop`),
+ * denying ends it (`aborted`, with no answer shown). The decision is saved with the run and
+ * appended to its trace, so the trace shows who decided what and when.
+ */
+export async function approve(dossier: Dossier, runId: string, options: ApproveOptions): Promise<ApproveResult> {
+  const runs = new PausedRuns(options.runsDir);
+  const run = runs.load(runId);
+  if (run.decision) throw new DossierError('bad-input', `run ${runId} was already ${run.decision.decision} by ${run.decision.by} at ${run.decision.time}`);
+  const current = await dossier.store.identity();
+  if (run.index.id !== current.id) throw new DossierError('bad-input', `run ${runId} was paused on another index (${run.index.id}); use the --db it ran on`);
+  const decision = { decision: options.deny ? ('denied' as const) : ('approved' as const), by: options.by, time: new Date().toISOString(), ...(options.note ? { note: options.note } : {}) };
+  runs.save({ ...run, decision });
+  const result: ApproveResult = options.deny
+    ? { ...run.result, answer: `The answer was withheld: ${options.by} denied approval (${run.reason}).`, citations: [], unresolvedCitations: [], finishReason: 'aborted', partial: true, error: { code: 'denied', message: `approval denied by ${options.by}` }, decision: decision.decision, by: options.by }
+    : { ...run.result, answer: run.held.answer, citations: run.held.citations, unresolvedCitations: run.held.unresolvedCitations, finishReason: 'stop', decision: decision.decision, by: options.by };
+  if (run.trace) {
+    const events = [
+      { type: 'approval', runId, ...decision },
+      ...(options.deny ? [] : [{ type: 'final-answer', answer: result.answer, citations: result.citations, unresolvedCitations: result.unresolvedCitations, partial: result.partial }]),
+      { type: 'run-finish', finishReason: result.finishReason, steps: result.steps, toolCalls: result.toolCalls, usage: result.usage, ms: result.ms },
+    ];
+    appendFileSync(run.trace, events.map((event) => JSON.stringify(event)).join('\n') + '\n');
+  }
+  return result;
 }
 
 /** Reruns a trace from its recorded model outputs against the index it was recorded on. */

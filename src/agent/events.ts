@@ -4,8 +4,8 @@ import type { IndexIdentity } from '../store/types.ts';
  * The one event stream of an agent run. The CLI, the JSONL trace, SSE, the web page and MCP all
  * consume these; `run-finish` is always the last event and always carries a finish reason.
  */
-export type FinishReason = 'stop' | 'max-steps' | 'budget' | 'stagnation' | 'no-evidence' | 'error' | 'aborted';
-export const FINISH_REASONS: readonly FinishReason[] = ['stop', 'max-steps', 'budget', 'stagnation', 'no-evidence', 'error', 'aborted'];
+export type FinishReason = 'stop' | 'max-steps' | 'budget' | 'stagnation' | 'no-evidence' | 'needs-approval' | 'error' | 'aborted';
+export const FINISH_REASONS: readonly FinishReason[] = ['stop', 'max-steps', 'budget', 'stagnation', 'no-evidence', 'needs-approval', 'error', 'aborted'];
 
 export interface Usage {
   inputTokens: number;
@@ -44,7 +44,29 @@ export interface Citation {
   charEnd: number;
 }
 
-export type AgentEvent =
+/** One sub-question of a research plan, and how far it got. */
+export interface PlanItem {
+  id: string;
+  question: string;
+  status: 'open' | 'answered' | 'failed';
+}
+
+/** What the critique found about one claim of a draft. */
+export interface ClaimCheck {
+  claim: string;
+  citations: string[];
+  verdict: 'supported' | 'uncited' | 'unresolved' | 'unsupported' | 'contradicted';
+  /** How it was checked, or what is missing ("the cited passage has no 1987"). */
+  reason: string;
+}
+
+/**
+ * Every event may carry `path`: where in a research run it happened (`["research", "rag:2"]` for
+ * the second nested RAG agent); events of a top-level run have none.
+ */
+export type AgentEvent = AgentEventBody & { path?: string[] };
+
+type AgentEventBody =
   /**
    * `textTools`: the model used the text tool protocol (what a replay must use too); `index`: which
    * index, at which generation, the run read (replay refuses another).
@@ -62,6 +84,15 @@ export type AgentEvent =
   | { type: 'citation-unresolved'; id: string }
   | { type: 'final-answer'; answer: string; citations: Citation[]; unresolvedCitations: string[]; partial: boolean }
   | { type: 'error'; step: number; message: string; code: string }
+  /** Research: the brief and the sub-questions the planner will work through (again when their status changes). */
+  | { type: 'plan'; step: number; brief: string; items: PlanItem[] }
+  | { type: 'subagent-start'; step: number; id: string; question: string }
+  | { type: 'subagent-finish'; step: number; id: string; finishReason: FinishReason; citations: number; ms: number; error?: string }
+  | { type: 'critique'; step: number; checks: ClaimCheck[]; openQuestions: string[] }
+  /** The run paused before its final answer; `dossier approve <runId>` (or deny) decides. */
+  | { type: 'approval-required'; runId: string; reason: string }
+  /** Who approved or denied a paused run, and when. */
+  | { type: 'approval'; runId: string; decision: 'approved' | 'denied'; by: string; time: string; note?: string }
   | { type: 'run-finish'; finishReason: FinishReason; steps: number; toolCalls: number; usage: Usage; ms: number };
 
 export type EventListener = (event: AgentEvent) => void;

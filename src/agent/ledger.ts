@@ -34,12 +34,37 @@ export interface LedgerOptions {
   similarityFloor?: number;
   /** Distinct chunks a run may read in all (evaluation protocols cap this); later new hits are dropped. */
   maxDistinct?: number;
+  /** A read cap shared with other ledgers (a research run and its nested agents); overrides `maxDistinct`. */
+  reads?: ReadBudget;
+}
+
+/**
+ * How many distinct chunks a run may read, counted once per chunk however many ledgers (a research
+ * planner and its nested agents) hold it.
+ */
+export class ReadBudget {
+  private readonly admitted = new Set<number>();
+
+  constructor(readonly max = Number.POSITIVE_INFINITY) {}
+
+  /** True when the chunk was read already or there is room to read it (and then it counts). */
+  admit(chunkId: number): boolean {
+    if (this.admitted.has(chunkId)) return true;
+    if (this.admitted.size >= this.max) return false;
+    this.admitted.add(chunkId);
+    return true;
+  }
+
+  get used(): number {
+    return this.admitted.size;
+  }
 }
 
 export class EvidenceLedger {
   readonly capacity: number;
   readonly similarityFloor: number;
   readonly maxDistinct: number;
+  private readonly reads: ReadBudget;
   private readonly byId = new Map<string, LedgerEntry>();
   private readonly byChunk = new Map<number, LedgerEntry>();
   private nextNumber = 1;
@@ -48,7 +73,8 @@ export class EvidenceLedger {
   constructor(options: LedgerOptions = {}) {
     this.capacity = options.capacity ?? 40;
     this.similarityFloor = options.similarityFloor ?? 0.35;
-    this.maxDistinct = options.maxDistinct ?? Number.POSITIVE_INFINITY;
+    this.reads = options.reads ?? new ReadBudget(options.maxDistinct ?? Number.POSITIVE_INFINITY);
+    this.maxDistinct = this.reads.max;
   }
 
   /** Distinct chunks ever added, evicted ones included. */
@@ -68,7 +94,7 @@ export class EvidenceLedger {
    * Adds the hits of one search (best first). Returns each hit's entry and whether it is new.
    * Already-known chunks keep their id and gain the better score.
    */
-  addHits(hits: readonly { chunk: StoredChunk; score: number }[], origin: { step: number; query: string; tool: string }): { entry: LedgerEntry; isNew: boolean }[] {
+  addHits(hits: readonly { chunk: StoredChunk; score: number }[], origin: { step: number; query: string; tool: string; used?: boolean }): { entry: LedgerEntry; isNew: boolean }[] {
     const best = hits.reduce((max, hit) => Math.max(max, hit.score), 0);
     const out: { entry: LedgerEntry; isNew: boolean }[] = [];
     hits.forEach((hit, rank) => {
@@ -78,6 +104,7 @@ export class EvidenceLedger {
         existing.hits++;
         existing.fusedScore += 1 / (60 + rank + 1);
         if (hit.score > existing.score) existing.score = hit.score;
+        if (origin.used) existing.used = true;
         if (relativeScore > existing.relativeScore) {
           existing.relativeScore = relativeScore;
           existing.lowConfidence = relativeScore < this.similarityFloor;
@@ -85,7 +112,7 @@ export class EvidenceLedger {
         out.push({ entry: existing, isNew: false });
         return;
       }
-      if (this.distinct >= this.maxDistinct) return;
+      if (!this.reads.admit(hit.chunk.id)) return;
       const entry: LedgerEntry = {
         id: `E${this.nextNumber++}`,
         chunk: hit.chunk,
@@ -95,7 +122,7 @@ export class EvidenceLedger {
         query: origin.query,
         tool: origin.tool,
         lowConfidence: relativeScore < this.similarityFloor,
-        used: false,
+        used: origin.used ?? false,
         sequence: this.nextNumber,
         hits: 1,
         fusedScore: 1 / (60 + rank + 1),
@@ -106,6 +133,29 @@ export class EvidenceLedger {
     });
     this.evict();
     return out;
+  }
+
+  /**
+   * Takes over entries of another ledger (the evidence a nested agent cited): each chunk gets this
+   * ledger's id for it (one id per chunk, however many agents found it) and is kept as used.
+   * Returns the new id of every entry, by its old id.
+   */
+  adopt(entries: readonly LedgerEntry[], origin: { step: number; tool: string; used?: boolean }): Map<string, LedgerEntry> {
+    const ids = new Map<string, LedgerEntry>();
+    for (const entry of entries) {
+      const [added] = this.addHits([{ chunk: entry.chunk, score: entry.score }], { ...origin, query: entry.query, used: origin.used ?? true });
+      if (!added) continue;
+      // The other agent's ranking comes along: how often and how high its searches found the chunk.
+      if (added.isNew) {
+        added.entry.hits = entry.hits;
+        added.entry.fusedScore = entry.fusedScore;
+      } else {
+        added.entry.hits += entry.hits - 1;
+        added.entry.fusedScore += entry.fusedScore - 1 / 61;
+      }
+      ids.set(entry.id, added.entry);
+    }
+    return ids;
   }
 
   get(id: string): LedgerEntry | undefined {

@@ -19,3 +19,7 @@ export function ragSystemPrompt(options: { now: Date; toolNames: readonly string
 /** Asked when a limit is reached: answer now, from the evidence already gathered, without tools. */
 export const FINAL_ANSWER_NOW =
   'A limit of this run has been reached: no more tool calls. Answer now from the evidence shown so far, citing evidence ids, and say what remains unknown.';
+
+/** Told once when a share of any budget (steps, tokens, tool calls, time) is spent (research mode: 85%). */
+export const BUDGET_NEARLY_SPENT =
+  'Most of this run\'s budget is spent. Write the final answer now from the evidence gathered, citing evidence ids, and say which sub-questions remain open.';

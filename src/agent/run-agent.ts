@@ -11,8 +11,8 @@ import { NO_EVIDENCE_ANSWER, abortedAnswer, extractiveFallback, failedAnswer } f
 import { decideFinishReason, type RunEnd, type RunError } from './finish-reason.ts';
 import { EvidenceLedger, type LedgerEntry, type LedgerOptions } from './ledger.ts';
 import { modelTurn } from './model-turn.ts';
-import { FINAL_ANSWER_NOW, ragSystemPrompt } from './prompts.ts';
-import { abortedBy, noNewEvidenceFor, stepCountIs, stopReason, tokenBudgetIs, type StepRecord } from './stop-conditions.ts';
+import { BUDGET_NEARLY_SPENT, FINAL_ANSWER_NOW, ragSystemPrompt } from './prompts.ts';
+import { abortedBy, budgetSpent, noNewEvidenceFor, stepCountIs, stopReason, timeBudgetIs, tokenBudgetIs, toolCallBudgetIs, type StepRecord } from './stop-conditions.ts';
 import { toolProtocolFor } from './tool-protocol.ts';
 import { runToolCalls } from './tool-runner.ts';
 import { ToolRegistry, ragTools } from './tools/registry.ts';
@@ -40,10 +40,33 @@ export interface AgentOptions {
   maxRetries?: number;
   /** Tokens of tool output the model sees per call. */
   resultTokens?: number;
-  ledger?: LedgerOptions;
+  /** Ledger options, or a ledger to share (a research run hands its own to its tools). */
+  ledger?: LedgerOptions | EvidenceLedger;
   signal?: AbortSignal;
   onEvent?: EventListener;
   now?: Date;
+  /** `run-start`'s mode (default `rag`). */
+  mode?: string;
+  /** The system prompt's rules (default: the RAG prompt); the tool protocol's instructions follow it. */
+  systemPrompt?: (context: { now: Date; toolNames: readonly string[] }) => string;
+  /** Tool calls the run may make in all, and seconds it may take; reaching either ends it with `budget`. */
+  toolCallBudget?: number;
+  timeBudgetSeconds?: number;
+  /** Once this share (0–1) of any budget is spent, the model is told to answer now (research mode: 0.85). */
+  answerNowAt?: number;
+  /** Where the run's events come from in a research run (`["research", "rag:2"]`); set on every event. */
+  path?: string[];
+  /**
+   * Reviews each answer before it is final: returns what the model must address (it then gets
+   * another turn), or undefined to accept. Research mode's critique gate.
+   */
+  reviewAnswer?: (answer: string, context: { ledger: EvidenceLedger; step: number }) => Promise<string | undefined>;
+  /** Last word on the model's answer before its citations are checked (research mode marks what the critique still finds). */
+  finalizeAnswer?: (answer: string, context: { ledger: EvidenceLedger }) => string;
+  /** Set when the final answer must wait for a person's approval: the reason, shown in `approval-required`. */
+  holdForApproval?: string;
+  /** Run id to use (a research run names its nested runs); default a new UUID. */
+  runId?: string;
 }
 
 export interface AgentResult {
@@ -64,6 +87,8 @@ export interface AgentResult {
   /** The evidence, cited first (in citation order), then the rest strongest first (`EvidenceLedger.ranked`). */
   evidence: LedgerEntry[];
   ms: number;
+  /** The answer withheld for approval (finish reason `needs-approval`), with its citations. */
+  held?: { answer: string; citations: Citation[]; unresolvedCitations: string[]; reason: string };
 }
 
 export const AGENT_DEFAULTS = {
@@ -84,25 +109,34 @@ const ABORTED: RunError = { code: 'aborted', message: 'the run was aborted' };
  */
 export async function runAgent(options: AgentOptions): Promise<AgentResult> {
   const started = performance.now();
-  const runId = randomUUID();
+  const runId = options.runId ?? randomUUID();
   const maxSteps = options.maxSteps ?? AGENT_DEFAULTS.maxSteps;
   const question = options.question.trim();
   if (!question) throw new DossierError('bad-input', 'the question is empty');
   if (!Number.isInteger(maxSteps) || maxSteps < 1 || maxSteps > 100) throw new DossierError('bad-input', `max steps must be an integer from 1 to 100, got ${maxSteps}`);
   const tools = options.tools ?? new ToolRegistry(ragTools());
   const scope = options.scope ?? { collections: '*' };
-  const ledger = new EvidenceLedger(options.ledger);
+  const ledger = options.ledger instanceof EvidenceLedger ? options.ledger : new EvidenceLedger(options.ledger);
   const protocol = toolProtocolFor(options.model);
-  const emit = (event: AgentEvent) => options.onEvent?.(event);
+  const path = options.path;
+  // An answer held for approval is not streamed: nothing of it is shown until a person decides.
+  const emit = (event: AgentEvent) => {
+    if (options.holdForApproval !== undefined && event.type === 'text-delta' && !event.path) return;
+    options.onEvent?.(path && !event.path ? { ...event, path } : event);
+  };
+  const tokenBudget = options.tokenBudget ?? AGENT_DEFAULTS.tokenBudget;
+  const timeBudgetMs = options.timeBudgetSeconds !== undefined ? options.timeBudgetSeconds * 1000 : undefined;
   const stopWhen = [
     abortedBy(options.signal),
     noNewEvidenceFor(options.stagnationSteps ?? AGENT_DEFAULTS.stagnationSteps),
     stepCountIs(maxSteps),
-    tokenBudgetIs(options.tokenBudget ?? AGENT_DEFAULTS.tokenBudget),
+    tokenBudgetIs(tokenBudget),
+    ...(options.toolCallBudget !== undefined ? [toolCallBudgetIs(options.toolCallBudget)] : []),
+    ...(timeBudgetMs !== undefined ? [timeBudgetIs(timeBudgetMs)] : []),
   ];
 
   const now = options.now ?? new Date();
-  const system = ragSystemPrompt({ now, toolNames: tools.names() }) + protocol.instructions(tools.list());
+  const system = (options.systemPrompt ?? ragSystemPrompt)({ now, toolNames: tools.names() }) + protocol.instructions(tools.list());
   const messages: ModelMessage[] = [{ role: 'user', content: question }];
   const steps: StepRecord[] = [];
   const usage: Usage = { inputTokens: 0, outputTokens: 0 };
@@ -140,13 +174,20 @@ export async function runAgent(options: AgentOptions): Promise<AgentResult> {
     (await callModel({ model: options.model.model, system: 'You help a search engine. Reply with only what is asked.', messages: [{ role: 'user', content: prompt }], abortSignal: signal, timeoutMs: options.modelTimeoutMs, maxRetries: options.maxRetries })).text;
 
   const index = await options.dossier.store.identity();
-  emit({ type: 'run-start', runId, question, mode: 'rag', model: options.model.id, textTools: protocol.name === 'text', time: now.toISOString(), index, maxSteps });
+  emit({ type: 'run-start', runId, question, mode: options.mode ?? 'rag', model: options.model.id, textTools: protocol.name === 'text', time: now.toISOString(), index, maxSteps });
+  let warned = false;
+  let reviews = 0;
   try {
     while (end === undefined) {
-      const limit = stopReason(stopWhen, { steps, usage });
+      const progress = { steps, usage, elapsedMs: performance.now() - started };
+      const limit = stopReason(stopWhen, progress);
       if (limit !== undefined) {
         end = limit === 'aborted' ? { type: 'aborted' } : { type: 'limit', reason: limit };
         break;
+      }
+      if (options.answerNowAt !== undefined && !warned && budgetSpent(progress, { steps: maxSteps, tokens: tokenBudget, toolCalls: options.toolCallBudget, ms: timeBudgetMs }) >= options.answerNowAt) {
+        warned = true;
+        messages.push({ role: 'user', content: BUDGET_NEARLY_SPENT });
       }
       step++;
       emit({ type: 'step-start', step });
@@ -157,6 +198,14 @@ export async function runAgent(options: AgentOptions): Promise<AgentResult> {
         continue;
       }
       if (action.type === 'answer') {
+        const review = options.reviewAnswer && reviews < MAX_REVIEWS ? await options.reviewAnswer(action.text, { ledger, step }) : undefined;
+        if (review !== undefined) {
+          // The draft goes back with what to fix; the model answers again.
+          reviews++;
+          messages.push({ role: 'assistant', content: action.text }, { role: 'user', content: review });
+          steps.push({ step, toolCalls: 0, searches: { calls: 0, newEvidence: 0 } });
+          continue;
+        }
         answer = action.text;
         end = { type: 'answered' };
         break;
@@ -165,7 +214,7 @@ export async function runAgent(options: AgentOptions): Promise<AgentResult> {
       toolCallCount += action.calls.length;
       const outcomes = await runToolCalls(
         action.calls,
-        { dossier: options.dossier, scope, ledger, step, resultTokens: options.resultTokens ?? AGENT_DEFAULTS.resultTokens, generate: options.model.id === 'offline' ? undefined : generate },
+        { dossier: options.dossier, scope, ledger, step, emit, resultTokens: options.resultTokens ?? AGENT_DEFAULTS.resultTokens, generate: options.model.id === 'offline' ? undefined : generate },
         { tools, concurrency: options.toolConcurrency ?? AGENT_DEFAULTS.toolConcurrency, timeoutMs: options.toolTimeoutMs ?? AGENT_DEFAULTS.toolTimeoutMs, signal: options.signal, emit },
       );
       protocol.appendToolResults(messages, outcomes);
@@ -191,21 +240,29 @@ export async function runAgent(options: AgentOptions): Promise<AgentResult> {
   else if (end.type === 'aborted') answer = abortedAnswer(ledger);
   else if (!answer?.trim()) answer = ledger.size === 0 ? NO_EVIDENCE_ANSWER : extractiveFallback(ledger);
 
+  if (options.finalizeAnswer && (end.type === 'answered' || end.type === 'limit')) answer = options.finalizeAnswer(answer, { ledger });
   const checked = checkCitations(answer, ledger);
-  const finishReason = decideFinishReason(end, { ledgerSize: ledger.size, citations: checked.citations.length });
-  for (const citation of checked.citations) emit({ type: 'citation', citation });
-  for (const id of checked.unresolved) emit({ type: 'citation-unresolved', id });
-  emit({ type: 'final-answer', answer: checked.answer, citations: checked.citations, unresolvedCitations: checked.unresolved, partial });
+  const hold = options.holdForApproval !== undefined && (end.type === 'answered' || end.type === 'limit') ? options.holdForApproval : undefined;
+  const finishReason = hold !== undefined ? 'needs-approval' : decideFinishReason(end, { ledgerSize: ledger.size, citations: checked.citations.length });
+  if (hold !== undefined) {
+    // The answer waits for a person; nothing of it is shown until then.
+    emit({ type: 'approval-required', runId, reason: hold });
+  } else {
+    for (const citation of checked.citations) emit({ type: 'citation', citation });
+    for (const id of checked.unresolved) emit({ type: 'citation-unresolved', id });
+    emit({ type: 'final-answer', answer: checked.answer, citations: checked.citations, unresolvedCitations: checked.unresolved, partial });
+  }
   const ms = Math.round(performance.now() - started);
   emit({ type: 'run-finish', finishReason, steps: step, toolCalls: toolCallCount, usage: { ...usage }, ms });
   const cited = checked.citations.flatMap((c) => ledger.get(c.id) ?? []);
   const error = end.type === 'failed' ? end.error : end.type === 'aborted' ? ABORTED : undefined;
+  const held = hold !== undefined ? { answer: checked.answer, citations: checked.citations, unresolvedCitations: checked.unresolved, reason: hold } : undefined;
   return {
     runId,
     model: options.model.id,
-    answer: checked.answer,
-    citations: checked.citations,
-    unresolvedCitations: checked.unresolved,
+    answer: held ? awaitingApproval(runId, held.reason) : checked.answer,
+    citations: held ? [] : checked.citations,
+    unresolvedCitations: held ? [] : checked.unresolved,
     finishReason,
     ...(error ? { error } : {}),
     partial,
@@ -214,5 +271,13 @@ export async function runAgent(options: AgentOptions): Promise<AgentResult> {
     usage,
     evidence: [...cited, ...ledger.ranked().filter((entry) => !cited.includes(entry))],
     ms,
+    ...(held ? { held } : {}),
   };
+}
+
+/** Answers a draft may be sent back for review at most (research mode's critique rounds). */
+const MAX_REVIEWS = 2;
+
+export function awaitingApproval(runId: string, reason: string): string {
+  return `Waiting for approval (${reason}): the answer is held until a person decides. Run \`dossier approve ${runId}\` or \`dossier approve ${runId} --deny\`.`;
 }

@@ -12,6 +12,8 @@ export interface RunProgress {
   /** Steps finished so far, in order. */
   steps: readonly StepRecord[];
   usage: Usage;
+  /** Milliseconds since the run started (0 when not measured). */
+  elapsedMs?: number;
 }
 
 /**
@@ -41,6 +43,27 @@ export function noNewEvidenceFor(count: number): StopCondition {
     }
     return stagnant >= count ? 'stagnation' : undefined;
   };
+}
+
+/** Tool calls made so far reach the budget. */
+export function toolCallBudgetIs(budget: number): StopCondition {
+  return ({ steps }) => (steps.reduce((sum, step) => sum + step.toolCalls, 0) >= budget ? 'budget' : undefined);
+}
+
+/** Wall-clock time since the run started reaches the budget. */
+export function timeBudgetIs(ms: number): StopCondition {
+  return ({ elapsedMs = 0 }) => (elapsedMs >= ms ? 'budget' : undefined);
+}
+
+/** The largest share of any budget spent so far (steps, tokens, tool calls, time), 0–1. */
+export function budgetSpent(progress: RunProgress, budget: { steps: number; tokens: number; toolCalls?: number; ms?: number }): number {
+  const toolCalls = progress.steps.reduce((sum, step) => sum + step.toolCalls, 0);
+  return Math.max(
+    progress.steps.length / budget.steps,
+    (progress.usage.inputTokens + progress.usage.outputTokens) / budget.tokens,
+    budget.toolCalls ? toolCalls / budget.toolCalls : 0,
+    budget.ms ? (progress.elapsedMs ?? 0) / budget.ms : 0,
+  );
 }
 
 export function abortedBy(signal: AbortSignal | undefined): StopCondition {

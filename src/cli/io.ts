@@ -8,6 +8,8 @@ export interface CliIo {
   env: Record<string, string | undefined>;
   /** Aborts a running command (Ctrl-C); a test may pass its own. */
   signal?: AbortSignal;
+  /** What `-` reads (`dossier python -`); process.stdin when absent. */
+  stdin?: AsyncIterable<string | Uint8Array>;
 }
 
 export interface Writable {

@@ -16,15 +16,31 @@ Commands:
   search <query> [--mode fulltext|vector|hybrid] [--k N] [--collection NAME] [--filter JSON]
   ask <question> [--model M] [--max-steps N] [--timeout SECONDS] [--trace FILE] [--collection NAME] [--tools DIR]
                                              answer with cited sources (offline model by default)
+       [--mode rag|research] [--reasoning-model M] [--config FILE]
+                                             research: a plan of sub-questions answered by nested agents,
+                                             critiqued, then a cited report; --config: tool permissions and
+                                             approval rules (default ./dossier.config.json)
+  approve <runId> [--deny] [--by NAME] [--note TEXT]
+                                             release (or deny) the answer of a run paused for approval
   replay <trace.jsonl>                       rerun a recorded run from its recorded model outputs
   stats                                      documents, chunks, collections, bytes, embedder
   delete <documentId…>                       remove documents with their chunks and vectors
   migrate                                    upgrade an index made by an older Dossier
   eval beir <dir> [--split test|train] [--mode fulltext|vector|hybrid]
-  eval hotpotqa <file.jsonl> [--limit N] [--offset N] [--model M]
-  eval regression [dir] [--model M]          the regression set in eval/regression (five kinds of questions)
+  eval hotpotqa <file.jsonl> [--limit N] [--offset N] [--model M] [--mode rag|research]
+  eval regression [dir] [--model M] [--mode rag|research]        the regression set in eval/regression (five kinds of questions)
   eval docs [questions.json] [--corpus DIR] [--model M]
                                              the docs development set (eval/docs-dev) over ../shared/data/docs-dev
+  eval research-dev [questions.json] [--mode research|rag] [--corpus DIR]
+                                             multi-part questions (eval/research-dev): share of sub-questions
+                                             answered with cited evidence
+  python <file|-> [--timeout-ms N] [--memory-mb N]
+                                             run Python 3 (standard library) in the sandbox research mode uses:
+                                             no files, network or JavaScript; - reads the code from stdin
+  web search <query> [--limit N]             search the web ($DOSSIER_WEB_SEARCH: searxng, tavily, brave or serper)
+  web fetch <url> [--max-bytes N] [--timeout-ms N]
+                                             a page's main text as Markdown; private, loopback, link-local and
+                                             metadata addresses are refused unless in $DOSSIER_WEB_ALLOW
 
 Options for every command:
   --db FILE     index file (default ./dossier.db, or $DOSSIER_DB)
@@ -43,10 +59,13 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   search: async () => (await import('./commands/search.ts')).search,
   ask: async () => (await import('./commands/ask.ts')).ask,
   replay: async () => (await import('./commands/ask.ts')).replay,
+  approve: async () => (await import('./commands/ask.ts')).approve,
   stats: async () => (await import('./commands/documents.ts')).stats,
   delete: async () => (await import('./commands/documents.ts')).remove,
   migrate: async () => (await import('./commands/documents.ts')).migrate,
   eval: async () => (await import('./commands/eval.ts')).evaluate,
+  web: async () => (await import('./commands/web.ts')).web,
+  python: async () => (await import('./commands/python.ts')).python,
 };
 
 export function version(): string {

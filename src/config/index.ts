@@ -14,6 +14,28 @@ export interface Config {
   model: string;
   /** Seconds one model call may take: DOSSIER_MODEL_TIMEOUT, as written (checked where it is used). */
   modelTimeout: string | undefined;
+  /** Policy file (tool permissions, approval): DOSSIER_CONFIG; else ./dossier.config.json when present (config/policy.ts). */
+  configFile: string | undefined;
+  /** Where runs paused for approval are kept: DOSSIER_RUNS_DIR, default `<db>.runs` beside the index. */
+  runsDir: string | undefined;
+  /** Web search and fetch for research mode (src/research/web); off unless DOSSIER_WEB_SEARCH is set. */
+  web: WebConfig;
+}
+
+export interface WebConfig {
+  /** DOSSIER_WEB_SEARCH: searxng | tavily | brave | serper; unset = web search off. */
+  provider: string | undefined;
+  /** DOSSIER_SEARXNG_URL: the SearXNG instance (its JSON format must be enabled). */
+  searxngUrl: string | undefined;
+  /** DOSSIER_WEB_SEARCH_URL: another endpoint base for the chosen provider (a proxy, a test server). */
+  baseUrl: string | undefined;
+  tavilyApiKey: string | undefined;
+  braveApiKey: string | undefined;
+  serperApiKey: string | undefined;
+  /** DOSSIER_WEB_SCRAPE=on: research runs may fetch pages (web_scrape) even without a search provider. */
+  scrape: boolean;
+  /** DOSSIER_WEB_ALLOW: comma-separated hosts, addresses and CIDR ranges web fetches may reach although not public. */
+  allow: string[];
 }
 
 export function configFromEnv(env: Record<string, string | undefined> = process.env): Config {
@@ -23,5 +45,17 @@ export function configFromEnv(env: Record<string, string | undefined> = process.
     embedder: env.DOSSIER_EMBEDDER || 'offline',
     model: env.DOSSIER_MODEL || 'offline',
     modelTimeout: env.DOSSIER_MODEL_TIMEOUT || undefined,
+    configFile: env.DOSSIER_CONFIG || undefined,
+    runsDir: env.DOSSIER_RUNS_DIR || undefined,
+    web: {
+      provider: env.DOSSIER_WEB_SEARCH || undefined,
+      searxngUrl: env.DOSSIER_SEARXNG_URL || undefined,
+      baseUrl: env.DOSSIER_WEB_SEARCH_URL || undefined,
+      tavilyApiKey: env.TAVILY_API_KEY || undefined,
+      braveApiKey: env.BRAVE_API_KEY || undefined,
+      serperApiKey: env.SERPER_API_KEY || undefined,
+      scrape: /^(?:on|true|1|yes)$/i.test(env.DOSSIER_WEB_SCRAPE ?? ''),
+      allow: (env.DOSSIER_WEB_ALLOW ?? '').split(',').map((entry) => entry.trim()).filter(Boolean),
+    },
   };
 }

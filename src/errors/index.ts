@@ -28,6 +28,8 @@ export type ErrorCode =
   | 'remote-auth'
   | 'remote-timeout'
   | 'aborted'
+  /** A web fetch refused: not http(s), or the host is (or resolves to) a private, loopback, link-local or metadata address. */
+  | 'blocked-address'
   | 'config';
 
 export class DossierError extends Error {

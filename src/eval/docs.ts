@@ -1,3 +1,4 @@
+import type { EvalMode } from './run-question.ts';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { assertCollectionName, type Dossier } from '../dossier.ts';
@@ -36,8 +37,8 @@ export const DOCS_DEV_CORPUS = join(import.meta.dirname, '..', '..', '..', 'shar
 
 const KEYS = new Set(['id', 'corpus', 'kind', 'question', 'answerContains', 'answerNotContains', 'cites', 'notFound']);
 
-/** Reads and checks a questions file: a list of questions, each naming its corpus; ids unique. */
-export function loadDocsQuestions(file = DOCS_DEV_QUESTIONS): DocsQuestion[] {
+/** A questions file's list (a clear error when the file is missing, not JSON, or not a non-empty list). */
+export function readQuestionList(file: string): unknown[] {
   if (!existsSync(file)) throw new DossierError('not-found', `no questions file ${file}`);
   let data: unknown;
   try {
@@ -46,6 +47,12 @@ export function loadDocsQuestions(file = DOCS_DEV_QUESTIONS): DocsQuestion[] {
     throw new DossierError('bad-input', `${file} is not JSON: ${(error as Error).message}`);
   }
   if (!Array.isArray(data) || data.length === 0) throw new DossierError('bad-input', `${file} must hold a non-empty list of questions`);
+  return data;
+}
+
+/** Reads and checks a questions file: a list of questions, each naming its corpus; ids unique. */
+export function loadDocsQuestions(file = DOCS_DEV_QUESTIONS): DocsQuestion[] {
+  const data = readQuestionList(file);
   const ids = new Set<string>();
   for (const [index, item] of data.entries()) {
     const where = `${file}: question ${index + 1}`;
@@ -87,7 +94,7 @@ export async function runDocs(
   dossier: Dossier,
   model: ResolvedModel,
   questions: readonly DocsQuestion[],
-  options: { corpusRoot?: string; questionsFile?: string; maxSteps?: number; onProgress?: (phase: string, done: number, total: number) => void } = {},
+  options: { corpusRoot?: string; questionsFile?: string; maxSteps?: number; mode?: EvalMode; onProgress?: (phase: string, done: number, total: number) => void } = {},
 ): Promise<DocsReport> {
   const folders = corpusFolders(questions, options.corpusRoot);
   const ingested = new Map<string, { folder: string; failed: { path: string; error: string }[] }>();
@@ -99,6 +106,7 @@ export async function runDocs(
   }
   const report = await runRegression(dossier, model, questions, {
     maxSteps: options.maxSteps,
+    mode: options.mode,
     collections: (question) => [question.corpus],
     onProgress: (count, total) => options.onProgress?.('questions', count, total),
   });

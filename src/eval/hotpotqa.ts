@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { DossierError } from '../errors/index.ts';
 import type { Dossier } from '../dossier.ts';
-import { runAgent } from '../agent/run-agent.ts';
+import { runQuestion, type EvalMode } from './run-question.ts';
 import type { ResolvedModel } from '../providers/index.ts';
 import { rankHotpotEvidence } from './hotpot-ranking.ts';
 import { mean } from './metrics.ts';
@@ -134,6 +134,7 @@ function distinct<T>(items: readonly T[]): T[] {
 export interface HotpotResult {
   questions: number;
   offset: number;
+  mode: EvalMode;
   singleShot: { 'recall@2': number; 'recall@5': number };
   agent: {
     'recall@2': number;
@@ -144,6 +145,9 @@ export interface HotpotResult {
     em: number;
     f1: number;
     toolCallsMean: number;
+    /** Model calls per question (nested agents' included) and seconds per question. */
+    modelCallsMean: number;
+    secondsMean: number;
     evidenceMean: number;
     finishReasons: Record<string, number>;
     /** Citations in answers, and how many of them resolved to no ledger evidence. */
@@ -158,14 +162,14 @@ export async function evaluateHotpot(
   dossier: Dossier,
   data: HotpotData,
   model: ResolvedModel,
-  options: { limit?: number; offset?: number; onProgress?: (done: number, total: number) => void; onQuestion?: (outcome: HotpotOutcome) => void },
+  options: { limit?: number; offset?: number; mode?: EvalMode; onProgress?: (done: number, total: number) => void; onQuestion?: (outcome: HotpotOutcome) => void },
 ): Promise<HotpotResult> {
   const offset = options.offset ?? 0;
   const questions = data.questions.slice(offset, offset + (options.limit ?? data.questions.length));
   const scope = { collections: '*' } as const;
   const titleOf = (source: string) => source.replace(/^hotpot:/, '');
   const single = { r2: [] as number[], r5: [] as number[] };
-  const agent = { r2: [] as number[], r5: [] as number[], all: [] as number[], contains: [] as number[], em: [] as number[], f1: [] as number[], tools: [] as number[], evidence: [] as number[] };
+  const agent = { r2: [] as number[], r5: [] as number[], all: [] as number[], contains: [] as number[], em: [] as number[], f1: [] as number[], tools: [] as number[], evidence: [] as number[], seconds: [] as number[], modelCalls: [] as number[] };
   const finishReasons: Record<string, number> = {};
   let citations = 0;
   let unresolved = 0;
@@ -175,7 +179,10 @@ export async function evaluateHotpot(
     single.r2.push(recallAt(singleTitles, item.supportingTitles, 2));
     single.r5.push(recallAt(singleTitles, item.supportingTitles, 5));
 
-    const result = await runAgent({ dossier, question: item.question, model, scope, ledger: { maxDistinct: MAX_PARAGRAPHS_READ, capacity: MAX_PARAGRAPHS_READ } });
+    const started = performance.now();
+    const result = await runQuestion(options.mode ?? 'rag', { dossier, question: item.question, model, scope, ledger: { maxDistinct: MAX_PARAGRAPHS_READ, capacity: MAX_PARAGRAPHS_READ } });
+    agent.seconds.push((performance.now() - started) / 1000);
+    agent.modelCalls.push(result.modelCalls);
     const ranked = await rankHotpotEvidence(dossier, item.question, result);
     const agentTitles = distinct(ranked.map((entry) => titleOf(entry.chunk.source)));
     agent.r2.push(recallAt(agentTitles, item.supportingTitles, 2));
@@ -194,7 +201,7 @@ export async function evaluateHotpot(
       const goldRead = item.answers.some((gold) => read.includes(normalizeAnswer(gold)));
       options.onQuestion({ index: offset + i, id: item.id, question: item.question, gold: item.answers, answer: result.answer, direct, em, f1, contains, 'recall@2': agent.r2.at(-1)!, 'recall@5': agent.r5.at(-1)!, goldRead });
     }
-    agent.tools.push(result.toolCalls);
+    agent.tools.push(result.allToolCalls);
     agent.evidence.push(result.evidence.length);
     citations += result.citations.length + result.unresolvedCitations.length;
     unresolved += result.unresolvedCitations.length;
@@ -205,6 +212,7 @@ export async function evaluateHotpot(
   return {
     questions: questions.length,
     offset,
+    mode: options.mode ?? 'rag',
     singleShot: { 'recall@2': round(mean(single.r2)), 'recall@5': round(mean(single.r5)) },
     agent: {
       'recall@2': round(mean(agent.r2)),
@@ -215,6 +223,8 @@ export async function evaluateHotpot(
       em: round(mean(agent.em)),
       f1: round(mean(agent.f1)),
       toolCallsMean: round(mean(agent.tools)),
+      modelCallsMean: round(mean(agent.modelCalls)),
+      secondsMean: round(mean(agent.seconds)),
       evidenceMean: round(mean(agent.evidence)),
       finishReasons,
       citations,

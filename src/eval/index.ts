@@ -1,3 +1,5 @@
+import type { EvalMode } from './run-question.ts';
+import { loadResearchDev, runResearchDev, type ResearchDevReport } from './research-dev.ts';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
@@ -54,24 +56,24 @@ export async function runBeirEval(options: EvalIndexOptions & { directory: strin
 }
 
 /** `dossier eval hotpotqa`: the pooled protocol (DESIGN §4) with the given model. */
-export async function runHotpotEval(options: EvalIndexOptions & { file: string; limit?: number; offset?: number; model?: string }): Promise<HotpotResult> {
+export async function runHotpotEval(options: EvalIndexOptions & { file: string; limit?: number; offset?: number; model?: string; mode?: EvalMode }): Promise<HotpotResult> {
   const data = loadHotpot(options.file);
   return withIndex(options, async (dossier) => {
     const model = await resolveModel(options.model ?? 'offline', { env: dossier.env, language: dossier.language });
     if ((await dossier.stats()).documents < data.paragraphs.size) {
       await indexHotpot(dossier, data, (done, total) => options.onProgress?.('index', done, total));
     }
-    return evaluateHotpot(dossier, data, model, { limit: options.limit, offset: options.offset, onProgress: (done, total) => options.onProgress?.('questions', done, total) });
+    return evaluateHotpot(dossier, data, model, { limit: options.limit, offset: options.offset, mode: options.mode, onProgress: (done, total) => options.onProgress?.('questions', done, total) });
   });
 }
 
 /** `dossier eval regression`: the regression set over its own corpus, in a temporary index. */
-export async function runRegressionEval(options: { directory?: string; model?: string; env?: Record<string, string | undefined> } = {}): Promise<RegressionReport> {
+export async function runRegressionEval(options: { directory?: string; model?: string; mode?: EvalMode; env?: Record<string, string | undefined> } = {}): Promise<RegressionReport> {
   const { questions, corpus } = loadRegression(options.directory);
   return withIndex({ env: options.env }, async (dossier) => {
     const model = await resolveModel(options.model ?? 'offline', { env: dossier.env, language: dossier.language });
     await dossier.ingest([corpus]);
-    return runRegression(dossier, model, questions);
+    return runRegression(dossier, model, questions, { mode: options.mode });
   });
 }
 
@@ -81,13 +83,24 @@ export async function runRegressionEval(options: { directory?: string; model?: s
  * indexed into its own collection of a temporary index, and each question searches its corpus only.
  */
 export async function runDocsEval(
-  options: { file?: string; corpus?: string; model?: string; embedder?: string; maxSteps?: number; env?: Record<string, string | undefined>; onProgress?: EvalProgress } = {},
+  options: { file?: string; corpus?: string; model?: string; embedder?: string; maxSteps?: number; mode?: EvalMode; env?: Record<string, string | undefined>; onProgress?: EvalProgress } = {},
 ): Promise<DocsReport> {
   const file = resolve(options.file ?? DOCS_DEV_QUESTIONS);
   const questions = loadDocsQuestions(file);
   corpusFolders(questions, options.corpus); // a missing corpus fails before any indexing
   return withIndex({ env: options.env, embedder: options.embedder }, async (dossier) => {
     const model = await resolveModel(options.model ?? 'offline', { env: dossier.env, language: dossier.language });
-    return runDocs(dossier, model, questions, { corpusRoot: options.corpus, questionsFile: file, maxSteps: options.maxSteps, onProgress: options.onProgress });
+    return runDocs(dossier, model, questions, { corpusRoot: options.corpus, questionsFile: file, maxSteps: options.maxSteps, mode: options.mode, onProgress: options.onProgress });
+  });
+}
+
+/** `dossier eval research-dev`: the multi-part development set (eval/research-dev), each corpus in its own collection. */
+export async function runResearchDevEval(
+  options: { file?: string; corpus?: string; model?: string; mode?: EvalMode; env?: Record<string, string | undefined>; onProgress?: EvalProgress } = {},
+): Promise<ResearchDevReport> {
+  const questions = loadResearchDev(options.file ? resolve(options.file) : undefined);
+  return withIndex({ env: options.env }, async (dossier) => {
+    const model = await resolveModel(options.model ?? 'offline', { env: dossier.env, language: dossier.language });
+    return runResearchDev(dossier, model, questions, { mode: options.mode, corpusRoot: options.corpus, onProgress: options.onProgress });
   });
 }

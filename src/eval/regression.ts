@@ -3,7 +3,8 @@ import { basename, join } from 'node:path';
 import { DossierError } from '../errors/index.ts';
 import type { Dossier } from '../dossier.ts';
 import type { AgentEvent } from '../agent/events.ts';
-import { runAgent, type AgentResult } from '../agent/run-agent.ts';
+import type { AgentResult } from '../agent/run-agent.ts';
+import { runQuestion, type EvalMode } from './run-question.ts';
 import type { ResolvedModel } from '../providers/index.ts';
 import { mean } from './metrics.ts';
 
@@ -127,13 +128,14 @@ export async function runRegression<Q extends RegressionQuestion>(
     /** The collections a question may search (every collection when absent). */
     collections?: (question: Q) => readonly string[] | undefined;
     onProgress?: (done: number, total: number) => void;
+    mode?: EvalMode;
   } = {},
 ): Promise<RegressionReport> {
   const outcomes: RegressionOutcome[] = [];
   for (const question of questions) {
     const collections = options.collections?.(question);
     const scope = collections ? await dossier.scope({ collections }) : undefined;
-    const result = await runAgent({ dossier, question: question.question, model, scope, maxSteps: options.maxSteps, onEvent: (event) => options.onEvent?.(question.id, event) });
+    const result = await runQuestion(options.mode ?? 'rag', { dossier, question: question.question, model, scope, maxSteps: options.maxSteps, onEvent: (event) => options.onEvent?.(question.id, event) });
     outcomes.push(judge(question, result));
     options.onProgress?.(outcomes.length, questions.length);
   }

@@ -4,6 +4,7 @@ import { Tokenizer } from '../../text/tokenize.ts';
 import { composeAnswer } from './answer-composer.ts';
 import { nextSearches } from './planner.ts';
 import { readPromptState } from './prompt-state.ts';
+import { researchTurn } from './research-planner.ts';
 import { ANSWER_SENTENCES, MAX_ROUNDS, QUERIES_PER_ROUND, QUESTION_SEARCH_K } from './tuning.ts';
 
 export { entitiesIn } from './entities.ts';
@@ -82,6 +83,8 @@ export class OfflineModel implements LanguageModelV3 {
 
   private decide(options: LanguageModelV3CallOptions): LanguageModelV3Content[] {
     const state = readPromptState(options.prompt);
+    // Research mode (the run offers the planner's tools): plan, nested agents, python, critique, report.
+    if ((options.tools ?? []).some((tool) => tool.name === 'rag') && (options.tools ?? []).some((tool) => tool.name === 'plan')) return researchTurn(options, state.question, state.lastUserText);
     const canSearch = (options.tools ?? []).some((tool) => tool.type === 'function' && tool.name === 'search_knowledge');
     const searches = nextSearches(state, this.tokenizer, { ...this.options, canSearch });
     if (searches) {

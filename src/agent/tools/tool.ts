@@ -16,6 +16,8 @@ export interface ToolContext {
   signal: AbortSignal;
   /** Token budget for the text the model sees from one call. */
   resultTokens: number;
+  /** Emits an event into the run's stream (research tools: plans, nested agents, critiques). */
+  emit?: (event: import('../events.ts').AgentEvent) => void;
   /** One-shot text generation with the run's model, when the run has a real model (RAG-Fusion, HyDE); stops with `signal`. */
   generate?: (prompt: string) => Promise<string>;
 }

@@ -1,18 +1,44 @@
 import type { AgentEvent } from '../../agent/events.ts';
 import type { AskResult } from '../../agent/ask.ts';
-import { intOption, listOption, numberOption, parse, stringOption } from '../args.ts';
+import { intOption, listOption, numberOption, parse, stringOption, type Values } from '../args.ts';
 import { UsageError, type CommandContext } from '../io.ts';
 import { withIndex } from './open.ts';
+import { userInfo } from 'node:os';
+import { configFromEnv } from '../../config/index.ts';
+import { loadPolicy } from '../../config/policy.ts';
 
-/** Human output: tool activity dimmed on stderr, the answer streamed to stdout. */
+/**
+ * Human output: tool activity dimmed on stderr, the answer streamed to stdout. In research mode
+ * stderr is a live tree: the plan, each nested agent (indented by its path) with its searches as
+ * they happen, and the critique.
+ */
 function humanListener(context: CommandContext): (event: AgentEvent) => void {
   const { io, err } = context;
   let streamed = false;
+  const shown = new Map<string, string>();
   return (event) => {
-    if (event.type === 'tool-call') io.stderr.write(err.dim(`  → ${event.toolName} ${JSON.stringify(event.input)}\n`));
-    else if (event.type === 'tool-result' && !event.ok) io.stderr.write(err.yellow(`  ✗ ${event.toolName}: ${event.summary}\n`));
-    else if (event.type === 'error') io.stderr.write(err.red(`  ! ${event.message}\n`));
-    else if (event.type === 'text-delta') {
+    const indent = '  '.repeat(1 + (event.path?.length ?? 0));
+    const nested = event.path !== undefined;
+    const who = nested ? `${event.path!.at(-1)} ` : '';
+    if (event.type === 'plan') {
+      // The whole plan once; after that, only the sub-questions whose status changed.
+      if (shown.size === 0) io.stderr.write(err.bold(`${indent}plan: ${event.brief}\n`));
+      for (const item of event.items) {
+        if (shown.get(item.id) === item.status) continue;
+        shown.set(item.id, item.status);
+        io.stderr.write(err.dim(`${indent}  ${item.status === 'answered' ? '✓' : item.status === 'failed' ? '✗' : '·'} ${item.id} ${item.question}${item.status === 'open' ? '' : ` (${item.status})`}\n`));
+      }
+    } else if (event.type === 'subagent-start') io.stderr.write(err.cyan(`${indent}▸ ${event.id}: ${event.question}\n`));
+    else if (event.type === 'subagent-finish') io.stderr.write((event.error ? err.red : err.dim)(`${indent}◂ ${event.id}: ${event.finishReason}, ${event.citations} cited, ${event.ms} ms${event.error ? ` (${event.error})` : ''}\n`));
+    else if (event.type === 'critique') {
+      const findings = event.checks.filter((c) => c.verdict !== 'supported');
+      io.stderr.write((findings.length || event.openQuestions.length ? err.yellow : err.dim)(`${indent}critique: ${event.checks.length} claims checked, ${findings.length} findings, ${event.openQuestions.length} open\n`));
+    } else if (event.type === 'approval-required') io.stderr.write(err.yellow(`${indent}approval required: ${event.reason}\n`));
+    else if (event.type === 'tool-call') {
+      if (event.toolName !== 'rag' && event.toolName !== 'plan') io.stderr.write(err.dim(`${indent}${who}→ ${event.toolName} ${JSON.stringify(event.input).slice(0, 200)}\n`));
+    } else if (event.type === 'tool-result' && !event.ok) io.stderr.write(err.yellow(`${indent}${who}✗ ${event.toolName}: ${event.summary}\n`));
+    else if (event.type === 'error') io.stderr.write(err.red(`${indent}! ${event.message}\n`));
+    else if (event.type === 'text-delta' && !nested) {
       if (!streamed) io.stdout.write('\n');
       streamed = true;
       io.stdout.write(event.delta);
@@ -54,16 +80,20 @@ export async function ask(argv: string[], context: CommandContext): Promise<numb
       trace: { type: 'string' },
       collection: { type: 'string', short: 'c', multiple: true },
       tools: { type: 'string' },
+      'reasoning-model': { type: 'string' },
+      config: { type: 'string' },
     },
     { max: Infinity },
   );
   const question = positionals.join(' ');
   if (!question.trim()) throw new UsageError('ask needs a question');
   const mode = stringOption(values, 'mode') ?? 'rag';
-  if (mode === 'research') throw new UsageError('--mode research is not available yet; use --mode rag');
-  if (mode !== 'rag') throw new UsageError(`--mode must be rag or research, got "${mode}"`);
-  const maxSteps = intOption(values, 'max-steps', 10, 1, 100);
+  if (mode !== 'rag' && mode !== 'research') throw new UsageError(`--mode must be rag or research, got "${mode}"`);
+  if (values['reasoning-model'] !== undefined && mode !== 'research') throw new UsageError('--reasoning-model needs --mode research');
+  const maxSteps = intOption(values, 'max-steps', mode === 'research' ? 15 : 10, 1, 100);
   const timeoutSeconds = numberOption(values, 'timeout', 0.001, 86_400);
+  // A bad policy file fails before the index is opened.
+  const policy = loadPolicy(stringOption(values, 'config') ?? configFromEnv(context.io.env).configFile);
   return withIndex(values, context, 'read', async (dossier) => {
     const controller = new AbortController();
     const onSignal = () => controller.abort();
@@ -73,22 +103,52 @@ export async function ask(argv: string[], context: CommandContext): Promise<numb
     try {
       const result = await dossier.ask({
         question,
+        mode,
+        reasoningModel: stringOption(values, 'reasoning-model'),
         model: stringOption(values, 'model'),
         maxSteps,
         timeoutSeconds,
         trace: stringOption(values, 'trace'),
         collections: listOption(values, 'collection'),
         toolsDir: stringOption(values, 'tools'),
+        policy,
+        runsDir: runsDirFor(values, context),
         signal: controller.signal,
         onEvent: context.json ? undefined : humanListener(context),
       });
       if (context.json) context.printJson(result);
-      else printSources(result, context);
+      else {
+        if (result.finishReason === 'needs-approval') context.print(result.answer);
+        printSources(result, context);
+      }
       return exitCodeOf(result, context);
     } finally {
       if (interactive) process.off('SIGINT', onSignal);
       context.io.signal?.removeEventListener('abort', onSignal);
     }
+  });
+}
+
+/** Runs paused for approval live beside the index: DOSSIER_RUNS_DIR, or `<db>.runs`. */
+function runsDirFor(values: Values, context: CommandContext): string {
+  const config = configFromEnv(context.io.env);
+  return config.runsDir ?? `${stringOption(values, 'db') ?? config.db}.runs`;
+}
+
+/** `dossier approve <runId> [--deny] [--by NAME] [--note TEXT]`: decides a run paused for approval. */
+export async function approve(argv: string[], context: CommandContext): Promise<number> {
+  const { values, positionals } = parse(argv, { deny: { type: 'boolean' }, by: { type: 'string' }, note: { type: 'string' } }, { min: 1, max: 1, what: 'run id', missing: 'approve needs the run id of a paused run (from ask: finish reason needs-approval)' });
+  const by = stringOption(values, 'by') ?? context.io.env.USER ?? userInfo().username;
+  // Deciding writes only the runs folder, never the index.
+  return withIndex(values, context, 'read', async (dossier) => {
+    const result = await dossier.approve(positionals[0], { runsDir: runsDirFor(values, context), deny: values.deny === true, by, note: stringOption(values, 'note') });
+    if (context.json) context.printJson(result);
+    else {
+      context.print(result.answer);
+      if (result.decision === 'approved') printSources(result, context);
+      else context.print(context.out.dim(`run ${result.runId} denied by ${by}`));
+    }
+    return 0;
   });
 }
 

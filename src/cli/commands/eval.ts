@@ -1,6 +1,14 @@
-import { intOption, parse, stringOption } from '../args.ts';
+import { intOption, parse, stringOption, type Values } from '../args.ts';
 import { progressBar, UsageError, type CommandContext } from '../io.ts';
 import { modeOption } from './search.ts';
+import { EVAL_MODES, type EvalMode } from '../../eval/run-question.ts';
+
+/** `--mode rag|research` of the question-answering evaluations. */
+function agentMode(values: Values): EvalMode {
+  const mode = stringOption(values, 'mode') ?? 'rag';
+  if (!EVAL_MODES.includes(mode as EvalMode)) throw new UsageError(`--mode must be rag or research, got "${mode}"`);
+  return mode as EvalMode;
+}
 
 /** One progress bar per phase of an evaluation. */
 async function phases(context: CommandContext) {
@@ -41,13 +49,14 @@ export async function evaluate(argv: string[], context: CommandContext): Promise
       return 0;
     }
     if (kind === 'hotpotqa') {
-      const { values, positionals } = parse(rest, { limit: { type: 'string' }, offset: { type: 'string' }, model: { type: 'string' } }, { min: 1, max: 1, what: 'HotpotQA file', missing: 'eval hotpotqa needs a HotpotQA .jsonl file' });
+      const { values, positionals } = parse(rest, { limit: { type: 'string' }, offset: { type: 'string' }, model: { type: 'string' }, mode: { type: 'string', short: 'm' } }, { min: 1, max: 1, what: 'HotpotQA file', missing: 'eval hotpotqa needs a HotpotQA .jsonl file' });
       const result = await evals.runHotpotEval({
         file: positionals[0],
         limit: values.limit === undefined ? undefined : intOption(values, 'limit', 500, 1, 1_000_000),
         offset: intOption(values, 'offset', 0, 0, 1_000_000),
         db: stringOption(values, 'db'),
         model: stringOption(values, 'model'),
+        mode: agentMode(values),
         env,
         onProgress,
       });
@@ -62,8 +71,8 @@ export async function evaluate(argv: string[], context: CommandContext): Promise
       return 0;
     }
     if (kind === 'regression') {
-      const { values, positionals } = parse(rest, { model: { type: 'string' } }, { max: 1, what: 'regression folder' });
-      const report = await evals.runRegressionEval({ directory: positionals[0], model: stringOption(values, 'model'), env });
+      const { values, positionals } = parse(rest, { model: { type: 'string' }, mode: { type: 'string', short: 'm' } }, { max: 1, what: 'regression folder' });
+      const report = await evals.runRegressionEval({ directory: positionals[0], model: stringOption(values, 'model'), mode: agentMode(values), env });
       if (context.json) context.printJson(report);
       else {
         const { out } = context;
@@ -72,9 +81,25 @@ export async function evaluate(argv: string[], context: CommandContext): Promise
       }
       return 0;
     }
+    if (kind === 'research-dev') {
+      const { values, positionals } = parse(rest, { corpus: { type: 'string' }, model: { type: 'string' }, mode: { type: 'string', short: 'm' } }, { max: 1, what: 'questions file' });
+      const report = await evals.runResearchDevEval({ file: positionals[0], corpus: stringOption(values, 'corpus'), model: stringOption(values, 'model'), mode: values.mode === undefined ? 'research' : agentMode(values), env, onProgress });
+      progress.stop();
+      if (context.json) context.printJson(report);
+      else {
+        const { out } = context;
+        for (const o of report.outcomes) {
+          const ok = o.subQuestions.filter((s) => s.ok).length;
+          context.print(`${ok === o.subQuestions.length ? out.green('pass') : out.yellow(`${ok}/${o.subQuestions.length}`)} ${o.corpus.padEnd(10)} ${o.kind.padEnd(19)} ${o.id}`);
+          for (const s of o.subQuestions.filter((s) => !s.ok)) context.print(out.dim(`     missing for "${s.question}": ${s.missing.join(', ')}`));
+        }
+        context.print(`${report.questions} questions, ${report.subQuestions} sub-questions (${report.mode}, ${report.model}): answered with cited evidence ${report.answeredWithEvidence}, open ones said open ${report.openHandled}, report strings ${report.reportContains}, unresolved citations ${report.unresolvedCitations}`);
+      }
+      return 0;
+    }
     if (kind === 'docs') {
-      const { values, positionals } = parse(rest, { corpus: { type: 'string' }, model: { type: 'string' } }, { max: 1, what: 'questions file' });
-      const report = await evals.runDocsEval({ file: positionals[0], corpus: stringOption(values, 'corpus'), model: stringOption(values, 'model'), embedder: stringOption(values, 'embedder'), env, onProgress });
+      const { values, positionals } = parse(rest, { corpus: { type: 'string' }, model: { type: 'string' }, mode: { type: 'string', short: 'm' } }, { max: 1, what: 'questions file' });
+      const report = await evals.runDocsEval({ file: positionals[0], corpus: stringOption(values, 'corpus'), model: stringOption(values, 'model'), mode: agentMode(values), embedder: stringOption(values, 'embedder'), env, onProgress });
       progress.stop();
       if (context.json) context.printJson(report);
       else {

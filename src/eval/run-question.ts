@@ -1,0 +1,37 @@
+import { configFromEnv } from '../config/index.ts';
+import type { AgentEvent } from '../agent/events.ts';
+import { runAgent, type AgentOptions, type AgentResult } from '../agent/run-agent.ts';
+
+/** How an evaluation asks its questions: one RAG agent, or research mode's planner over nested agents. */
+export type EvalMode = 'rag' | 'research';
+export const EVAL_MODES: readonly EvalMode[] = ['rag', 'research'];
+
+export interface EvalRun extends AgentResult {
+  /** Model calls and tool calls of the whole run, nested agents' included. */
+  modelCalls: number;
+  allToolCalls: number;
+  /** Research mode's sub-questions and nested agents (absent in RAG mode). */
+  research?: Pick<import('../research/run-research.ts').ResearchResult, 'plan' | 'subagents' | 'critique'>;
+}
+
+/** Runs one question in the given mode, counting model calls (research mode gets python and the configured web tools). */
+export async function runQuestion(mode: EvalMode, options: AgentOptions): Promise<EvalRun> {
+  let modelCalls = 0;
+  let allToolCalls = 0;
+  const onEvent = (event: AgentEvent) => {
+    if (event.type === 'model-output') modelCalls++;
+    if (event.type === 'tool-call') allToolCalls++;
+    options.onEvent?.(event);
+  };
+  if (mode === 'rag') return { ...(await runAgent({ ...options, onEvent })), modelCalls, allToolCalls };
+  const { runResearch, configuredResearchTools } = await import('../research/index.ts');
+  const { ledger, tools: _rag, ...rest } = options;
+  const result = await runResearch({
+    ...rest,
+    ledger: ledger && !('addHits' in ledger) ? ledger : undefined,
+    tools: configuredResearchTools(configFromEnv(options.dossier.env).web),
+    maxSteps: undefined,
+    onEvent,
+  });
+  return { ...result, modelCalls, allToolCalls, research: { plan: result.plan, subagents: result.subagents, critique: result.critique } };
+}

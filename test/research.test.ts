@@ -176,6 +176,29 @@ describe('research mode through a real provider client and the protocol server',
     assert.match(result.answer, /S2/);
   });
 
+  it('approval through a scripted model: the run pauses before its answer, then approve releases exactly that answer', async () => {
+    const { dir, cleanup: clean } = tempDir();
+    try {
+      const report = (body: ChatBody, ids: string[]) => `Halvorsen Instruments was founded in 1987 by Marit Halvorsen [${ids[0]}].`;
+      const { result, events } = await research(planner(report), { holdForApproval: 'the question matches the high-risk pattern /founded/' });
+      assert.equal(result.finishReason, 'needs-approval');
+      assert.ok(events.some((e) => e.type === 'approval-required' && !e.path));
+      assert.ok(!events.some((e) => (e.type === 'final-answer' || e.type === 'text-delta') && !e.path), 'nothing of the held answer reached the stream');
+      assert.match(result.held!.answer, /founded in 1987 by Marit Halvorsen \[E\d+\]/);
+      assert.doesNotMatch(result.answer, /1987/);
+      const { approve, toAskResult } = await import('../src/agent/ask.ts');
+      const { PausedRuns } = await import('../src/agent/paused-runs.ts');
+      const { reason, ...held } = result.held!;
+      new PausedRuns(dir).save({ runId: result.runId, question: 'q', mode: 'research', reason, pausedAt: new Date().toISOString(), index: await dossier.store.identity(), result: toAskResult(result, 'scripted'), held });
+      const released = await approve(dossier, result.runId, { runsDir: dir, by: 'carol' });
+      assert.equal(released.finishReason, 'stop');
+      assert.equal(released.answer, result.held!.answer);
+      assert.deepEqual(released.citations, result.held!.citations);
+    } finally {
+      clean();
+    }
+  });
+
   it('permissions: a denied tool is not offered to the planner or to nested agents', async () => {
     const policy = new Policy({ permissions: { modes: { research: { deny: ['reasoning', 'get_content'] } } } });
     let offered: string[] = [];

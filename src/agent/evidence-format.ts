@@ -73,7 +73,8 @@ export function formatEvidence(entries: readonly LedgerEntry[], budgetTokens: nu
     used += countTokens(text) + 12;
     parts.push(fenceEvidence(entry, text));
   }
-  if (omitted.length) parts.push(`(also found, not shown for space: ${omitted.join(', ')}; read them with get_content)`);
+  // Web evidence (negative chunk ids) is no document of the index: get_content cannot read it.
+  if (omitted.length) parts.push(`(also found, not shown for space: ${omitted.join(', ')}; ${entries.some((e) => omitted.includes(e.id) && e.chunk.id < 0) ? 'read documents with get_content, web pages with web_scrape' : 'read them with get_content'})`);
   return parts.join('\n\n');
 }
 

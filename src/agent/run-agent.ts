@@ -45,8 +45,11 @@ export interface AgentOptions {
   signal?: AbortSignal;
   onEvent?: EventListener;
   now?: Date;
-  /** `run-start`'s mode (default `rag`). */
-  mode?: string;
+  /**
+   * `rag` (default): this loop. `research`: the research planner over nested RAG agents
+   * (`runResearch`, src/research/), with its defaults; `tools` then adds to the planner's tools.
+   */
+  mode?: 'rag' | 'research';
   /** The system prompt's rules (default: the RAG prompt); the tool protocol's instructions follow it. */
   systemPrompt?: (context: { now: Date; toolNames: readonly string[] }) => string;
   /** Tool calls the run may make in all, and seconds it may take; reaching either ends it with `budget`. */
@@ -108,6 +111,16 @@ const ABORTED: RunError = { code: 'aborted', message: 'the run was aborted' };
  * At a limit the model answers from the evidence it has; a failure ends the run saying so.
  */
 export async function runAgent(options: AgentOptions): Promise<AgentResult> {
+  if (options.mode === 'research') {
+    const { runResearch } = await import('../research/run-research.ts');
+    const { mode: _mode, tools, ledger, ...rest } = options;
+    return runResearch({ ...rest, tools: tools?.list(), ledger: ledger instanceof EvidenceLedger ? undefined : ledger });
+  }
+  return agentLoop(options);
+}
+
+/** The loop itself; research mode runs its planner through it too, labelled `research`. */
+export async function agentLoop(options: Omit<AgentOptions, 'mode'> & { runLabel?: string }): Promise<AgentResult> {
   const started = performance.now();
   const runId = options.runId ?? randomUUID();
   const maxSteps = options.maxSteps ?? AGENT_DEFAULTS.maxSteps;
@@ -174,7 +187,7 @@ export async function runAgent(options: AgentOptions): Promise<AgentResult> {
     (await callModel({ model: options.model.model, system: 'You help a search engine. Reply with only what is asked.', messages: [{ role: 'user', content: prompt }], abortSignal: signal, timeoutMs: options.modelTimeoutMs, maxRetries: options.maxRetries })).text;
 
   const index = await options.dossier.store.identity();
-  emit({ type: 'run-start', runId, question, mode: options.mode ?? 'rag', model: options.model.id, textTools: protocol.name === 'text', time: now.toISOString(), index, maxSteps });
+  emit({ type: 'run-start', runId, question, mode: options.runLabel ?? 'rag', model: options.model.id, textTools: protocol.name === 'text', time: now.toISOString(), index, maxSteps });
   let warned = false;
   let reviews = 0;
   try {

@@ -94,15 +94,21 @@ export function tokenF1(prediction: string, gold: string): number {
 const CITATION = /\[(?:unresolved: )?E\d+(?:,\s*E\d+)*\]/g;
 
 /**
- * The direct answer of an answer text: its first line, citations stripped. The offline model (and
+ * The direct answer of an answer text: its first line, citations (and research mode's notes) stripped. The offline model (and
  * the answer format the prompts ask for) puts the short answer (a name, a number with its unit, a
  * date, yes/no) alone on the first line, and the supporting sentences after it. Exact match and F1
  * are scored on this direct answer against the gold span; "answer contains" reads the whole answer.
  */
 export function directAnswer(answer: string): string {
   const first = answer.trim().split('\n')[0] ?? '';
-  return first.replace(CITATION, ' ').replace(/\s+/g, ' ').trim();
+  return first.replace(CITATION, ' ').replace(ANNOTATION, ' ').replace(/\s+/g, ' ').trim();
 }
+
+/**
+ * Notes research mode adds to a line, like citations not part of the answer itself: the critique's
+ * "(uncertain: …)" and "(computed in the Python sandbox)".
+ */
+const ANNOTATION = /\((?:uncertain: [^)]*|computed in the Python sandbox)\)/g;
 
 /** One question's outcome, for development loops (`onQuestion`). */
 export interface HotpotOutcome {

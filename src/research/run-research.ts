@@ -1,6 +1,6 @@
 import type { PlanItem } from '../agent/events.ts';
 import { ReadBudget, type LedgerOptions } from '../agent/ledger.ts';
-import { AGENT_DEFAULTS, runAgent, type AgentModel, type AgentOptions, type AgentResult } from '../agent/run-agent.ts';
+import { AGENT_DEFAULTS, agentLoop, type AgentModel, type AgentOptions, type AgentResult } from '../agent/run-agent.ts';
 import { ragTools, ToolRegistry } from '../agent/tools/registry.ts';
 import type { AgentTool } from '../agent/tools/tool.ts';
 import { critiqueDraft, describeFindings, hasFindings, markFindings, type Critique } from './critique.ts';
@@ -56,21 +56,22 @@ export async function runResearch(options: ResearchOptions): Promise<ResearchRes
   const reads = new ReadBudget(options.ledger?.maxDistinct);
   const nested = { ...RESEARCH_DEFAULTS.nested, ...options.nested };
   const nestedTools = () => ragTools().filter((tool) => allow(tool.name));
-  const planner: AgentTool[] = [
+  const builtIn: AgentTool[] = [
     planTool(state),
     ragTool(state, { model: options.model, tools: nestedTools, maxSteps: nested.maxSteps, tokenBudget: nested.tokenBudget, timeBudgetSeconds: nested.timeBudgetSeconds, reads, modelTimeoutMs: options.modelTimeoutMs }),
     reasoningTool(options.reasoningModel ?? options.model, { modelTimeoutMs: options.modelTimeoutMs }),
     critiqueTool(state),
     ...ragTools(),
-    ...(options.tools ?? []),
-  ].filter((tool) => allow(tool.name));
+  ];
+  // Tools passed in add to the planner's own (one of the same name is the built-in one, not a second).
+  const planner = [...builtIn, ...(options.tools ?? []).filter((tool) => !builtIn.some((own) => own.name === tool.name))].filter((tool) => allow(tool.name));
   let rounds = 0;
   let last: Critique = { checks: [], openQuestions: [] };
   const critiqueOf = (answer: string, ledger: import('../agent/ledger.ts').EvidenceLedger) => critiqueDraft(answer, (id) => ledger.get(id)?.chunk.text, state.plan);
 
-  const result = await runAgent({
+  const result = await agentLoop({
     ...options,
-    mode: 'research',
+    runLabel: 'research',
     maxSteps: options.maxSteps ?? RESEARCH_DEFAULTS.maxSteps,
     tokenBudget: options.tokenBudget ?? RESEARCH_DEFAULTS.tokenBudget,
     toolCallBudget: options.toolCallBudget ?? RESEARCH_DEFAULTS.toolCallBudget,

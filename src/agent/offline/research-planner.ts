@@ -1,5 +1,5 @@
 import type { LanguageModelV3CallOptions, LanguageModelV3Content, LanguageModelV3Prompt } from '@ai-sdk/provider';
-import { critiqueDraft, markFindings, hasFindings } from '../../research/critique.ts';
+import { checkClaim, critiqueDraft, markFindings, hasFindings, type Critique, type EvidenceText } from '../../research/critique.ts';
 import { parseEvidence } from '../evidence-format.ts';
 import { analyseQuestion } from './question.ts';
 
@@ -61,6 +61,7 @@ function readCalls(prompt: LanguageModelV3Prompt): Call[] {
   return [...calls.values()];
 }
 
+const RELATIVE_CLAUSE = /^(?:which|who|whom|whose|where|when|that)\s+(?:is|was|are|were|has|had|have|can|could|will|would|may|might|did|does|do|also|\w+ed|\w+s)\b/i;
 const WH_START = /^(?:who|whom|whose|what|when|where|which|why|how|in (?:which|what)|at (?:which|what)|for (?:which|what))\b/i;
 
 /**
@@ -72,7 +73,16 @@ const WH_START = /^(?:who|whom|whose|what|when|where|which|why|how|in (?:which|w
  */
 export function decomposeQuestion(question: string): string[] {
   const q = question.trim().replace(/\?+$/, '');
-  const pieces = q.split(/[,;]\s*(?:and\s+)?/i).map((p) => p.trim()).filter(Boolean);
+  const pieces: string[] = [];
+  const split = q.split(/([,;]\s*(?:and\s+)?)/i);
+  for (let i = 0; i < split.length; i += 2) {
+    const piece = split[i].trim();
+    const separator = split[i - 1] ?? '';
+    // ", which was founded in 1990" after a name is a relative clause about it, not a new question
+    // (", and who leads it" is one): it stays with the piece before it.
+    if (pieces.length && !/and\s*$/i.test(separator) && RELATIVE_CLAUSE.test(piece)) pieces[pieces.length - 1] += `${separator}${piece}`;
+    else if (piece) pieces.push(piece);
+  }
   if (pieces.length < 2 || !WH_START.test(pieces[0]) || !pieces.slice(1).every((p) => WH_START.test(p))) return [question.trim()];
   const first = pieces[0];
   const subject = analyseQuestion(`${first}?`).entities[0];
@@ -172,6 +182,22 @@ export function composeReport(question: string, answers: SubAnswer[], computed?:
   return [direct, '', ...sections.flatMap((s) => [s, '']), ...openLines].join('\n').trim();
 }
 
+const CITATIONS = /(?:\s*\[(?:unresolved: )?E\d+(?:\s*[,;]\s*E\d+)*\])+/g;
+
+/** Each claim the critique found unsupported, cited instead to the first passage that supports it (when one does). */
+export function reciteFromEvidence(report: string, critique: Critique, evidence: Map<string, string>): string {
+  const lookup: EvidenceText = (id) => evidence.get(id);
+  let out = report;
+  for (const check of critique.checks) {
+    if (check.verdict === 'supported') continue;
+    const bare = check.claim.replace(CITATIONS, '').trimEnd();
+    const support = [...evidence.keys()].find((id) => checkClaim(`${bare} [${id}]`, [id], lookup).verdict === 'supported');
+    if (!support) continue;
+    out = out.replace(check.claim, `${bare} [${support}]`);
+  }
+  return out;
+}
+
 /** The offline research planner's next move, read from the prompt. */
 export function researchTurn(options: LanguageModelV3CallOptions, question: string, lastUserText: string): LanguageModelV3Content[] {
   const calls = readCalls(options.prompt);
@@ -201,6 +227,10 @@ export function researchTurn(options: LanguageModelV3CallOptions, question: stri
   for (const c of calls) for (const block of parseEvidence(c.result ?? '')) evidence.set(block.id, block.text);
   const critique = critiqueDraft(report, (id) => evidence.get(id), planned.map((p) => ({ ...p, status: answers.find((a) => a.id === p.id)?.status === 'answered' ? 'answered' : 'open' })));
   if (mayCall && !calls.some((c) => c.name === 'critique') && offered.has('critique')) return [call('critique', { draft: report })];
-  // The critique's findings are addressed before the answer is final: unsupported claims marked uncertain.
-  return [{ type: 'text', text: hasFindings(critique) ? markFindings(report, critique) : report }];
+  // The critique's findings are addressed before the answer is final: a claim another passage
+  // supports is cited to that passage instead; what none supports is marked uncertain.
+  const items = planned.map((p) => ({ ...p, status: answers.find((a) => a.id === p.id)?.status === 'answered' ? ('answered' as const) : ('open' as const) }));
+  const fixed = hasFindings(critique) ? reciteFromEvidence(report, critique, evidence) : report;
+  const left = critiqueDraft(fixed, (id) => evidence.get(id), items);
+  return [{ type: 'text', text: hasFindings(left) ? markFindings(fixed, left) : fixed }];
 }

@@ -80,10 +80,13 @@ export function ragTool(state: ResearchState, nested: NestedAgentOptions): Agent
       context.signal.throwIfAborted();
       const cited = result.citations.flatMap((c) => ledger.get(c.id) ?? []);
       const before = new Set(context.ledger.entries().map((e) => e.id));
-      const adopted = context.ledger.adopt(cited, { step: context.step, tool: 'rag' });
-      // What it read but did not cite joins too, unpinned: the run's evidence is everything its agents read.
-      context.ledger.adopt(ledger.ranked().filter((entry) => !cited.includes(entry)), { step: context.step, tool: 'rag', used: false });
-      const entries = [...new Set(adopted.values())];
+      // Everything it read joins the run's evidence, in the order it was found (ties rank as they did
+      // there); what it cited is pinned.
+      const adopted = new Map<string, LedgerEntry>();
+      for (const entry of ledger.entries()) {
+        for (const [id, mine] of context.ledger.adopt([entry], { step: context.step, tool: 'rag', used: cited.includes(entry) })) adopted.set(id, mine);
+      }
+      const entries = [...new Set(cited.flatMap((entry) => adopted.get(entry.id) ?? []))];
       const answer = rewriteCitations(result.answer, adopted);
       const failed = result.finishReason === 'error' || result.finishReason === 'aborted';
       const found = !failed && entries.length > 0 && !answer.startsWith(NOT_FOUND_PREFIX);

@@ -160,6 +160,13 @@ export class Dossier {
     return document;
   }
 
+  /** Merges a patch into a document's metadata (null removes a key); not-found when out of scope. */
+  async updateMetadata(id: number, patch: Record<string, unknown>, options: ScopeOptions = {}): Promise<StoredDocument> {
+    const document = await this.store.updateMetadata(await this.scope(options), id, patch);
+    if (!document) throw new DossierError('not-found', `no document ${id}`);
+    return document;
+  }
+
   /** False when there was no such document (in scope). */
   async deleteDocument(id: number, options: ScopeOptions = {}): Promise<boolean> {
     return this.store.deleteDocument(await this.scope(options), id);

@@ -39,6 +39,8 @@ export interface AskOptions extends ScopeOptions {
   onEvent?: EventListener;
   /** Tool permissions and approval rules (default: the policy file from DOSSIER_CONFIG or ./dossier.config.json). */
   policy?: Policy;
+  /** The run's id (default a new UUID): the server names runs before they start. */
+  runId?: string;
   /** Where a run paused for approval is saved (default DOSSIER_RUNS_DIR); needed when the policy asks for approval. */
   runsDir?: string;
 }
@@ -125,7 +127,7 @@ export async function ask(dossier: Dossier, options: AskOptions): Promise<AskRes
     options.onEvent?.(event);
   };
   // What both modes share; research adds its planner's tools and the reasoning model.
-  const run = { dossier, question: options.question, model, scope, maxSteps: options.maxSteps, tokenBudget: options.tokenBudget, ledger: options.ledger, modelTimeoutMs: timeoutMs, signal: options.signal, onEvent, holdForApproval };
+  const run = { dossier, question: options.question, runId: options.runId, model, scope, maxSteps: options.maxSteps, tokenBudget: options.tokenBudget, ledger: options.ledger, modelTimeoutMs: timeoutMs, signal: options.signal, onEvent, holdForApproval };
   const where = { question: options.question, runsDir, trace: options.trace, mode, index: await dossier.store.identity() };
   try {
     if (mode === 'research') {

@@ -23,6 +23,12 @@ Commands:
   approve <runId> [--deny] [--by NAME] [--note TEXT]
                                              release (or deny) the answer of a run paused for approval
   replay <trace.jsonl>                       rerun a recorded run from its recorded model outputs
+  serve [--host H] [--port P] [--auth none|keys] [--config FILE]
+                                             the HTTP API (/docs, /openapi.json), MCP at /mcp and the web page at /;
+                                             off loopback it needs --auth keys
+  users create <name> [--admin]              a server user and its first API key
+  keys create --user NAME                    another API key for a user
+  collections grant <collection> <user> --role reader|writer|owner
   stats                                      documents, chunks, collections, bytes, embedder
   delete <documentId…>                       remove documents with their chunks and vectors
   migrate                                    upgrade an index made by an older Dossier
@@ -60,6 +66,10 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   ask: async () => (await import('./commands/ask.ts')).ask,
   replay: async () => (await import('./commands/ask.ts')).replay,
   approve: async () => (await import('./commands/ask.ts')).approve,
+  serve: async () => (await import('./commands/serve.ts')).serve,
+  users: async () => (await import('./commands/serve.ts')).users,
+  keys: async () => (await import('./commands/serve.ts')).keys,
+  collections: async () => (await import('./commands/serve.ts')).collections,
   stats: async () => (await import('./commands/documents.ts')).stats,
   delete: async () => (await import('./commands/documents.ts')).remove,
   migrate: async () => (await import('./commands/documents.ts')).migrate,

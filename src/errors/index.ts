@@ -30,7 +30,12 @@ export type ErrorCode =
   | 'aborted'
   /** A web fetch refused: not http(s), or the host is (or resolves to) a private, loopback, link-local or metadata address. */
   | 'blocked-address'
-  | 'config';
+  | 'config'
+  /** HTTP: no valid API key, or a role that does not allow the write. */
+  | 'unauthorized'
+  | 'forbidden'
+  | 'rate-limited'
+  | 'too-large';
 
 export class DossierError extends Error {
   readonly [marker] = true;

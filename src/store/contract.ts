@@ -134,9 +134,19 @@ export function storeContract(name: string, make: () => Promise<{ store: Store; 
         assert.equal(await store.getDocument(publicOnly, secret.id), undefined);
         assert.equal(await store.getDocumentText(publicOnly, secret.id), undefined);
         assert.equal(await store.deleteDocument(publicOnly, secret.id), false);
+        assert.equal(await store.updateMetadata(publicOnly, secret.id, { leaked: true }), undefined, 'a patch out of scope changes nothing');
         assert.deepEqual((await store.listDocuments(publicOnly)).map((d) => d.collection), ['public']);
         assert.deepEqual(await store.searchFullText({ collections: [] }, ['public'], { k: 5 }), []);
         assert.equal((await store.stats(publicOnly)).documents, 1);
+      }));
+
+    it('patches metadata: keys merged, null removes one, filters see the change', () =>
+      withStore(async (store) => {
+        const { id } = await store.upsertDocument(doc('m.md', { metadata: { year: 2020, team: 'a' } }), [chunk(0, 'patched')], [unit(0)]);
+        const updated = await store.updateMetadata(ALL, id, { year: 2024, team: null, tag: 'x' });
+        assert.deepEqual(updated?.metadata, { year: 2024, tag: 'x' });
+        assert.deepEqual((await store.listDocuments(ALL, { filter: { 'metadata.year': 2024 } })).map((d) => d.id), [id]);
+        assert.equal(await store.updateMetadata(ALL, id + 999, { x: 1 }), undefined);
       }));
 
     it('filters with Mongo-style operators over fields and metadata', () =>

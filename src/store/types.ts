@@ -121,6 +121,8 @@ export interface Store {
   upsertDocument(document: DocumentInput, chunks: ChunkInput[], vectors: Float32Array[]): Promise<{ id: number; status: UpsertStatus }>;
   /** Removes the document with its chunks, vectors and full-text rows. Returns false if it was not there (or out of scope). */
   deleteDocument(scope: Scope, id: number): Promise<boolean>;
+  /** Merges a patch into a document's metadata (a key set to null is removed). Undefined if not there (or out of scope). */
+  updateMetadata(scope: Scope, id: number, patch: Record<string, unknown>): Promise<StoredDocument | undefined>;
 
   getDocument(scope: Scope, id: number): Promise<StoredDocument | undefined>;
   /** Full extracted text of a document. */

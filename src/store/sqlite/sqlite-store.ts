@@ -302,6 +302,24 @@ export class SqliteStore implements Store {
     return ids;
   }
 
+  updateMetadata(scope: Scope, id: number, patch: Record<string, unknown>): Promise<StoredDocument | undefined> {
+    return this.run(() => {
+      this.assertWritable();
+      const document = this.readDocument(scope, id);
+      if (!document) return undefined;
+      const metadata: Record<string, unknown> = { ...document.metadata };
+      for (const [key, value] of Object.entries(patch)) {
+        if (value === null) delete metadata[key];
+        else metadata[key] = value;
+      }
+      this.db.transaction(() => {
+        this.bumpGeneration();
+        this.db.prepare('UPDATE documents SET metadata = ?, updated_at = ? WHERE id = ?').run(JSON.stringify(metadata), new Date().toISOString(), id);
+      })();
+      return this.readDocument(scope, id);
+    });
+  }
+
   deleteDocument(scope: Scope, id: number): Promise<boolean> {
     return this.run(() => {
       this.assertWritable();

@@ -1,0 +1,102 @@
+import { configFromEnv } from '../../config/index.ts';
+import { loadPolicy } from '../../config/policy.ts';
+import { DossierError } from '../../errors/index.ts';
+import { intOption, parse, stringOption, type Values } from '../args.ts';
+import { UsageError, type CommandContext } from '../io.ts';
+import { openIndex } from './open.ts';
+
+function dbOf(values: Values, context: CommandContext): string {
+  return stringOption(values, 'db') ?? configFromEnv(context.io.env).db;
+}
+
+/** `dossier serve [--host H] [--port P] [--auth none|keys] [--config FILE]`: the HTTP API, MCP and the web page. */
+export async function serve(argv: string[], context: CommandContext): Promise<number> {
+  const { values } = parse(argv, { host: { type: 'string' }, port: { type: 'string' }, auth: { type: 'string' }, config: { type: 'string' }, model: { type: 'string' } });
+  const auth = stringOption(values, 'auth') ?? 'none';
+  if (auth !== 'none' && auth !== 'keys') throw new UsageError(`--auth must be none or keys, got "${auth}"`);
+  const port = intOption(values, 'port', 8787, 0, 65535);
+  const db = dbOf(values, context);
+  const policy = loadPolicy(stringOption(values, 'config') ?? configFromEnv(context.io.env).configFile);
+  const dossier = await openIndex(values, context, 'write');
+  const { startServer } = await import('../../server/index.ts');
+  const { optionalRouteGroups } = await import('../../server/groups.ts');
+  let server: Awaited<ReturnType<typeof startServer>>;
+  try {
+    server = await startServer({ dossier, db, host: stringOption(values, 'host'), port, auth, ask: { policy, runsDir: configFromEnv(context.io.env).runsDir ?? `${db}.runs`, model: stringOption(values, 'model') }, extra: await optionalRouteGroups() });
+  } catch (error) {
+    await dossier.close();
+    if ((error as { code?: string }).code === 'EADDRINUSE') throw new DossierError('config', `port ${port} is in use; pick another with --port`);
+    throw error;
+  }
+  context.print(`listening on ${server.url}`);
+  await new Promise<void>((resolve) => {
+    const stop = () => resolve();
+    context.io.signal?.addEventListener('abort', stop, { once: true });
+    if (!context.io.signal) {
+      process.once('SIGINT', stop);
+      process.once('SIGTERM', stop);
+    }
+  });
+  await server.close();
+  await dossier.close();
+  return 0;
+}
+
+/** `dossier users create <name> [--admin]` → `{userId, apiKey}`. */
+export async function users(argv: string[], context: CommandContext): Promise<number> {
+  const { values, positionals } = parse(argv, { admin: { type: 'boolean' } }, { min: 2, max: 2, what: 'users create <name>', missing: 'usage: dossier users create <name> [--admin]' });
+  if (positionals[0] !== 'create') throw new UsageError(`unknown users command "${positionals[0]}" (users create <name>)`);
+  return withState(values, context, (state) => {
+    const user = state.createUser(positionals[1], { admin: values.admin === true });
+    const { apiKey } = state.createKey(user.id);
+    if (context.json) context.printJson({ userId: user.id, apiKey });
+    else context.print(`user ${user.name} (${user.id})${user.admin ? ', admin' : ''}\napi key (shown once): ${apiKey}`);
+  });
+}
+
+/** `dossier keys create --user NAME` → `{apiKey}`. */
+export async function keys(argv: string[], context: CommandContext): Promise<number> {
+  const { values, positionals } = parse(argv, { user: { type: 'string' } }, { min: 1, max: 1, what: 'keys create', missing: 'usage: dossier keys create --user NAME' });
+  if (positionals[0] !== 'create') throw new UsageError(`unknown keys command "${positionals[0]}" (keys create --user NAME)`);
+  const name = stringOption(values, 'user');
+  if (!name) throw new UsageError('keys create needs --user NAME');
+  return withState(values, context, (state) => {
+    const user = state.userByName(name);
+    if (!user) throw new DossierError('not-found', `no user "${name}" (dossier users create ${name})`);
+    const { apiKey } = state.createKey(user.id);
+    if (context.json) context.printJson({ apiKey });
+    else context.print(`api key for ${name} (shown once): ${apiKey}`);
+  });
+}
+
+/** `dossier collections grant <collection> <user> --role reader|writer|owner` → `{collection, user, role}`. */
+export async function collections(argv: string[], context: CommandContext): Promise<number> {
+  const { values, positionals } = parse(argv, { role: { type: 'string' } }, { min: 3, max: 3, what: 'collections grant <collection> <user>', missing: 'usage: dossier collections grant <collection> <user> --role reader|writer|owner' });
+  if (positionals[0] !== 'grant') throw new UsageError(`unknown collections command "${positionals[0]}" (collections grant <collection> <user> --role R)`);
+  const role = stringOption(values, 'role') ?? 'reader';
+  if (!['reader', 'writer', 'owner'].includes(role)) throw new UsageError(`--role must be reader, writer or owner, got "${role}"`);
+  const [, collection, name] = positionals;
+  const { assertCollectionName } = await import('../../dossier.ts');
+  assertCollectionName(collection);
+  return withState(values, context, (state) => {
+    const user = state.userByName(name);
+    if (!user) throw new DossierError('not-found', `no user "${name}" (dossier users create ${name})`);
+    state.grant(collection, user.id, role as 'reader');
+    if (context.json) context.printJson({ collection, user: name, role });
+    else context.print(`${name} is ${role} of ${collection}`);
+  });
+}
+
+async function withState(values: Values, context: CommandContext, use: (state: import('../../server/state.ts').ServerState) => void): Promise<number> {
+  // The index is opened for writing first: it creates or migrates the file the server tables live in.
+  const dossier = await openIndex(values, context, 'write');
+  await dossier.close();
+  const { ServerState } = await import('../../server/state.ts');
+  const state = new ServerState(dbOf(values, context));
+  try {
+    use(state);
+  } finally {
+    state.close();
+  }
+  return 0;
+}

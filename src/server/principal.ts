@@ -1,0 +1,60 @@
+import { DossierError } from '../errors/index.ts';
+import type { Scope } from '../store/types.ts';
+import type { Role, ServerState, User } from './state.ts';
+
+/**
+ * Who is calling, and what they may read and write. Every read the server does goes through
+ * `readScope`: the collections the caller is a member of (any role), intersected with the ones the
+ * request names; nothing else is ever ORed in. Admins (and the local user of a loopback server
+ * without keys) see every collection.
+ */
+export class Principal {
+  private readonly roles: Map<string, Role>;
+
+  constructor(
+    readonly user: User,
+    memberships: Array<{ collection: string; role: Role }>,
+  ) {
+    this.roles = new Map(memberships.map((m) => [m.collection, m.role]));
+  }
+
+  static of(state: ServerState, user: User): Principal {
+    return new Principal(user, state.memberships(user.id));
+  }
+
+  get all(): boolean {
+    return this.user.admin;
+  }
+
+  canRead(collection: string): boolean {
+    return this.all || this.roles.has(collection);
+  }
+
+  canWrite(collection: string): boolean {
+    const role = this.roles.get(collection);
+    return this.all || role === 'writer' || role === 'owner';
+  }
+
+  canManage(collection: string): boolean {
+    return this.all || this.roles.get(collection) === 'owner';
+  }
+
+  /**
+   * The scope of a read: the named collections (each must be readable: one that is not is "not
+   * found", whether or not it exists) or every readable one.
+   */
+  readScope(collections?: readonly string[]): Scope {
+    const named = (collections ?? []).filter(Boolean);
+    if (named.length === 0) return { collections: this.all ? '*' : [...this.roles.keys()] };
+    const hidden = named.filter((name) => !this.canRead(name));
+    if (hidden.length) throw new DossierError('not-found', `no collection ${hidden.map((n) => `"${n}"`).join(', ')}`);
+    return { collections: [...new Set(named)] };
+  }
+
+  assertWrite(collection: string): void {
+    if (this.canWrite(collection)) return;
+    // A collection the caller cannot even read does not exist for them.
+    if (!this.canRead(collection)) throw new DossierError('not-found', `no collection "${collection}"`);
+    throw new DossierError('forbidden', `you are a reader of "${collection}"; writing needs the writer or owner role`);
+  }
+}

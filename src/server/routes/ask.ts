@@ -1,0 +1,117 @@
+import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
+import { streamSSE } from 'hono/streaming';
+import { DossierError } from '../../errors/index.ts';
+import { checkLength, depsOf, principalOf, type AppContext, type Env } from '../app.ts';
+import type { StoredEvent } from '../state.ts';
+import { ErrorSchema, json } from './schemas.ts';
+
+export const AskBody = z
+  .object({
+    question: z.string().min(1),
+    mode: z.enum(['rag', 'research']).optional(),
+    model: z.string().optional(),
+    conversationId: z.string().optional(),
+    collections: z.array(z.string()).optional(),
+    stream: z.boolean().optional(),
+    maxSteps: z.number().int().min(1).max(100).optional(),
+  })
+  .openapi('AskRequest');
+
+const errors = { 400: json(ErrorSchema, 'Bad input'), 401: json(ErrorSchema, 'No valid API key'), 404: json(ErrorSchema, 'Not found (or not yours)') };
+
+/** The run's events as Server-Sent Events (`event: <type>`, `id: <n>`, `data: <event JSON>`), from after `afterSeq` to `run-finish`. */
+export function streamRun(c: AppContext, runId: string, afterSeq: number): Response {
+  const { runs } = depsOf(c);
+  return streamSSE(c, async (stream) => {
+    const queue: StoredEvent[] = [];
+    let wake: (() => void) | undefined;
+    const unsubscribe = runs.subscribe(runId, afterSeq, (event) => {
+      queue.push(event);
+      wake?.();
+    });
+    stream.onAbort(() => {
+      unsubscribe();
+      wake?.();
+    });
+    try {
+      for (;;) {
+        while (queue.length) {
+          const { seq, event } = queue.shift()!;
+          await stream.writeSSE({ event: event.type, id: String(seq), data: JSON.stringify(event) });
+          if (event.type === 'run-finish' && !event.path) return;
+        }
+        if (stream.aborted || (!runs.isLive(runId) && queue.length === 0)) return;
+        await new Promise<void>((resolve) => {
+          wake = resolve;
+          // A run that ended between checks has delivered everything already.
+          setTimeout(resolve, 1000);
+        });
+        wake = undefined;
+      }
+    } finally {
+      unsubscribe();
+    }
+  });
+}
+
+/** A run of the caller's, or not-found (another user's run does not exist for them). */
+export function ownRun(c: AppContext, runId: string) {
+  const run = depsOf(c).state.run(runId);
+  if (!run || run.userId !== principalOf(c).user.id) throw new DossierError('not-found', 'no such run');
+  return run;
+}
+
+/** POST /v1/ask (JSON, or SSE with `stream: true`) and GET /v1/runs/:id(/events), resumable with Last-Event-ID. */
+export function registerAsk(app: OpenAPIHono<Env>): void {
+  app.openapi(
+    createRoute({
+      method: 'post',
+      path: '/v1/ask',
+      summary: 'Ask (rag or research); with stream: true, Server-Sent Events of the run, resumable',
+      request: { body: { content: { 'application/json': { schema: AskBody } } } },
+      responses: { 200: { description: 'The `ask --json` object, or an event stream', content: { 'application/json': { schema: z.record(z.string(), z.unknown()) }, 'text/event-stream': { schema: z.string() } } }, ...errors },
+    }),
+    async (c) => {
+      const body = c.req.valid('json');
+      checkLength(c, body.question, 'question');
+      const deps = depsOf(c);
+      const principal = principalOf(c);
+      const { startConversationRun } = await import('./conversations.ts');
+      const { runId, done } = await startConversationRun(c, { question: body.question, mode: body.mode ?? 'rag', model: body.model, collections: body.collections, conversationId: body.conversationId, maxSteps: body.maxSteps });
+      c.header('x-dossier-run-id', runId);
+      if (body.stream) return streamRun(c, runId, 0);
+      void principal;
+      void deps;
+      return c.json((await done) as unknown as Record<string, unknown>, 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'get',
+      path: '/v1/runs/{id}',
+      summary: 'A run: its status and, once finished, its result',
+      request: { params: z.object({ id: z.string() }) },
+      responses: { 200: json(z.record(z.string(), z.unknown()), 'The run'), ...errors },
+    }),
+    (c) => {
+      const { userId: _user, ...run } = ownRun(c, c.req.valid('param').id);
+      return c.json(run as Record<string, unknown>, 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'get',
+      path: '/v1/runs/{id}/events',
+      summary: "A run's events as SSE, from after Last-Event-ID (or ?after=N)",
+      request: { params: z.object({ id: z.string() }), query: z.object({ after: z.coerce.number().int().min(0).optional() }) },
+      responses: { 200: { description: 'Event stream', content: { 'text/event-stream': { schema: z.string() } } }, ...errors },
+    }),
+    (c) => {
+      const run = ownRun(c, c.req.valid('param').id);
+      const after = Number(c.req.header('last-event-id') ?? c.req.valid('query').after ?? 0);
+      return streamRun(c, run.id, Number.isFinite(after) ? after : 0);
+    },
+  );
+}

@@ -1,0 +1,296 @@
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import Database from 'better-sqlite3';
+import { DossierError } from '../errors/index.ts';
+
+/**
+ * What the server keeps beside the index, in the same SQLite file (tables `srv_*`): users, API keys
+ * (only their SHA-256 is stored), collection memberships, conversations and their messages, runs
+ * and every event of every run (what resumable streams replay), and ingestion jobs. Its own
+ * connection, so the index's store stays as it is; every id a client sees is a random UUID.
+ */
+export type Role = 'reader' | 'writer' | 'owner';
+export const ROLES: readonly Role[] = ['reader', 'writer', 'owner'];
+
+export interface User {
+  id: string;
+  name: string;
+  admin: boolean;
+  createdAt: string;
+}
+
+export interface RunRecord {
+  id: string;
+  userId: string;
+  conversationId?: string;
+  question: string;
+  mode: string;
+  status: 'running' | 'finished' | 'failed';
+  finishReason?: string;
+  createdAt: string;
+  finishedAt?: string;
+  /** The run's result (the `ask --json` object) once it has finished. */
+  result?: unknown;
+}
+
+export interface StoredEvent {
+  seq: number;
+  event: Record<string, unknown> & { type: string };
+}
+
+export interface ConversationRecord {
+  id: string;
+  userId: string;
+  title: string;
+  createdAt: string;
+}
+
+export interface MessageRecord {
+  id: string;
+  conversationId: string;
+  parentId?: string;
+  role: 'user' | 'assistant';
+  content: string;
+  runId?: string;
+  createdAt: string;
+  /** Assistant messages: the citations of the answer. */
+  citations?: unknown[];
+}
+
+export interface JobRecord {
+  id: string;
+  userId: string;
+  collection: string;
+  status: 'running' | 'finished' | 'failed';
+  progress?: unknown;
+  report?: unknown;
+  error?: string;
+  createdAt: string;
+  finishedAt?: string;
+}
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS srv_users (id TEXT PRIMARY KEY, name TEXT NOT NULL UNIQUE, admin INTEGER NOT NULL DEFAULT 0, created_at TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS srv_keys (id TEXT PRIMARY KEY, user_id TEXT NOT NULL REFERENCES srv_users(id) ON DELETE CASCADE, hash TEXT NOT NULL UNIQUE, created_at TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS srv_members (collection TEXT NOT NULL, user_id TEXT NOT NULL REFERENCES srv_users(id) ON DELETE CASCADE, role TEXT NOT NULL, PRIMARY KEY (collection, user_id));
+CREATE TABLE IF NOT EXISTS srv_conversations (id TEXT PRIMARY KEY, user_id TEXT NOT NULL, title TEXT NOT NULL, created_at TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS srv_messages (id TEXT PRIMARY KEY, conversation_id TEXT NOT NULL REFERENCES srv_conversations(id) ON DELETE CASCADE, parent_id TEXT, role TEXT NOT NULL, content TEXT NOT NULL, run_id TEXT, citations TEXT, created_at TEXT NOT NULL, seq INTEGER NOT NULL);
+CREATE INDEX IF NOT EXISTS srv_messages_conversation ON srv_messages (conversation_id, seq);
+CREATE TABLE IF NOT EXISTS srv_runs (id TEXT PRIMARY KEY, user_id TEXT NOT NULL, conversation_id TEXT, question TEXT NOT NULL, mode TEXT NOT NULL, status TEXT NOT NULL, finish_reason TEXT, result TEXT, created_at TEXT NOT NULL, finished_at TEXT);
+CREATE TABLE IF NOT EXISTS srv_run_events (run_id TEXT NOT NULL REFERENCES srv_runs(id) ON DELETE CASCADE, seq INTEGER NOT NULL, type TEXT NOT NULL, event TEXT NOT NULL, PRIMARY KEY (run_id, seq));
+CREATE TABLE IF NOT EXISTS srv_jobs (id TEXT PRIMARY KEY, user_id TEXT NOT NULL, collection TEXT NOT NULL, status TEXT NOT NULL, progress TEXT, report TEXT, error TEXT, created_at TEXT NOT NULL, finished_at TEXT);
+`;
+
+const now = () => new Date().toISOString();
+export const hashKey = (key: string) => createHash('sha256').update(key).digest('hex');
+const json = (text: unknown) => (typeof text === 'string' ? JSON.parse(text) : undefined);
+
+export class ServerState {
+  readonly db: Database.Database;
+
+  constructor(path: string) {
+    if (path === ':memory:') throw new DossierError('config', 'the server needs an index file, not :memory:');
+    this.db = new Database(path);
+    this.db.pragma('busy_timeout = 5000');
+    this.db.pragma('foreign_keys = ON');
+    this.db.exec(SCHEMA);
+  }
+
+  close(): void {
+    this.db.close();
+  }
+
+  // Users and keys
+
+  createUser(name: string, options: { admin?: boolean } = {}): User {
+    if (!/^[A-Za-z0-9][A-Za-z0-9._@-]{0,63}$/.test(name)) throw new DossierError('bad-input', `user name "${name}" must be 1–64 letters, digits, . _ @ or -`);
+    if (this.userByName(name)) throw new DossierError('bad-input', `user "${name}" exists already`);
+    const user: User = { id: randomUUID(), name, admin: options.admin === true, createdAt: now() };
+    this.db.prepare('INSERT INTO srv_users (id, name, admin, created_at) VALUES (?, ?, ?, ?)').run(user.id, user.name, user.admin ? 1 : 0, user.createdAt);
+    return user;
+  }
+
+  /** The local user of a loopback server without keys: created once, an admin. */
+  localUser(): User {
+    return this.userByName('local') ?? this.createUser('local', { admin: true });
+  }
+
+  userByName(name: string): User | undefined {
+    return this.toUser(this.db.prepare('SELECT * FROM srv_users WHERE name = ?').get(name));
+  }
+
+  user(id: string): User | undefined {
+    return this.toUser(this.db.prepare('SELECT * FROM srv_users WHERE id = ?').get(id));
+  }
+
+  users(): User[] {
+    return (this.db.prepare('SELECT * FROM srv_users ORDER BY created_at').all() as unknown[]).map((row) => this.toUser(row)!);
+  }
+
+  /** A new API key for the user; the key itself is returned once and never stored. */
+  createKey(userId: string): { id: string; apiKey: string } {
+    if (!this.user(userId)) throw new DossierError('not-found', 'no such user');
+    const apiKey = `dsk_${randomBytes(32).toString('base64url')}`;
+    const id = randomUUID();
+    this.db.prepare('INSERT INTO srv_keys (id, user_id, hash, created_at) VALUES (?, ?, ?, ?)').run(id, userId, hashKey(apiKey), now());
+    return { id, apiKey };
+  }
+
+  userByKey(apiKey: string): User | undefined {
+    const row = this.db.prepare('SELECT u.* FROM srv_keys k JOIN srv_users u ON u.id = k.user_id WHERE k.hash = ?').get(hashKey(apiKey));
+    return this.toUser(row);
+  }
+
+  // Collections
+
+  grant(collection: string, userId: string, role: Role): void {
+    if (!ROLES.includes(role)) throw new DossierError('bad-input', `role must be reader, writer or owner, got "${role}"`);
+    this.db.prepare('INSERT INTO srv_members (collection, user_id, role) VALUES (?, ?, ?) ON CONFLICT (collection, user_id) DO UPDATE SET role = excluded.role').run(collection, userId, role);
+  }
+
+  revoke(collection: string, userId: string): void {
+    this.db.prepare('DELETE FROM srv_members WHERE collection = ? AND user_id = ?').run(collection, userId);
+  }
+
+  /** The collections a user is a member of, with the role. */
+  memberships(userId: string): Array<{ collection: string; role: Role }> {
+    return this.db.prepare('SELECT collection, role FROM srv_members WHERE user_id = ? ORDER BY collection').all(userId) as Array<{ collection: string; role: Role }>;
+  }
+
+  members(collection: string): Array<{ userId: string; name: string; role: Role }> {
+    return this.db.prepare('SELECT m.user_id AS userId, u.name, m.role FROM srv_members m JOIN srv_users u ON u.id = m.user_id WHERE m.collection = ? ORDER BY u.name').all(collection) as Array<{ userId: string; name: string; role: Role }>;
+  }
+
+  // Runs and their events
+
+  createRun(run: Omit<RunRecord, 'status' | 'createdAt'>): RunRecord {
+    const record: RunRecord = { ...run, status: 'running', createdAt: now() };
+    this.db.prepare('INSERT INTO srv_runs (id, user_id, conversation_id, question, mode, status, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)').run(record.id, record.userId, record.conversationId ?? null, record.question, record.mode, record.status, record.createdAt);
+    return record;
+  }
+
+  appendEvent(runId: string, seq: number, event: { type: string }): void {
+    this.db.prepare('INSERT INTO srv_run_events (run_id, seq, type, event) VALUES (?, ?, ?, ?)').run(runId, seq, event.type, JSON.stringify(event));
+  }
+
+  finishRun(runId: string, status: 'finished' | 'failed', finishReason: string, result: unknown): void {
+    this.db.prepare('UPDATE srv_runs SET status = ?, finish_reason = ?, result = ?, finished_at = ? WHERE id = ?').run(status, finishReason, JSON.stringify(result ?? null), now(), runId);
+  }
+
+  run(id: string): RunRecord | undefined {
+    const row = this.db.prepare('SELECT * FROM srv_runs WHERE id = ?').get(id) as Record<string, string | null> | undefined;
+    if (!row) return undefined;
+    return {
+      id: row.id!,
+      userId: row.user_id!,
+      ...(row.conversation_id ? { conversationId: row.conversation_id } : {}),
+      question: row.question!,
+      mode: row.mode!,
+      status: row.status as RunRecord['status'],
+      ...(row.finish_reason ? { finishReason: row.finish_reason } : {}),
+      createdAt: row.created_at!,
+      ...(row.finished_at ? { finishedAt: row.finished_at } : {}),
+      ...(row.result ? { result: json(row.result) } : {}),
+    };
+  }
+
+  /** Stored events after `afterSeq`, in order. */
+  events(runId: string, afterSeq = 0): StoredEvent[] {
+    return (this.db.prepare('SELECT seq, event FROM srv_run_events WHERE run_id = ? AND seq > ? ORDER BY seq').all(runId, afterSeq) as Array<{ seq: number; event: string }>).map((row) => ({ seq: row.seq, event: JSON.parse(row.event) }));
+  }
+
+  lastSeq(runId: string): number {
+    return (this.db.prepare('SELECT COALESCE(MAX(seq), 0) AS seq FROM srv_run_events WHERE run_id = ?').get(runId) as { seq: number }).seq;
+  }
+
+  /** Runs a previous process left running (it was killed): each gets a closing run-finish and is failed. */
+  runsLeftRunning(): string[] {
+    return (this.db.prepare("SELECT id FROM srv_runs WHERE status = 'running'").all() as Array<{ id: string }>).map((row) => row.id);
+  }
+
+  // Conversations
+
+  createConversation(userId: string, title: string): ConversationRecord {
+    const record: ConversationRecord = { id: randomUUID(), userId, title: title.slice(0, 200), createdAt: now() };
+    this.db.prepare('INSERT INTO srv_conversations (id, user_id, title, created_at) VALUES (?, ?, ?, ?)').run(record.id, record.userId, record.title, record.createdAt);
+    return record;
+  }
+
+  conversation(id: string): ConversationRecord | undefined {
+    const row = this.db.prepare('SELECT * FROM srv_conversations WHERE id = ?').get(id) as Record<string, string> | undefined;
+    return row ? { id: row.id, userId: row.user_id, title: row.title, createdAt: row.created_at } : undefined;
+  }
+
+  conversations(userId: string): ConversationRecord[] {
+    return (this.db.prepare('SELECT * FROM srv_conversations WHERE user_id = ? ORDER BY created_at DESC').all(userId) as Array<Record<string, string>>).map((row) => ({ id: row.id, userId: row.user_id, title: row.title, createdAt: row.created_at }));
+  }
+
+  deleteConversation(id: string): void {
+    this.db.prepare('DELETE FROM srv_conversations WHERE id = ?').run(id);
+  }
+
+  addMessage(message: Omit<MessageRecord, 'id' | 'createdAt'>): MessageRecord {
+    const record: MessageRecord = { ...message, id: randomUUID(), createdAt: now() };
+    const seq = (this.db.prepare('SELECT COALESCE(MAX(seq), 0) + 1 AS seq FROM srv_messages WHERE conversation_id = ?').get(record.conversationId) as { seq: number }).seq;
+    this.db
+      .prepare('INSERT INTO srv_messages (id, conversation_id, parent_id, role, content, run_id, citations, created_at, seq) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)')
+      .run(record.id, record.conversationId, record.parentId ?? null, record.role, record.content, record.runId ?? null, record.citations ? JSON.stringify(record.citations) : null, record.createdAt, seq);
+    return record;
+  }
+
+  messages(conversationId: string): MessageRecord[] {
+    return (this.db.prepare('SELECT * FROM srv_messages WHERE conversation_id = ? ORDER BY seq').all(conversationId) as Array<Record<string, string | null>>).map((row) => ({
+      id: row.id!,
+      conversationId: row.conversation_id!,
+      ...(row.parent_id ? { parentId: row.parent_id } : {}),
+      role: row.role as 'user' | 'assistant',
+      content: row.content!,
+      ...(row.run_id ? { runId: row.run_id } : {}),
+      ...(row.citations ? { citations: json(row.citations) } : {}),
+      createdAt: row.created_at!,
+    }));
+  }
+
+  // Ingestion jobs
+
+  createJob(userId: string, collection: string): JobRecord {
+    const record: JobRecord = { id: randomUUID(), userId, collection, status: 'running', createdAt: now() };
+    this.db.prepare('INSERT INTO srv_jobs (id, user_id, collection, status, created_at) VALUES (?, ?, ?, ?, ?)').run(record.id, userId, collection, record.status, record.createdAt);
+    return record;
+  }
+
+  updateJob(id: string, update: { status?: JobRecord['status']; progress?: unknown; report?: unknown; error?: string }): void {
+    const current = this.job(id);
+    if (!current) return;
+    const next = { ...current, ...update };
+    this.db
+      .prepare('UPDATE srv_jobs SET status = ?, progress = ?, report = ?, error = ?, finished_at = ? WHERE id = ?')
+      .run(next.status, next.progress === undefined ? null : JSON.stringify(next.progress), next.report === undefined ? null : JSON.stringify(next.report), next.error ?? null, next.status === 'running' ? null : now(), id);
+  }
+
+  job(id: string): JobRecord | undefined {
+    const row = this.db.prepare('SELECT * FROM srv_jobs WHERE id = ?').get(id) as Record<string, string | null> | undefined;
+    if (!row) return undefined;
+    return {
+      id: row.id!,
+      userId: row.user_id!,
+      collection: row.collection!,
+      status: row.status as JobRecord['status'],
+      ...(row.progress ? { progress: json(row.progress) } : {}),
+      ...(row.report ? { report: json(row.report) } : {}),
+      ...(row.error ? { error: row.error } : {}),
+      createdAt: row.created_at!,
+      ...(row.finished_at ? { finishedAt: row.finished_at } : {}),
+    };
+  }
+
+  /** Jobs a killed process left running: reported failed on the next start. */
+  failInterruptedJobs(): number {
+    return this.db.prepare("UPDATE srv_jobs SET status = 'failed', error = 'the server stopped while this job ran; files not yet committed were not ingested', finished_at = ? WHERE status = 'running'").run(now()).changes;
+  }
+
+  private toUser(row: unknown): User | undefined {
+    if (!row) return undefined;
+    const r = row as { id: string; name: string; admin: number; created_at: string };
+    return { id: r.id, name: r.name, admin: r.admin === 1, createdAt: r.created_at };
+  }
+}

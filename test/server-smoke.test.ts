@@ -1,0 +1,44 @@
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { createDossier, type Dossier } from '../src/dossier.ts';
+import { startServer } from '../src/server/index.ts';
+import { REGRESSION_DIR } from '../src/eval/regression.ts';
+import { tempDir } from './helpers.ts';
+
+describe('dossier serve: the core API on loopback', () => {
+  let dossier: Dossier;
+  let server: Awaited<ReturnType<typeof startServer>>;
+  let cleanup: () => void;
+  before(async () => {
+    const temp = tempDir();
+    cleanup = temp.cleanup;
+    const db = join(temp.dir, 'index.db');
+    dossier = await createDossier({ db });
+    await dossier.ingest([join(REGRESSION_DIR, 'corpus')]);
+    server = await startServer({ dossier, db, port: 0 });
+  });
+  after(async () => {
+    await server.close();
+    await dossier.close();
+    cleanup();
+  });
+
+  it('answers health, search, ask and the OpenAPI document', async () => {
+    assert.deepEqual(await (await fetch(`${server.url}/health`)).json(), { ok: true, version: '0.1.0' });
+    const search: any = await (await fetch(`${server.url}/v1/search`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: 'Tern-4 sea trial', k: 3 }) })).json();
+    assert.match(search.hits[0].text, /Hardangerfjord/);
+    const ask: any = await (await fetch(`${server.url}/v1/ask`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ question: 'Where did the Tern-4 sea trial take place?' }) })).json();
+    assert.match(ask.answer, /Hardangerfjord \[E\d+\]/);
+    assert.equal(ask.finishReason, 'stop');
+    const doc: any = await (await fetch(`${server.url}/openapi.json`)).json();
+    for (const path of ['/v1/documents', '/v1/search', '/v1/ask', '/v1/runs/{id}/events', '/v1/conversations']) assert.ok(doc.paths[path], path);
+    const bad = await fetch(`${server.url}/v1/search`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ k: 3 }) });
+    assert.equal(bad.status, 400);
+    assert.equal(((await bad.json()) as any).error.code, 'bad-input');
+  });
+
+  it('refuses to serve off loopback without keys', async () => {
+    await assert.rejects(startServer({ dossier, db: ':memory:', host: '0.0.0.0', port: 0 }), /needs --auth keys/);
+  });
+});

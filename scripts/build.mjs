@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 const root = fileURLToPath(new URL('..', import.meta.url));
 const src = join(root, 'src');
 const dist = join(root, 'dist');
-const ASSETS = new Set(['.mjs', '.cjs', '.js', '.json', '.wasm']);
+const ASSETS = new Set(['.mjs', '.cjs', '.js', '.json', '.wasm', '.html', '.css']);
 
 rmSync(dist, { recursive: true, force: true });
 const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');

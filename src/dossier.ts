@@ -9,6 +9,8 @@ import { Retriever, type SearchHit, type SearchRequest } from './retrieve/search
 import type { Filter, Scope, Store, StoreStats, StoredChunk, StoredDocument } from './store/types.ts';
 import { Tokenizer } from './text/tokenize.ts';
 import type { ApproveOptions, ApproveResult, AskOptions, AskResult, ReplayResult } from './agent/ask.ts';
+import type { DocumentSummary } from './json-shapes.ts';
+export type { DocumentSummary } from './json-shapes.ts';
 
 export interface DossierOptions {
   /** SQLite file (default ./dossier.db or $DOSSIER_DB). */
@@ -25,18 +27,6 @@ export interface DossierOptions {
   store?: Store;
   /** Where settings and provider keys come from (default process.env). */
   env?: Record<string, string | undefined>;
-}
-
-/** A document as `list` shows it (DESIGN §4). */
-export interface DocumentSummary {
-  id: number;
-  collection: string;
-  title: string;
-  source: string;
-  mediaType: string;
-  chunks: number;
-  updatedAt: string;
-  metadata: Record<string, unknown>;
 }
 
 export interface ScopeOptions {

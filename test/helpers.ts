@@ -67,14 +67,19 @@ export function runCliProcess(args: string[], options: { cwd?: string; env?: Rec
 }
 
 /** A fresh index of the regression corpus (eval/regression/corpus) in a temporary folder. */
-export async function regressionIndex(): Promise<{ dossier: import('../src/dossier.ts').Dossier; cleanup: () => void }> {
+export async function regressionIndex(): Promise<{ dossier: import('../src/dossier.ts').Dossier; db: string; dir: string; cleanup: () => void; removeFiles: () => void }> {
   const { createDossier } = await import('../src/dossier.ts');
   const { REGRESSION_DIR } = await import('../src/eval/regression.ts');
   const temp = tempDir();
-  const dossier = await createDossier({ db: join(temp.dir, 'index.db') });
+  const db = join(temp.dir, 'index.db');
+  const dossier = await createDossier({ db });
   await dossier.ingest([join(REGRESSION_DIR, 'corpus')]);
   return {
     dossier,
+    db,
+    dir: temp.dir,
+    /** Only the files (for a test that closes the index itself). */
+    removeFiles: temp.cleanup,
     cleanup: async () => {
       await dossier.close();
       temp.cleanup();

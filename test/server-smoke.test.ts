@@ -1,21 +1,17 @@
 import assert from 'node:assert/strict';
-import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { createDossier, type Dossier } from '../src/dossier.ts';
+import type { Dossier } from '../src/dossier.ts';
 import { startServer } from '../src/server/index.ts';
-import { REGRESSION_DIR } from '../src/eval/regression.ts';
-import { tempDir } from './helpers.ts';
+import { regressionIndex } from './helpers.ts';
 
 describe('dossier serve: the core API on loopback', () => {
   let dossier: Dossier;
   let server: Awaited<ReturnType<typeof startServer>>;
   let cleanup: () => void;
   before(async () => {
-    const temp = tempDir();
-    cleanup = temp.cleanup;
-    const db = join(temp.dir, 'index.db');
-    dossier = await createDossier({ db });
-    await dossier.ingest([join(REGRESSION_DIR, 'corpus')]);
+    const index = await regressionIndex();
+    ({ dossier, removeFiles: cleanup } = index);
+    const { db } = index;
     server = await startServer({ dossier, db, port: 0 });
   });
   after(async () => {
@@ -36,6 +32,20 @@ describe('dossier serve: the core API on loopback', () => {
     const bad = await fetch(`${server.url}/v1/search`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ k: 3 }) });
     assert.equal(bad.status, 400);
     assert.equal(((await bad.json()) as any).error.code, 'bad-input');
+  });
+
+  it('branches a conversation: a follow-up of an earlier message reads that branch, not the latest turn', async () => {
+    const post = async (path: string, body: unknown): Promise<any> => (await fetch(`${server.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })).json();
+    const { id } = await post('/v1/conversations', { title: 'branching' });
+    await post('/v1/ask', { question: 'Who founded Halvorsen Instruments?', conversationId: id });
+    await post('/v1/ask', { question: 'Where did the Tern-4 sea trial take place?', conversationId: id });
+    const messages: any[] = ((await (await fetch(`${server.url}/v1/conversations/${id}/messages`)).json()) as any).messages;
+    const firstAnswer = messages[1];
+    assert.equal(firstAnswer.role, 'assistant');
+    const branched = await post('/v1/ask', { question: 'When was it founded?', conversationId: id, parentId: firstAnswer.id });
+    assert.match(branched.answer, /1987/, 'the follow-up was read as being about Halvorsen Instruments');
+    const after: any[] = ((await (await fetch(`${server.url}/v1/conversations/${id}/messages`)).json()) as any).messages;
+    assert.equal(after.find((m) => m.content === 'When was it founded?').parentId, firstAnswer.id);
   });
 
   it('refuses to serve off loopback without keys', async () => {

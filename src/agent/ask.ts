@@ -14,6 +14,8 @@ import { readTrace, ReplayModel, TraceWriter } from './trace.ts';
 import type { ResearchResult } from '../research/run-research.ts';
 import { loadUserTools, ragTools, ToolRegistry } from './tools/registry.ts';
 import type { AgentTool } from './tools/tool.ts';
+import type { AskResult } from '../json-shapes.ts';
+export type { AskResult } from '../json-shapes.ts';
 
 export type AskMode = 'rag' | 'research';
 
@@ -43,31 +45,6 @@ export interface AskOptions extends ScopeOptions {
   runId?: string;
   /** Where a run paused for approval is saved (default DOSSIER_RUNS_DIR); needed when the policy asks for approval. */
   runsDir?: string;
-}
-
-/** The `ask --json` object (DESIGN §4). */
-export interface AskResult {
-  answer: string;
-  citations: Citation[];
-  unresolvedCitations: string[];
-  finishReason: FinishReason;
-  partial: boolean;
-  steps: number;
-  toolCalls: number;
-  usage: Usage;
-  /** The model that answered, "provider:model" or "offline". */
-  model: string;
-  /** Set when the run failed (finish reason `error` or `aborted`). */
-  error?: { code: string; message: string };
-  runId: string;
-  ms: number;
-  /** Research mode: the brief, the sub-questions and their status. */
-  brief?: string;
-  plan?: PlanItem[];
-  /** Research mode: every nested agent, its answer and how it finished. */
-  subagents?: SubagentRecord[];
-  /** Research mode: the claims of the answer, how each was checked, and sub-questions left open. */
-  critique?: { checks: ClaimCheck[]; openQuestions: string[]; rounds: number };
 }
 
 export interface ReplayResult extends AskResult {

@@ -26,6 +26,8 @@ Commands:
   serve [--host H] [--port P] [--auth none|keys] [--config FILE]
                                              the HTTP API (/docs, /openapi.json), MCP at /mcp and the web page at /;
                                              off loopback it needs --auth keys
+  mcp [--collection NAME]… [--model M]       an MCP server over stdio (tools: search, ask, research,
+                                             get_content, list_documents; documents as resources)
   users create <name> [--admin]              a server user and its first API key
   keys create --user NAME                    another API key for a user
   collections grant <collection> <user> --role reader|writer|owner
@@ -76,6 +78,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   eval: async () => (await import('./commands/eval.ts')).evaluate,
   web: async () => (await import('./commands/web.ts')).web,
   python: async () => (await import('./commands/python.ts')).python,
+  mcp: async () => (await import('./commands/mcp.ts')).mcp,
 };
 
 export function version(): string {

@@ -11,18 +11,10 @@ import type { Describer, DescriberTally } from './describe.ts';
 import { closeOcr } from './ocr/index.ts';
 import { prepareFile, prepareRecord, sha256, type DocumentRecord, type PrepareSettings, type PreparedDocument } from './prepare.ts';
 import { PreparePool } from './worker-pool.ts';
+import type { IngestProgress, IngestReport } from '../json-shapes.ts';
+export type { IngestProgress, IngestReport } from '../json-shapes.ts';
 
 export { sha256, type DocumentRecord } from './prepare.ts';
-
-export interface IngestProgress {
-  /** Files finished (written, skipped or failed) of `total`. */
-  done: number;
-  total: number;
-  /** Bytes of the finished files, of `bytesTotal` (the sizes of all files found). */
-  bytesDone: number;
-  bytesTotal: number;
-  path: string;
-}
 
 export interface IngestOptions {
   collection?: string;
@@ -47,26 +39,6 @@ export interface IngestOptions {
   sync?: boolean;
   /** Recognise text in images and in scanned PDF pages (default true; `--no-ocr` turns it off). */
   ocr?: boolean;
-}
-
-export interface IngestReport {
-  /** Documents written this run (new or changed). */
-  ingested: number;
-  /** Of those, documents that replaced an earlier version. */
-  updated: number;
-  /** Files not written: content already in the index unchanged, or skipped for a reason (`skippedFiles`). */
-  skipped: number;
-  /** Files skipped for a reason other than being unchanged (an image without text, OCR off). */
-  skippedFiles: { path: string; reason: string }[];
-  failed: { path: string; error: string }[];
-  /** Documents removed by `sync` because their files are gone. */
-  removed: number;
-  /** Documents and chunks written this run. */
-  documents: number;
-  chunks: number;
-  seconds: number;
-  /** With a model describer: descriptions it wrote, and how many fell back to the extractive one and why. */
-  descriptions?: DescriberTally;
 }
 
 const SKIPPED_DIRECTORIES = new Set(['node_modules', '.git', '.svn', '.hg']);

@@ -1,24 +1,7 @@
 import type { FinishReason, PlanItem, Usage } from '../agent/events.ts';
 import type { Critique } from './critique.ts';
-
-/** One nested RAG agent of a research run, as the report and `ask --json` (`subagents`) show it. */
-export interface SubagentRecord {
-  /** "rag:1", "rag:2", … (its events carry `path: ["research", id]`). */
-  id: string;
-  /** The plan item it answered ("S2"), when the planner named one. */
-  subQuestion?: string;
-  question: string;
-  finishReason: FinishReason;
-  /** Its answer, with citations rewritten to the research run's evidence ids. */
-  answer: string;
-  /** Evidence ids (of the research run) its answer cites. */
-  citations: string[];
-  error?: { code: string; message: string };
-  steps: number;
-  toolCalls: number;
-  usage: Usage;
-  ms: number;
-}
+import type { SubagentRecord } from '../json-shapes.ts';
+export type { SubagentRecord } from '../json-shapes.ts';
 
 /** What a research run has planned and done so far; its tools write here, the report reads it. */
 export class ResearchState {

@@ -3,8 +3,9 @@ import { l2normalize, type Embedder } from '../embed/embedder.ts';
 import type { Filter, Scope, ScoredChunkId, Store, StoredChunk } from '../store/types.ts';
 import type { Tokenizer } from '../text/tokenize.ts';
 import { reciprocalRankFusion } from './fuse.ts';
+import type { SearchHit, SearchMode } from '../json-shapes.ts';
+export type { SearchHit, SearchMode } from '../json-shapes.ts';
 
-export type SearchMode = 'fulltext' | 'vector' | 'hybrid';
 export const SEARCH_MODES: readonly SearchMode[] = ['fulltext', 'vector', 'hybrid'];
 
 export interface HybridWeights {
@@ -32,23 +33,6 @@ export interface SearchRequest {
   k?: number;
   filter?: Filter;
   hybrid?: Partial<HybridWeights>;
-}
-
-export interface SearchHit {
-  chunkId: number;
-  documentId: number;
-  title: string;
-  source: string;
-  text: string;
-  score: number;
-  headingPath: string[];
-  page?: number;
-  charStart: number;
-  charEnd: number;
-  collection: string;
-  /** Position of the chunk in its document (for reading neighbours with get_content). */
-  ordinal: number;
-  tokenCount: number;
 }
 
 export class Retriever {

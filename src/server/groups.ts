@@ -6,5 +6,10 @@ import type { RouteGroup } from './index.ts';
  * `dossier serve` and the tests mount the same set.
  */
 export async function optionalRouteGroups(): Promise<RouteGroup[]> {
-  return [];
+  const groups: RouteGroup[] = [];
+  groups.push((await import('../web/route.ts')).webRoutes);
+  groups.push((await import('../mcp/http.ts')).mcpRoutes);
+  groups.push((app) => import('./routes/chat.ts').then((m) => m.registerChat(app)));
+  groups.push((app) => import('./routes/openai.ts').then((m) => m.registerOpenAI(app)));
+  return groups;
 }

@@ -68,6 +68,8 @@ export async function startServer(options: StartOptions): Promise<{ url: string;
   const state = new ServerState(options.db);
   state.failInterruptedJobs();
   const { app, deps } = await buildApp({ dossier: options.dossier, state, auth, uploadsDir: `${options.db}.uploads`, ask: options.ask, limits: options.limits }, options.extra);
+  // The vector index loads on the first search: pay that before listening, not in a request.
+  await options.dossier.search({ query: 'warm up', k: 1, scope: { collections: '*' } }).catch(() => undefined);
   const server = await new Promise<ServerType>((resolve, reject) => {
     const started = serve({ fetch: app.fetch, hostname: host, port: options.port ?? 8787 }, () => resolve(started));
     started.once('error', reject);

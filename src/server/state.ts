@@ -1,6 +1,7 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import Database from 'better-sqlite3';
 import { DossierError } from '../errors/index.ts';
+import type { RunRecord as RunShape } from '../json-shapes.ts';
 
 /**
  * What the server keeps beside the index, in the same SQLite file (tables `srv_*`): users, API keys
@@ -18,16 +19,9 @@ export interface User {
   createdAt: string;
 }
 
-export interface RunRecord {
-  id: string;
+/** A stored run: what `GET /v1/runs/:id` shows (json-shapes.ts), and whose it is. */
+export interface RunRecord extends Omit<RunShape, 'result'> {
   userId: string;
-  conversationId?: string;
-  question: string;
-  mode: string;
-  status: 'running' | 'finished' | 'failed';
-  finishReason?: string;
-  createdAt: string;
-  finishedAt?: string;
   /** The run's result (the `ask --json` object) once it has finished. */
   result?: unknown;
 }

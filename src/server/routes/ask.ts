@@ -11,6 +11,8 @@ export const AskBody = z
     mode: z.enum(['rag', 'research']).optional(),
     model: z.string().optional(),
     conversationId: z.string().optional(),
+    /** Branch: answer as a follow-up of this earlier message of the conversation (default its last). */
+    parentId: z.string().optional(),
     collections: z.array(z.string()).optional(),
     stream: z.boolean().optional(),
     maxSteps: z.number().int().min(1).max(100).optional(),
@@ -77,7 +79,7 @@ export function registerAsk(app: OpenAPIHono<Env>): void {
       const deps = depsOf(c);
       const principal = principalOf(c);
       const { startConversationRun } = await import('./conversations.ts');
-      const { runId, done } = await startConversationRun(c, { question: body.question, mode: body.mode ?? 'rag', model: body.model, collections: body.collections, conversationId: body.conversationId, maxSteps: body.maxSteps });
+      const { runId, done } = await startConversationRun(c, { question: body.question, mode: body.mode ?? 'rag', model: body.model, collections: body.collections, conversationId: body.conversationId, parentId: body.parentId, maxSteps: body.maxSteps });
       c.header('x-dossier-run-id', runId);
       if (body.stream) return streamRun(c, runId, 0);
       void principal;

@@ -66,9 +66,10 @@ export function registerDocuments(app: OpenAPIHono<Env>): void {
         paths.push(path);
       }
       const job = deps.state.createJob(principal.user.id, collection);
-      // Off the request path; ingestion parses in worker threads and commits per document.
+      // Off the request path: even one file is parsed, chunked and embedded in a worker thread, so
+      // searches keep answering; the main thread only commits, document by document.
       void deps.dossier
-        .ingest(paths, { collection, metadata, onProgress: (progress) => deps.state.updateJob(job.id, { progress }) })
+        .ingest(paths, { collection, metadata, workers: 1, onProgress: (progress) => deps.state.updateJob(job.id, { progress }) })
         .then((report) => deps.state.updateJob(job.id, { status: 'finished', report }))
         .catch((error: unknown) => deps.state.updateJob(job.id, { status: 'failed', error: oneLine(error) }));
       return c.json({ job: { id: job.id, collection, status: 'running' as const } }, 202);

@@ -1,0 +1,114 @@
+/**
+ * The JSON shapes of the API (DESIGN §4) that both the engine and `dossier/client` use: declared
+ * once, here, in a module that depends on nothing but the event types, so the client's
+ * declarations pull in no engine types (and through them `ai`, zod or Node's) and a browser
+ * project type-checks them without @types/node. The engine modules re-export them
+ * (agent/ask.ts, dossier.ts, retrieve/search.ts, ingest/pipeline.ts, research/state.ts).
+ */
+import type { Citation, ClaimCheck, FinishReason, PlanItem, Usage } from './agent/events.ts';
+
+export type SearchMode = 'fulltext' | 'vector' | 'hybrid';
+
+/** One search hit, best first (retrieve/search.ts). */
+export interface SearchHit {
+  chunkId: number;
+  documentId: number;
+  title: string;
+  source: string;
+  text: string;
+  score: number;
+  headingPath: string[];
+  page?: number;
+  charStart: number;
+  charEnd: number;
+  collection: string;
+  /** Position of the chunk in its document. */
+  ordinal: number;
+  tokenCount: number;
+}
+
+/** A document as `GET /v1/documents` lists it (dossier.ts). */
+export interface DocumentSummary {
+  id: number;
+  collection: string;
+  title: string;
+  source: string;
+  mediaType: string;
+  chunks: number;
+  updatedAt: string;
+  metadata: Record<string, unknown>;
+}
+
+/** How far an ingestion job is (ingest/pipeline.ts). */
+export interface IngestProgress {
+  /** Files finished (written, skipped or failed) of `total`. */
+  done: number;
+  total: number;
+  bytesDone: number;
+  bytesTotal: number;
+  path: string;
+}
+
+/** What an ingestion job did (ingest/pipeline.ts). */
+export interface IngestReport {
+  ingested: number;
+  updated: number;
+  skipped: number;
+  skippedFiles: { path: string; reason: string }[];
+  failed: { path: string; error: string }[];
+  removed: number;
+  documents: number;
+  chunks: number;
+  seconds: number;
+  descriptions?: { written: number; fallbacks: number; reason?: string };
+}
+
+/** One nested agent of a research run (research/state.ts). */
+export interface SubagentRecord {
+  id: string;
+  subQuestion?: string;
+  question: string;
+  finishReason: FinishReason;
+  answer: string;
+  citations: string[];
+  error?: { code: string; message: string };
+  steps: number;
+  toolCalls: number;
+  usage: Usage;
+  ms: number;
+}
+
+/** The `ask --json` object (agent/ask.ts, DESIGN §4). */
+export interface AskResult {
+  answer: string;
+  citations: Citation[];
+  unresolvedCitations: string[];
+  finishReason: FinishReason;
+  partial: boolean;
+  steps: number;
+  toolCalls: number;
+  usage: Usage;
+  /** The model that answered, "provider:model" or "offline". */
+  model: string;
+  /** Set when the run failed (finish reason `error` or `aborted`). */
+  error?: { code: string; message: string };
+  runId: string;
+  ms: number;
+  brief?: string;
+  plan?: PlanItem[];
+  subagents?: SubagentRecord[];
+  critique?: { checks: ClaimCheck[]; openQuestions: string[]; rounds: number };
+}
+
+/** A run as `GET /v1/runs/:id` shows it: its status and, once finished, its result. */
+export interface RunRecord {
+  id: string;
+  conversationId?: string;
+  question: string;
+  mode: string;
+  status: 'running' | 'finished' | 'failed';
+  finishReason?: string;
+  createdAt: string;
+  finishedAt?: string;
+  result?: AskResult;
+}

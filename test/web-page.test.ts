@@ -1,0 +1,233 @@
+import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { loadImage, createCanvas } from '@napi-rs/canvas';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Dossier } from '../src/dossier.ts';
+import { optionalRouteGroups } from '../src/server/groups.ts';
+import { startServer } from '../src/server/index.ts';
+import { ServerState } from '../src/server/state.ts';
+import { webRoutes } from '../src/web/route.ts';
+import { regressionIndex } from './helpers.ts';
+
+const CHROMIUM = '/usr/bin/chromium';
+const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const skip = existsSync(CHROMIUM) ? false : `Chromium is not installed at ${CHROMIUM} (apt-get install chromium); the web page test needs a real browser`;
+
+/** Distinct colours (quantised to 5 bits a channel) of a region of an RGBA image, and how many pixels differ from the region's most common colour. */
+function colours(data: Uint8ClampedArray, width: number, box: { x: number; y: number; width: number; height: number }) {
+  const counts = new Map<number, number>();
+  for (let y = Math.floor(box.y); y < Math.floor(box.y + box.height); y++) {
+    for (let x = Math.floor(box.x); x < Math.floor(box.x + box.width); x++) {
+      const i = (y * width + x) * 4;
+      const key = ((data[i] >> 3) << 10) | ((data[i + 1] >> 3) << 5) | (data[i + 2] >> 3);
+      counts.set(key, (counts.get(key) ?? 0) + 1);
+    }
+  }
+  const total = [...counts.values()].reduce((a, b) => a + b, 0);
+  return { distinct: counts.size, notBackground: total - Math.max(...counts.values()) };
+}
+
+describe('the web page, in Chromium, against a live server', { skip }, () => {
+  let dossier: Dossier;
+  let server: Awaited<ReturnType<typeof startServer>>;
+  let keyed: Awaited<ReturnType<typeof startServer>>;
+  let apiKey: string;
+  let browser: Browser;
+  let page: Page;
+  let cleanup: () => void;
+  const errors: string[] = [];
+
+  before(async () => {
+    const index = await regressionIndex();
+    ({ dossier, removeFiles: cleanup } = index);
+    const { db, dir } = index;
+    server = await startServer({ dossier, db, port: 0, extra: [webRoutes] });
+    // A second server on the same index with keys, as `dossier users create` + `keys create` set it up.
+    const keyedDb = join(dir, 'keyed.db');
+    const setup = new ServerState(keyedDb);
+    apiKey = setup.createKey(setup.createUser('ada', { admin: true }).id).apiKey;
+    setup.close();
+    keyed = await startServer({ dossier, db: keyedDb, port: 0, auth: 'keys', extra: [webRoutes] });
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+    page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    // Any script error or refused resource (the CSP forbids inline code) fails the test at the end.
+    page.on('pageerror', (error) => errors.push(`pageerror: ${error.message}`));
+    page.on('console', (message) => {
+      if (message.type() === 'error') errors.push(`console: ${message.text()}`);
+    });
+    page.on('dialog', (dialog) => void dialog.accept());
+  });
+  after(async () => {
+    await browser?.close();
+    await keyed?.close();
+    await server?.close();
+    await dossier?.close();
+    cleanup?.();
+  });
+
+  it('is one of the optional route groups, served without auth with a strict content policy', async () => {
+    assert.ok((await optionalRouteGroups()).includes(webRoutes));
+    const response = await fetch(`${keyed.url}/`);
+    assert.equal(response.status, 200);
+    assert.match(response.headers.get('content-type') ?? '', /text\/html/);
+    assert.match(response.headers.get('content-security-policy') ?? '', /script-src 'self'/);
+    assert.match(await response.text(), /<script type="module" src="\/assets\/app\.js">/);
+    assert.match((await fetch(`${keyed.url}/assets/app.js`)).headers.get('content-type') ?? '', /javascript/);
+    assert.equal((await fetch(`${keyed.url}/assets/route.ts`)).status, 404);
+    assert.equal((await fetch(`${keyed.url}/assets/..%2Froute.ts`)).status, 404);
+  });
+
+  it('asks, streams the answer with citation markers, and opens the cited chunk', async () => {
+    await page.goto(`${server.url}/`);
+    await page.waitForSelector('body[data-ready="true"]');
+    assert.equal(await page.isVisible('#key-form-section'), false, 'no key is asked for on loopback without auth');
+    await page.fill('#question', 'Who founded Halvorsen Instruments?');
+    await page.press('#question', 'Enter');
+    const answer = page.locator('.msg.assistant .answer').last();
+    await page.locator('.msg.assistant .answer[aria-busy="false"]').waitFor();
+    assert.match(await answer.innerText(), /Marit Halvorsen/);
+    const marker = answer.locator('button.cite').first();
+    const id = await marker.innerText();
+    assert.match(id, /^E\d+$/);
+    // The marker is a button: reachable and operable from the keyboard.
+    await marker.focus();
+    await page.keyboard.press('Enter');
+    const panel = page.locator('#panel');
+    await panel.waitFor();
+    assert.equal(await page.locator('#panel-title').innerText(), 'Halvorsen Instruments: company history');
+    assert.match(await panel.locator('blockquote.chunk-text').first().innerText(), /founded in 1987 by Marit Halvorsen/);
+    const facts = await panel.locator('.facts').first().innerText();
+    assert.match(facts, /Heading path\s+Halvorsen Instruments: company history/);
+    assert.match(facts, /company-history\.md/);
+    // More context from GET /v1/documents/:id.
+    await panel.locator('.doc-context .facts').waitFor();
+    assert.match(await panel.locator('.doc-context').innerText(), /text\/markdown/);
+    await page.keyboard.press('Escape');
+    assert.equal(await panel.isVisible(), false);
+    assert.equal(await marker.evaluate((node: any) => node === node.ownerDocument.activeElement), true, 'focus returns to the marker');
+  });
+
+  it('shows the timeline with tool calls, latency and tokens', async () => {
+    const timeline = page.locator('#timeline');
+    assert.ok((await timeline.locator('li.tool').count()) >= 1);
+    const tool = await timeline.locator('li.tool').first().innerText();
+    assert.match(tool, /search_knowledge .*→ .*passages.* \d+ ms/s);
+    assert.match(await timeline.locator('li.model').first().innerText(), /\d+ ms · \d+ in \/ \d+ out tokens/);
+    assert.match(await page.locator('#timeline-total').innerText(), /steps, \d+ tool calls, .* tokens/);
+  });
+
+  it('asks a follow-up in the same conversation', async () => {
+    await page.fill('#question', 'When was it founded?');
+    await page.click('#ask-button');
+    await page.locator('.msg.assistant').nth(1).locator('.answer[aria-busy="false"]').waitFor();
+    assert.match(await page.locator('.msg.assistant').nth(1).innerText(), /1987/);
+    const conversations = page.locator('#conversation-list button');
+    assert.equal(await conversations.count(), 1);
+    assert.equal(await conversations.first().getAttribute('aria-current'), 'true');
+    const conversationId = await conversations.first().getAttribute('data-conversation-id');
+    const { messages } = (await (await fetch(`${server.url}/v1/conversations/${conversationId}/messages`)).json()) as { messages: Array<{ role: string; content: string }> };
+    assert.deepEqual(messages.map((m) => m.role), ['user', 'assistant', 'user', 'assistant']);
+    assert.equal(messages[2].content, 'When was it founded?');
+    // Reopening the conversation shows its messages, markers included.
+    await page.click('#new-conversation');
+    assert.equal(await page.locator('#thread li').count(), 0);
+    await conversations.first().click();
+    await page.locator('#thread li.msg').nth(3).waitFor();
+    assert.ok((await page.locator('#thread button.cite').count()) >= 2);
+    // A stored run replays into the timeline from GET /v1/runs/:id/events.
+    await page.locator('#thread').getByRole('button', { name: 'Show run details' }).first().click();
+    await page.locator('#timeline li.tool').first().waitFor();
+    assert.match(await page.locator('#timeline-total').innerText(), /finish: stop/);
+  });
+
+  it('shows a research run as a live tree: plan items, nested agents, their searches, the critique', async () => {
+    await page.click('#new-conversation');
+    await page.check('input[name="mode"][value="research"]');
+    await page.selectOption('#collection', 'default');
+    // Two parts: the planner makes two sub-questions, each answered by its own nested agent.
+    await page.fill('#question', 'Who founded Halvorsen Instruments, and where did the Tern-4 sea trial take place?');
+    await page.click('#ask-button');
+    await page.locator('.msg.assistant .answer[aria-busy="false"]').waitFor({ timeout: 30_000 });
+    assert.match(await page.locator('.msg.assistant .answer').innerText(), /Hardangerfjord/);
+    const tree = page.locator('#research-tree');
+    const items = tree.locator('> li.plan-item');
+    assert.equal(await items.count(), 2);
+    for (const item of await items.all()) {
+      assert.equal(await item.getAttribute('data-status'), 'answered');
+      assert.equal(await item.locator('li.agent-node').count(), 1, 'each nested agent hangs under its plan item');
+    }
+    const agents = tree.locator('li.plan-item li.agent-node');
+    assert.match(await agents.first().locator('.node-head').innerText(), /rag:\d+\s+stop · \d+ cited · \d+ ms/);
+    assert.match(await agents.first().locator('li.search').first().innerText(), /search .*passages/);
+    assert.match(await page.locator('#critique-summary').innerText(), /\d+ claims checked/);
+    // Nested agents' steps are in the timeline too, labelled with their path.
+    assert.match(await page.locator('#timeline .step.nested .agent').first().innerText(), /research › rag:\d+/);
+  });
+
+  it('uploads a file, shows the job finishing and the document listed, then deletes it', async () => {
+    await page.click('#tab-documents');
+    await page.locator('#document-rows tr').first().waitFor();
+    const before = await page.locator('#document-rows tr').count();
+    // Plain text with markup in it: the page must show the markup as text, never build elements from it.
+    const text = 'The Kittiwake-5 wave buoy was tested off Stad in March 2025.\nMarkup stays text: <img src=x id=injected> <b id=bold>bold</b>\n';
+    await page.setInputFiles('#upload-file', { name: 'kittiwake.txt', mimeType: 'text/plain', buffer: Buffer.from(text) });
+    await page.click('#upload-button');
+    await page.locator('#upload-progress-text[data-state="finished"]').waitFor({ timeout: 20_000 });
+    assert.match(await page.locator('#upload-progress-text').innerText(), /1 ingested/);
+    const row = page.locator('#document-rows tr', { hasText: 'kittiwake.txt' });
+    await row.waitFor();
+    assert.equal(await page.locator('#document-rows tr').count(), before + 1);
+    await row.locator('td').first().getByRole('button').click();
+    await page.locator('#panel .chunk-list blockquote').first().waitFor();
+    assert.match(await page.locator('#panel .chunk-list').innerText(), /<img src=x id=injected> <b id=bold>bold<\/b>/);
+    assert.equal(await page.locator('#injected, #bold').count(), 0);
+    await page.click('#panel-close');
+    await row.getByRole('button', { name: /^Delete / }).click();
+    await row.waitFor({ state: 'detached' });
+    const { documents } = (await (await fetch(`${server.url}/v1/documents`)).json()) as { documents: Array<{ source: string }> };
+    assert.ok(!documents.some((d) => d.source.endsWith('kittiwake.txt')));
+    assert.equal(documents.length, before);
+  });
+
+  it('renders a page that is not blank (screenshot inspected pixel by pixel)', async () => {
+    await page.click('#tab-ask');
+    await page.click('#conversation-list button >> nth=1');
+    await page.locator('#thread li.msg').nth(3).waitFor();
+    const png = await page.screenshot();
+    const image = await loadImage(png);
+    const canvas = createCanvas(image.width, image.height);
+    const context = canvas.getContext('2d');
+    context.drawImage(image, 0, 0);
+    const { data } = context.getImageData(0, 0, image.width, image.height);
+    const whole = colours(data, image.width, { x: 0, y: 0, width: image.width, height: image.height });
+    assert.ok(whole.distinct >= 12, `the page has ${whole.distinct} distinct colours`);
+    const box = await page.locator('.msg.assistant .answer').first().boundingBox();
+    assert.ok(box && box.height > 10, 'the answer has a size');
+    const answer = colours(data, image.width, box!);
+    // Dark text on white: many pixels differ from the background, in several shades (anti-aliasing).
+    assert.ok(answer.notBackground > 200, `the answer area has ${answer.notBackground} ink pixels`);
+    assert.ok(answer.distinct >= 4, `the answer area has ${answer.distinct} colours`);
+  });
+
+  it('asks for an API key when the server runs with keys, and sends it as a bearer token', async () => {
+    const keyedPage = await browser.newPage();
+    try {
+      await keyedPage.goto(`${keyed.url}/`);
+      await keyedPage.locator('#key-form-section').waitFor();
+      await keyedPage.fill('#api-key', 'not-a-key');
+      await keyedPage.click('#key-form button[type="submit"]');
+      await keyedPage.locator('#key-error', { hasText: 'not valid' }).waitFor();
+      await keyedPage.fill('#api-key', apiKey);
+      await keyedPage.click('#key-form button[type="submit"]');
+      await keyedPage.locator('#key-status').waitFor();
+      assert.equal(await keyedPage.isVisible('#key-form-section'), false);
+      assert.equal(await keyedPage.evaluate("sessionStorage.getItem('dossier.apiKey')"), apiKey);
+      assert.match(await keyedPage.locator('#collection').innerText(), /default \(7\)/);
+    } finally {
+      await keyedPage.close();
+    }
+    assert.deepEqual(errors.filter((e) => !/401 \(Unauthorized\)/.test(e)), []);
+  });
+});

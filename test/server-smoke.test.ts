@@ -48,6 +48,25 @@ describe('dossier serve: the core API on loopback', () => {
     assert.equal(after.find((m) => m.content === 'When was it founded?').parentId, firstAnswer.id);
   });
 
+  it("streams an ingestion job's progress, then its report", async () => {
+    const form = new FormData();
+    form.append('file', new Blob([`# Skarv-7 buoy\n\n${'The Skarv-7 buoy measures wave height. '.repeat(4000)}`], { type: 'text/markdown' }), 'skarv-7.md');
+    form.append('collection', 'buoys');
+    const { job }: any = await (await fetch(`${server.url}/v1/documents`, { method: 'POST', body: form })).json();
+    const text = await (await fetch(`${server.url}/v1/jobs/${job.id}/events`)).text();
+    const events = text
+      .split('\n\n')
+      .filter((frame) => frame.trim())
+      .map((frame) => Object.fromEntries(frame.split('\n').map((line) => [line.slice(0, line.indexOf(':')), line.slice(line.indexOf(':') + 2)])))
+      .map((f) => ({ event: f.event, id: Number(f.id), data: JSON.parse(f.data) }));
+    assert.equal(events.at(-1)?.event, 'job-finish', text.slice(0, 300));
+    assert.equal(events.at(-1)?.data.status, 'finished');
+    assert.equal(events.at(-1)?.data.report.ingested, 1);
+    assert.deepEqual(events.map((e) => e.id), events.map((_, i) => i + 1));
+    const missing = await fetch(`${server.url}/v1/jobs/00000000-0000-4000-8000-000000000000/events`);
+    assert.equal(missing.status, 404);
+  });
+
   it('refuses to serve off loopback without keys', async () => {
     await assert.rejects(startServer({ dossier, db: ':memory:', host: '0.0.0.0', port: 0 }), /needs --auth keys/);
   });

@@ -7,6 +7,10 @@ import { DossierError, oneLine } from '../../errors/index.ts';
 import { SEARCH_MODES } from '../../retrieve/search.ts';
 import { checkLength, depsOf, principalOf, type Env } from '../app.ts';
 import { ErrorSchema, json } from './schemas.ts';
+import { streamSSE } from 'hono/streaming';
+
+/** How often a job's progress stream reads the job's row. */
+const JOB_POLL_MS = 200;
 
 const DocumentSummary = z
   .object({ id: z.number(), collection: z.string(), title: z.string(), source: z.string(), mediaType: z.string(), chunks: z.number(), updatedAt: z.string(), metadata: z.record(z.string(), z.unknown()) })
@@ -89,6 +93,40 @@ export function registerDocuments(app: OpenAPIHono<Env>): void {
       if (!job || job.userId !== principalOf(c).user.id) throw new DossierError('not-found', 'no such job');
       const { userId: _user, createdAt: _c, finishedAt: _f, ...shown } = job;
       return c.json({ job: shown }, 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'get',
+      path: '/v1/jobs/{jobId}/events',
+      summary: "An ingestion job's progress as Server-Sent Events: `progress` while it runs, then `job-finish` with the report",
+      request: { params: z.object({ jobId: z.string() }) },
+      responses: { 200: { description: 'Event stream', content: { 'text/event-stream': { schema: z.string() } } }, ...errors },
+    }),
+    (c) => {
+      const { state } = depsOf(c);
+      const userId = principalOf(c).user.id;
+      const first = state.job(c.req.valid('param').jobId);
+      if (!first || first.userId !== userId) throw new DossierError('not-found', 'no such job');
+      // The job's row is the one source of truth (a worker or another node may be running it): read it until it ends.
+      return streamSSE(c, async (stream) => {
+        let sent = '';
+        let id = 0;
+        for (;;) {
+          const job = state.job(first.id);
+          if (!job || stream.aborted) return;
+          const { userId: _user, createdAt: _c, finishedAt: _f, ...shown } = job;
+          const data = JSON.stringify(shown);
+          if (job.status !== 'running') {
+            await stream.writeSSE({ event: 'job-finish', id: String(++id), data });
+            return;
+          }
+          if (data !== sent) await stream.writeSSE({ event: 'progress', id: String(++id), data });
+          sent = data;
+          await stream.sleep(JOB_POLL_MS);
+        }
+      });
     },
   );
 

@@ -126,7 +126,7 @@ describe('dossier/client against a live server', { timeout: 120_000 }, () => {
     // groups `dossier serve` adds — /v1/chat, /v1/chat/completions, /mcp, the web page — speak other
     // clients' protocols: the AI SDK's, OpenAI's, MCP's; this server is started without them.)
     const covered = [
-      'GET /health', 'GET /ready', 'POST /v1/documents', 'GET /v1/jobs/{jobId}', 'GET /v1/documents', 'GET /v1/documents/{id}', 'GET /v1/documents/{id}/chunks',
+      'GET /health', 'GET /ready', 'POST /v1/documents', 'GET /v1/jobs/{jobId}', 'GET /v1/jobs/{jobId}/events', 'GET /v1/documents', 'GET /v1/documents/{id}', 'GET /v1/documents/{id}/chunks',
       'PATCH /v1/documents/{id}', 'DELETE /v1/documents/{id}', 'POST /v1/search', 'GET /v1/collections', 'POST /v1/ask', 'GET /v1/runs/{id}', 'GET /v1/runs/{id}/events',
       'POST /v1/conversations', 'GET /v1/conversations', 'GET /v1/conversations/{id}', 'GET /v1/conversations/{id}/messages', 'GET /v1/conversations/{id}/export',
       'DELETE /v1/conversations/{id}', 'GET /v1/me', 'POST /v1/users', 'POST /v1/keys', 'PUT /v1/collections/{collection}/members/{user}',
@@ -146,6 +146,10 @@ describe('dossier/client against a live server', { timeout: 120_000 }, () => {
     assert.equal(job.status, 'running');
     assert.equal(job.collection, 'uploads');
     const done = await client.documents.waitForJob(job.id, { intervalMs: 50 });
+    const streamed = [];
+    for await (const update of client.documents.jobEvents(job.id)) streamed.push(update);
+    assert.equal(streamed.at(-1)?.event, 'job-finish', 'a finished job streams its end at once');
+    assert.equal(streamed.at(-1)?.job.status, 'finished');
     assert.equal(done.status, 'finished', done.error);
     assert.equal(done.report?.ingested, 3);
     assert.deepEqual(await client.documents.job(job.id), done);

@@ -336,6 +336,15 @@ export function createClient(options: ClientOptions) {
           await sleep(opts.intervalMs ?? 100, opts.signal);
         }
       },
+      /** GET /v1/jobs/:id/events: the job as it goes (`progress` events), ending with `job-finish` and the finished job. */
+      jobEvents: async function* (id: string, opts: { signal?: AbortSignal } = {}): AsyncGenerator<{ event: 'progress' | 'job-finish'; job: IngestJob }, void, undefined> {
+        const response = await request('GET', path`/v1/jobs/${id}/events`, { signal: opts.signal, headers: { accept: 'text/event-stream' } });
+        for await (const message of readSse(response)) {
+          const event = message.event === 'job-finish' ? 'job-finish' : 'progress';
+          yield { event, job: JSON.parse(message.data) as IngestJob };
+          if (event === 'job-finish') return;
+        }
+      },
       /** GET /v1/documents: the documents the caller may read. */
       list: async (opts: ListDocumentsOptions = {}): Promise<DocumentSummary[]> =>
         (await json<{ documents: DocumentSummary[] }>('GET', '/v1/documents', { query: { collection: opts.collection, filter: opts.filter ? JSON.stringify(opts.filter) : undefined, limit: opts.limit, offset: opts.offset } })).documents,

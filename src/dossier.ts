@@ -213,7 +213,11 @@ export async function createDossier(options: DossierOptions = {}): Promise<Dossi
 
 /** The store for a `--db` value. */
 async function openStore(db: string, options: { readonly?: boolean; titleWeight?: number }): Promise<Store> {
-  if (/^postgres(ql)?:\/\//.test(db)) throw new DossierError('config', 'PostgreSQL stores are not available yet; use a SQLite file for --db');
+  if (/^postgres(ql)?:\/\//.test(db)) {
+    // Loaded only when asked for, so SQLite users never load the pg driver.
+    const { PgStore } = await import('./store/postgres/pg-store.ts');
+    return PgStore.open(db, options);
+  }
   const { SqliteStore } = await import('./store/sqlite/sqlite-store.ts');
   return new SqliteStore(db, options);
 }

@@ -20,6 +20,7 @@ import type {
   StoredDocument,
   UpsertStatus,
 } from '../types.ts';
+import { toChunk, toDocument, type ChunkRow, type DocumentRow } from '../rows.ts';
 
 const DOCUMENT_FIELDS: Record<string, string> = {
   id: 'd.id',
@@ -53,36 +54,7 @@ export interface SqliteStoreOptions {
   readonly?: boolean;
 }
 
-interface DocumentRow {
-  id: number;
-  collection: string;
-  source: string;
-  title: string;
-  media_type: string;
-  content_hash: string;
-  metadata: string;
-  bytes: number;
-  description: string;
-  chunk_count: number;
-  created_at: string;
-  updated_at: string;
-}
 
-interface ChunkRow {
-  id: number;
-  document_id: number;
-  collection: string;
-  title: string;
-  source: string;
-  ordinal: number;
-  text: string;
-  token_count: number;
-  heading_path: string;
-  page: number | null;
-  page_end: number | null;
-  char_start: number;
-  char_end: number;
-}
 
 export class SqliteStore implements Store {
   readonly path: string;
@@ -650,37 +622,4 @@ function float32View(blob: Buffer): Float32Array {
     : new Float32Array(blob.buffer.slice(blob.byteOffset, blob.byteOffset + blob.byteLength));
 }
 
-function toDocument(row: DocumentRow): StoredDocument {
-  return {
-    id: row.id,
-    collection: row.collection,
-    source: row.source,
-    title: row.title,
-    mediaType: row.media_type,
-    contentHash: row.content_hash,
-    metadata: JSON.parse(row.metadata) as Record<string, unknown>,
-    bytes: row.bytes,
-    description: row.description ?? '',
-    chunkCount: row.chunk_count,
-    createdAt: row.created_at,
-    updatedAt: row.updated_at,
-  };
-}
 
-function toChunk(row: ChunkRow): StoredChunk {
-  return {
-    id: row.id,
-    documentId: row.document_id,
-    collection: row.collection,
-    title: row.title,
-    source: row.source,
-    ordinal: row.ordinal,
-    text: row.text,
-    tokenCount: row.token_count,
-    headingPath: JSON.parse(row.heading_path) as string[],
-    ...(row.page !== null ? { page: row.page } : {}),
-    ...(row.page_end !== null ? { pageEnd: row.page_end } : {}),
-    charStart: row.char_start,
-    charEnd: row.char_end,
-  };
-}

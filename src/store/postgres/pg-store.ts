@@ -1,0 +1,773 @@
+import pg from 'pg';
+import { DossierError, oneLine } from '../../errors/index.ts';
+import { compileFilter, type FilterDialect } from '../filter.ts';
+import type {
+  ChunkInput,
+  DocumentInput,
+  Filter,
+  IndexIdentity,
+  IndexInfo,
+  Scope,
+  ScoredChunkId,
+  SearchOptions,
+  Store,
+  StoreStats,
+  StoredChunk,
+  StoredDocument,
+  UpsertStatus,
+} from '../types.ts';
+import { migratePg, PG_SCHEMA_VERSION, pgNeedsMigration, pgSchemaVersion, pgTooNew, SCHEMA_LOCK } from './schema.ts';
+import { toChunk, toDocument, type ChunkRow as SqlChunkRow } from '../rows.ts';
+
+type ChunkRow = SqlChunkRow<string[]>;
+
+/** FTS5's bm25() constants; the SQLite store uses them, so rankings agree. */
+const K1 = 1.2;
+const B = 0.75;
+/** Same cap as the SQLite store: longer queries keep their rarest terms. */
+const MAX_QUERY_TERMS = 48;
+/** pgvector's HNSW on `vector` stops at 2000 dimensions; above that the index is built over halfvec. */
+const HNSW_VECTOR_MAX = 2000;
+
+export interface PgStoreOptions {
+  /** BM25 weight of the title/heading column relative to the body (as in the SQLite store). */
+  titleWeight?: number;
+  /** Open for reading only: no migration, sessions are read-only, writes fail with 'read-only'. */
+  readonly?: boolean;
+  /** Connections in the pool. */
+  maxConnections?: number;
+}
+
+/**
+ * FTS5's unicode61 tokenizer (remove_diacritics 0) applied to our already stemmed terms: the SQLite
+ * store hands the terms string to FTS5, which splits and case-folds it once more. Doing the same split
+ * here makes term frequencies and lengths identical, hence the same BM25.
+ */
+export function indexTokens(terms: string): string[] {
+  return terms.toLowerCase().match(/[\p{L}\p{N}\p{Co}]+/gu) ?? [];
+}
+
+/** Term frequencies of the title and body columns, and the row's length (FTS5 counts all columns). */
+function termRows(title: string, body: string): { terms: string[]; tfTitle: number[]; tfBody: number[]; length: number } {
+  const counts = new Map<string, [number, number]>();
+  const titleTokens = indexTokens(title);
+  const bodyTokens = indexTokens(body);
+  for (const token of titleTokens) (counts.get(token) ?? counts.set(token, [0, 0]).get(token)!)[0]++;
+  for (const token of bodyTokens) (counts.get(token) ?? counts.set(token, [0, 0]).get(token)!)[1]++;
+  const terms = [...counts.keys()];
+  return { terms, tfTitle: terms.map((t) => counts.get(t)![0]), tfBody: terms.map((t) => counts.get(t)![1]), length: titleTokens.length + bodyTokens.length };
+}
+
+/** Collects positional parameters ($1, $2, …) as a query is built. */
+class Params {
+  readonly values: unknown[] = [];
+  add(value: unknown): string {
+    this.values.push(value);
+    return `$${this.values.length}`;
+  }
+}
+
+const DOCUMENT_FIELDS: Record<string, string> = {
+  id: 'd.id',
+  title: 'd.title',
+  source: 'd.source',
+  mediaType: 'd.media_type',
+  collection: 'col.name',
+  createdAt: 'd.created_at',
+  updatedAt: 'd.updated_at',
+};
+
+/**
+ * Every side of a comparison is jsonb: the shared compiler does not tell `param` which column a value
+ * meets, and jsonb compares numbers as numbers and strings as strings, as SQLite's json_extract does.
+ * JSON null reads as SQL NULL (like json_extract), so $eq null / $ne treat it as missing.
+ */
+function pgDialect(params: Params): FilterDialect {
+  return {
+    field: (name) => (DOCUMENT_FIELDS[name] ? `to_jsonb(${DOCUMENT_FIELDS[name]})` : undefined),
+    metadata: (path) => `nullif(d.metadata #> '{${path.join(',')}}', 'null'::jsonb)`,
+    param(value, compilerParams) {
+      compilerParams.push(value);
+      return `${params.add(JSON.stringify(value))}::jsonb`;
+    },
+  };
+}
+
+/** A connection string without its password, for messages. */
+function describeUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    const user = parsed.username ? `${decodeURIComponent(parsed.username)}@` : '';
+    return `postgres://${user}${parsed.hostname}${parsed.port ? `:${parsed.port}` : ''}${parsed.pathname}`;
+  } catch {
+    return 'postgres://(unparsable URL)';
+  }
+}
+
+const CONNECT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EHOSTUNREACH', 'ETIMEDOUT', 'ECONNRESET', 'EAI_AGAIN']);
+
+/** Driver errors become one-line DossierErrors naming the index (never its password). */
+function toStoreError(error: unknown, label: string, host: string): unknown {
+  if (DossierError.isInstance(error)) return error;
+  const err = error as { code?: string; errors?: { code?: string }[] } | undefined;
+  const code = err?.code ?? err?.errors?.[0]?.code ?? '';
+  if (CONNECT_CODES.has(code)) {
+    return new DossierError('store-failed', `cannot connect to PostgreSQL at ${host} (${code}); is the server running and is --db / DOSSIER_DB right?`, { cause: error });
+  }
+  if (code === '28P01' || code === '28000') return new DossierError('config', `PostgreSQL at ${host} refused the login for ${label}: ${oneLine(error)}`, { cause: error });
+  if (code === '3D000') return new DossierError('config', `PostgreSQL at ${host} has no such database (${label}); create it first`, { cause: error });
+  if (code === '25006') return new DossierError('read-only', `index ${label} is open for reading only: ${oneLine(error)}`, { cause: error });
+  return new DossierError('store-failed', `index ${label}: ${oneLine(error)}`, { cause: error });
+}
+
+/** pgvector's text form. Float32 → shortest decimal → float32 round-trips exactly. */
+function vectorLiteral(vector: Float32Array): string {
+  return `[${Array.from(vector).join(',')}]`;
+}
+
+function parseVector(text: string): Float32Array {
+  return Float32Array.from(text.slice(1, -1).split(','), Number);
+}
+
+/** tsquery OR of literal lexemes (quoted, so no parser or dictionary touches them). */
+function tsQuery(terms: readonly string[]): string {
+  return terms.map((term) => `'${term.replace(/'/g, "''")}'`).join(' | ');
+}
+
+
+
+const DOCUMENT_SELECT = `SELECT d.id, d.source, d.title, d.media_type, d.content_hash, d.metadata, d.bytes, d.description, d.created_at, d.updated_at,
+    col.name AS collection, (SELECT count(*) FROM chunks c WHERE c.document_id = d.id) AS chunk_count
+  FROM documents d JOIN collections col ON col.id = d.collection_id`;
+
+const CHUNK_SELECT = `SELECT c.id, c.document_id, col.name AS collection, d.title, d.source, c.ordinal, c.text, c.token_count, c.heading_path,
+    c.page, c.page_end, c.char_start, c.char_end
+  FROM chunks c JOIN documents d ON d.id = c.document_id JOIN collections col ON col.id = d.collection_id`;
+
+/** int8 (ids, counts) as numbers: ids stay far below 2^53. */
+const TYPES = {
+  getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+    oid === 20 ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format ?? 'text')) as typeof pg.types.getTypeParser,
+};
+
+/**
+ * PostgreSQL + pgvector behind the same Store contract as SqliteStore. Full text is BM25 computed in
+ * SQL from stored term frequencies with FTS5's exact formula (GIN over a tsvector only picks the
+ * candidates); vectors live in pgvector with an HNSW cosine index. Open with `PgStore.open(url)`.
+ */
+export class PgStore implements Store {
+  readonly readonly: boolean;
+  /** The connection string without its password. */
+  readonly label: string;
+  /** Migration versions this instance applied when it opened (empty when another node did). */
+  migrated: number[] = [];
+  private readonly pool: pg.Pool;
+  private readonly host: string;
+  private readonly titleWeight: number;
+  private iterativeScan = false;
+  private closed = false;
+
+  private constructor(url: string, options: PgStoreOptions) {
+    this.readonly = options.readonly ?? false;
+    this.titleWeight = options.titleWeight ?? 3; // same default as the SQLite store
+    this.label = describeUrl(url);
+    let host = 'unknown host';
+    try {
+      const parsed = new URL(url);
+      host = `${parsed.hostname || 'localhost'}:${parsed.port || '5432'}`;
+    } catch {
+      throw new DossierError('config', `--db ${this.label} is not a valid postgres:// connection string`);
+    }
+    this.host = host;
+    this.pool = new pg.Pool({
+      connectionString: url,
+      max: options.maxConnections ?? 10,
+      types: TYPES,
+      connectionTimeoutMillis: 10_000,
+      application_name: 'dossier',
+      // A read-only store cannot write even by mistake: the server refuses it.
+      ...(this.readonly ? { options: '-c default_transaction_read_only=on' } : {}),
+    });
+    // An idle client losing its connection must not crash the process; the next query reports it.
+    this.pool.on('error', () => undefined);
+  }
+
+  /** Connects, migrates (under an advisory lock; not when read-only) and checks the schema version. */
+  static async open(url: string, options: PgStoreOptions = {}): Promise<PgStore> {
+    const store = new PgStore(url, options);
+    try {
+      if (store.readonly) {
+        const version = await pgSchemaVersion(store.pool);
+        if (version === 0) throw new DossierError('not-found', `${store.label} holds no Dossier index; create it with "dossier ingest <files…> --db <url>"`);
+        if (version > PG_SCHEMA_VERSION) throw pgTooNew(store.label, version);
+        if (version < PG_SCHEMA_VERSION) throw pgNeedsMigration(store.label, version);
+      } else {
+        store.migrated = await migratePg(store.pool, store.label);
+      }
+      const ext = await store.pool.query("SELECT extversion FROM pg_extension WHERE extname = 'vector'");
+      const [major, minor] = String(ext.rows[0]?.extversion ?? '0.0').split('.').map(Number);
+      store.iterativeScan = major > 0 || minor >= 8; // hnsw.iterative_scan arrived in pgvector 0.8
+    } catch (error) {
+      await store.pool.end().catch(() => undefined);
+      throw toStoreError(error, store.label, store.host);
+    }
+    return store;
+  }
+
+  private async run<T>(operation: () => Promise<T>): Promise<T> {
+    if (this.closed) throw new DossierError('store-failed', `index ${this.label} is closed`);
+    try {
+      return await operation();
+    } catch (error) {
+      throw toStoreError(error, this.label, this.host);
+    }
+  }
+
+  /** One transaction on one connection; rolled back on any error. */
+  private async transaction<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+    const client = await this.pool.connect();
+    try {
+      await client.query('BEGIN');
+      const result = await work(client);
+      await client.query('COMMIT');
+      return result;
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw error;
+    } finally {
+      client.release();
+    }
+  }
+
+  private assertWritable(): void {
+    if (this.readonly) throw new DossierError('read-only', `index ${this.label} is open for reading only`);
+  }
+
+  private async getMeta(key: string, client: pg.Pool | pg.PoolClient = this.pool): Promise<string | undefined> {
+    const result = await client.query('SELECT value FROM meta WHERE key = $1', [key]);
+    return result.rows[0]?.value;
+  }
+
+  private async setMeta(client: pg.PoolClient, key: string, value: string): Promise<void> {
+    await client.query('INSERT INTO meta(key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = excluded.value', [key, value]);
+  }
+
+  /** Every write moves the generation on, so a trace can tell that the index changed since it ran. */
+  private async bumpGeneration(client: pg.PoolClient): Promise<void> {
+    await client.query("UPDATE meta SET value = (value::bigint + 1)::text WHERE key = 'generation'");
+  }
+
+  identity(): Promise<IndexIdentity> {
+    return this.run(async () => {
+      const result = await this.pool.query(
+        `SELECT (SELECT value FROM meta WHERE key = 'index_id') AS id, (SELECT value FROM meta WHERE key = 'generation') AS generation,
+           (SELECT count(*) FROM documents) AS documents, (SELECT count(*) FROM chunks) AS chunks`,
+      );
+      const row = result.rows[0];
+      return { id: row.id, generation: Number(row.generation ?? 0), documents: row.documents, chunks: row.chunks };
+    });
+  }
+
+  private async readIndexInfo(client: pg.Pool | pg.PoolClient = this.pool): Promise<IndexInfo | null> {
+    const result = await client.query("SELECT key, value FROM meta WHERE key IN ('embedder_id', 'embedder_dimensions')");
+    const map = new Map(result.rows.map((row: { key: string; value: string }) => [row.key, row.value]));
+    const embedderId = map.get('embedder_id');
+    const dimensions = map.get('embedder_dimensions');
+    return embedderId && dimensions ? { embedderId, dimensions: Number(dimensions) } : null;
+  }
+
+  indexInfo(): Promise<IndexInfo | null> {
+    return this.run(() => this.readIndexInfo());
+  }
+
+  private mismatch(current: IndexInfo, info: IndexInfo): DossierError {
+    return new DossierError(
+      'embedder-mismatch',
+      `index ${this.label} was built with embedder ${current.embedderId} (${current.dimensions} dims), not ${info.embedderId} (${info.dimensions} dims); use the same embedder or a new --db`,
+    );
+  }
+
+  assertEmbedder(info: IndexInfo): Promise<void> {
+    return this.run(async () => {
+      const current = await this.readIndexInfo();
+      if (current) {
+        if (current.embedderId !== info.embedderId || current.dimensions !== info.dimensions) throw this.mismatch(current, info);
+        return;
+      }
+      if (this.readonly) return; // nothing indexed yet, nothing to compare
+      if (!Number.isInteger(info.dimensions) || info.dimensions < 1) throw new DossierError('bad-input', `embedder ${info.embedderId} has ${info.dimensions} dimensions`);
+      await this.transaction(async (client) => {
+        // The schema lock again: two nodes recording the first embedder must not both alter the column.
+        await client.query('SELECT pg_advisory_xact_lock($1)', [SCHEMA_LOCK]);
+        const raced = await this.readIndexInfo(client);
+        if (raced) {
+          if (raced.embedderId !== info.embedderId || raced.dimensions !== info.dimensions) throw this.mismatch(raced, info);
+          return;
+        }
+        await this.setMeta(client, 'embedder_id', info.embedderId);
+        await this.setMeta(client, 'embedder_dimensions', String(info.dimensions));
+        const d = info.dimensions;
+        // The dimensions are known only now; HNSW needs them fixed (cosine distance, as the SQLite store scores).
+        await client.query(`ALTER TABLE chunk_vectors ALTER COLUMN embedding TYPE vector(${d})`);
+        await client.query(
+          d <= HNSW_VECTOR_MAX
+            ? 'CREATE INDEX IF NOT EXISTS chunk_vectors_hnsw ON chunk_vectors USING hnsw (embedding vector_cosine_ops)'
+            : `CREATE INDEX IF NOT EXISTS chunk_vectors_hnsw ON chunk_vectors USING hnsw ((embedding::halfvec(${d})) halfvec_cosine_ops)`,
+        );
+      });
+    });
+  }
+
+  assertSetting(key: string, value: string): Promise<void> {
+    return this.run(async () => {
+      const stored = await this.getMeta(`setting:${key}`);
+      if (stored === undefined) {
+        if (!this.readonly) {
+          // First writer wins; a concurrent different value is caught by the re-read below.
+          await this.pool.query('INSERT INTO meta(key, value) VALUES ($1, $2) ON CONFLICT (key) DO NOTHING', [`setting:${key}`, value]);
+          const now = await this.getMeta(`setting:${key}`);
+          if (now !== value) throw this.settingMismatch(key, now!, value);
+        }
+        return;
+      }
+      if (stored !== value) throw this.settingMismatch(key, stored, value);
+    });
+  }
+
+  private settingMismatch(key: string, stored: string, value: string): DossierError {
+    return new DossierError('config', `index ${this.label} was built with ${key} "${stored}", not "${value}"; use the same setting or a new --db`);
+  }
+
+  contentHashOf(collection: string, source: string): Promise<string | undefined> {
+    return this.run(async () => {
+      const result = await this.pool.query(
+        'SELECT d.content_hash FROM documents d JOIN collections col ON col.id = d.collection_id WHERE col.name = $1 AND d.source = $2',
+        [collection, source],
+      );
+      return result.rows[0]?.content_hash;
+    });
+  }
+
+  upsertDocument(document: DocumentInput, chunks: ChunkInput[], vectors: Float32Array[]): Promise<{ id: number; status: UpsertStatus }> {
+    return this.run(async () => {
+      this.assertWritable();
+      if (vectors.length !== chunks.length) {
+        throw new DossierError('bad-input', `upsert of ${document.source}: ${chunks.length} chunks but ${vectors.length} vectors`);
+      }
+      const info = await this.readIndexInfo();
+      for (const vector of vectors) {
+        if (info && vector.length !== info.dimensions) {
+          throw new DossierError('embedder-mismatch', `vector has ${vector.length} dimensions, the index has ${info.dimensions}`);
+        }
+      }
+      // Two nodes inserting the same new source race on the unique key; the loser retries and sees the winner's row.
+      for (let attempt = 0; ; attempt++) {
+        try {
+          return await this.transaction((client) => this.writeDocument(client, document, chunks, vectors));
+        } catch (error) {
+          const code = (error as { code?: string }).code;
+          if (attempt < 2 && (code === '23505' || code === '40P01')) continue;
+          throw error;
+        }
+      }
+    });
+  }
+
+  private async writeDocument(client: pg.PoolClient, document: DocumentInput, chunks: ChunkInput[], vectors: Float32Array[]): Promise<{ id: number; status: UpsertStatus }> {
+    const now = new Date().toISOString();
+    await client.query('INSERT INTO collections(name, created_at) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING', [document.collection, now]);
+    const collectionId = (await client.query('SELECT id FROM collections WHERE name = $1', [document.collection])).rows[0].id as number;
+    const existing = (
+      await client.query('SELECT id, content_hash FROM documents WHERE collection_id = $1 AND source = $2 FOR UPDATE', [collectionId, document.source])
+    ).rows[0] as { id: number; content_hash: string } | undefined;
+    if (existing && existing.content_hash === document.contentHash) return { id: existing.id, status: 'unchanged' };
+    await this.bumpGeneration(client);
+
+    const description = document.description ?? '';
+    // As in SQLite: without index terms the raw title/description are indexed (unstemmed).
+    const docTerms = termRows(document.titleTerms ?? document.title, document.descriptionTerms ?? description);
+    let id: number;
+    if (existing) {
+      id = existing.id;
+      await this.deleteChunksOf(client, id);
+      await client.query('DELETE FROM document_terms WHERE document_id = $1', [id]);
+      await client.query(
+        `UPDATE documents SET title=$1, media_type=$2, content_hash=$3, metadata=$4, text=$5, bytes=$6, description=$7, updated_at=$8,
+           fts = array_to_tsvector($9::text[]), fts_length = $10 WHERE id = $11`,
+        [document.title, document.mediaType, document.contentHash, JSON.stringify(document.metadata), document.text, document.bytes, description, now, docTerms.terms, docTerms.length, id],
+      );
+    } else {
+      id = (
+        await client.query(
+          `INSERT INTO documents(collection_id, source, title, media_type, content_hash, metadata, text, bytes, description, created_at, updated_at, fts, fts_length)
+           VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$10, array_to_tsvector($11::text[]), $12) RETURNING id`,
+          [collectionId, document.source, document.title, document.mediaType, document.contentHash, JSON.stringify(document.metadata), document.text, document.bytes, description, now, docTerms.terms, docTerms.length],
+        )
+      ).rows[0].id as number;
+    }
+    if (docTerms.terms.length) {
+      await client.query(
+        'INSERT INTO document_terms(document_id, term, tf_title, tf_body) SELECT $1, * FROM unnest($2::text[], $3::int[], $4::int[])',
+        [id, docTerms.terms, docTerms.tfTitle, docTerms.tfBody],
+      );
+    }
+    // A replaced description counts as a new row, as FTS5 counts it (see deleteChunksOf).
+    await client.query("UPDATE fts_stats SET rows = rows + 1, tokens = tokens + $1 WHERE name = 'documents'", [docTerms.length]);
+
+    if (chunks.length) {
+      // Ids drawn first, so chunk rows, their terms and vectors are tied without relying on RETURNING order.
+      const chunkIds = (
+        await client.query("SELECT nextval(pg_get_serial_sequence('chunks', 'id')) AS id FROM generate_series(1, $1)", [chunks.length])
+      ).rows.map((row: { id: number }) => row.id);
+      const rows = chunks.map((chunk) => termRows(chunk.titleTerms, chunk.terms));
+      await client.query(
+        `INSERT INTO chunks(id, document_id, ordinal, text, token_count, heading_path, page, page_end, char_start, char_end, fts, fts_length)
+         SELECT u.id, $1, u.ordinal, u.text, u.token_count, u.heading_path::jsonb, u.page, u.page_end, u.char_start, u.char_end,
+           array_to_tsvector(string_to_array(u.lexemes, ' ')), u.fts_length
+         FROM unnest($2::bigint[], $3::int[], $4::text[], $5::int[], $6::text[], $7::int[], $8::int[], $9::int[], $10::int[], $11::text[], $12::int[])
+           AS u(id, ordinal, text, token_count, heading_path, page, page_end, char_start, char_end, lexemes, fts_length)`,
+        [
+          id,
+          chunkIds,
+          chunks.map((c) => c.ordinal),
+          chunks.map((c) => c.text),
+          chunks.map((c) => c.tokenCount),
+          chunks.map((c) => JSON.stringify(c.headingPath)),
+          chunks.map((c) => c.page ?? null),
+          chunks.map((c) => c.pageEnd ?? null),
+          chunks.map((c) => c.charStart),
+          chunks.map((c) => c.charEnd),
+          rows.map((r) => r.terms.join(' ')),
+          rows.map((r) => r.length),
+        ],
+      );
+      const termChunk: number[] = [];
+      const termText: string[] = [];
+      const tfTitle: number[] = [];
+      const tfBody: number[] = [];
+      rows.forEach((r, i) => {
+        r.terms.forEach((term, j) => {
+          termChunk.push(chunkIds[i]);
+          termText.push(term);
+          tfTitle.push(r.tfTitle[j]);
+          tfBody.push(r.tfBody[j]);
+        });
+      });
+      if (termText.length) {
+        await client.query('INSERT INTO chunk_terms(chunk_id, term, tf_title, tf_body) SELECT * FROM unnest($1::bigint[], $2::text[], $3::int[], $4::int[])', [
+          termChunk,
+          termText,
+          tfTitle,
+          tfBody,
+        ]);
+      }
+      await client.query(
+        'INSERT INTO chunk_vectors(chunk_id, document_id, collection_id, embedding) SELECT u.chunk_id, $1, $2, u.embedding::vector FROM unnest($3::bigint[], $4::text[]) AS u(chunk_id, embedding)',
+        [id, collectionId, chunkIds, vectors.map(vectorLiteral)],
+      );
+      await client.query("UPDATE fts_stats SET rows = rows + $1, tokens = tokens + $2 WHERE name = 'chunks'", [
+        chunks.length,
+        rows.reduce((sum, r) => sum + r.length, 0),
+      ]);
+    }
+    return { id, status: existing ? 'updated' : 'inserted' };
+  }
+
+  /**
+   * Deletes a document's chunks (terms and vectors cascade). The BM25 statistics are NOT reduced:
+   * FTS5's contentless_delete tables (the SQLite store) never take deleted rows out of their row and
+   * token totals, and matching its scores exactly matters more than the drift (N and avgdl count every
+   * row ever inserted; document frequencies do drop).
+   */
+  private async deleteChunksOf(client: pg.PoolClient, documentId: number): Promise<void> {
+    await client.query('DELETE FROM chunks WHERE document_id = $1', [documentId]);
+  }
+
+  updateMetadata(scope: Scope, id: number, patch: Record<string, unknown>): Promise<StoredDocument | undefined> {
+    return this.run(async () => {
+      this.assertWritable();
+      const changed = await this.transaction(async (client) => {
+        const params = new Params();
+        const where = this.documentWhere(scope, undefined, params);
+        // Row lock, so two concurrent patches merge instead of one losing the other's keys.
+        const row = (await client.query(`SELECT d.metadata FROM documents d JOIN collections col ON col.id = d.collection_id WHERE d.id = ${params.add(id)} AND ${where} FOR UPDATE OF d`, params.values))
+          .rows[0] as { metadata: Record<string, unknown> } | undefined;
+        if (!row) return false;
+        const metadata: Record<string, unknown> = { ...row.metadata };
+        for (const [key, value] of Object.entries(patch)) {
+          if (value === null) delete metadata[key];
+          else metadata[key] = value;
+        }
+        await this.bumpGeneration(client);
+        await client.query('UPDATE documents SET metadata = $1, updated_at = $2 WHERE id = $3', [JSON.stringify(metadata), new Date().toISOString(), id]);
+        return true;
+      });
+      return changed ? this.readDocument(scope, id) : undefined;
+    });
+  }
+
+  deleteDocument(scope: Scope, id: number): Promise<boolean> {
+    return this.run(async () => {
+      this.assertWritable();
+      return this.transaction(async (client) => {
+        const params = new Params();
+        const where = this.documentWhere(scope, undefined, params);
+        const row = (await client.query(`SELECT d.id FROM documents d JOIN collections col ON col.id = d.collection_id WHERE d.id = ${params.add(id)} AND ${where} FOR UPDATE OF d`, params.values))
+          .rows[0] as { id: number } | undefined;
+        if (!row) return false;
+        await this.bumpGeneration(client);
+        await this.deleteChunksOf(client, id);
+        await client.query('DELETE FROM documents WHERE id = $1', [id]); // document_terms cascade; statistics stay (see deleteChunksOf)
+        return true;
+      });
+    });
+  }
+
+  private scopeCondition(scope: Scope, params: Params): string {
+    if (scope.collections === '*') return 'TRUE';
+    if (!Array.isArray(scope.collections)) throw new DossierError('bad-input', 'scope.collections must be an array of names or "*"');
+    if (scope.collections.length === 0) return 'FALSE';
+    return `col.name = ANY(${params.add([...scope.collections])}::text[])`;
+  }
+
+  /** Scope and filter as one condition over `d` (documents) and `col` (collections). */
+  private documentWhere(scope: Scope, filter: Filter | undefined, params: Params): string {
+    const scopeSql = this.scopeCondition(scope, params);
+    const compiled = compileFilter(filter, pgDialect(params));
+    return `${scopeSql} AND (${compiled.sql})`;
+  }
+
+  private async readDocument(scope: Scope, id: number): Promise<StoredDocument | undefined> {
+    const params = new Params();
+    const where = this.documentWhere(scope, undefined, params);
+    const result = await this.pool.query(`${DOCUMENT_SELECT} WHERE d.id = ${params.add(id)} AND ${where}`, params.values);
+    return result.rows[0] ? toDocument(result.rows[0]) : undefined;
+  }
+
+  getDocument(scope: Scope, id: number): Promise<StoredDocument | undefined> {
+    return this.run(() => this.readDocument(scope, id));
+  }
+
+  getDocumentText(scope: Scope, id: number): Promise<string | undefined> {
+    return this.run(async () => {
+      const params = new Params();
+      const where = this.documentWhere(scope, undefined, params);
+      const result = await this.pool.query(`SELECT d.text FROM documents d JOIN collections col ON col.id = d.collection_id WHERE d.id = ${params.add(id)} AND ${where}`, params.values);
+      return result.rows[0]?.text;
+    });
+  }
+
+  listDocuments(scope: Scope, options: { filter?: Filter; limit?: number; offset?: number } = {}): Promise<StoredDocument[]> {
+    return this.run(async () => {
+      const params = new Params();
+      const where = this.documentWhere(scope, options.filter, params);
+      const limit = options.limit !== undefined && options.limit >= 0 ? ` LIMIT ${params.add(options.limit)}` : '';
+      const sql = `${DOCUMENT_SELECT} WHERE ${where} ORDER BY d.id${limit} OFFSET ${params.add(options.offset ?? 0)}`;
+      return (await this.pool.query(sql, params.values)).rows.map(toDocument);
+    });
+  }
+
+  getChunks(scope: Scope, ids: readonly number[]): Promise<StoredChunk[]> {
+    return this.run(async () => {
+      if (ids.length === 0) return [];
+      const params = new Params();
+      const scopeSql = this.scopeCondition(scope, params);
+      const result = await this.pool.query(`${CHUNK_SELECT} WHERE c.id = ANY(${params.add([...ids])}::bigint[]) AND ${scopeSql}`, params.values);
+      const byId = new Map<number, StoredChunk>(result.rows.map((row: ChunkRow) => [row.id, toChunk(row)]));
+      return ids.flatMap((id) => byId.get(id) ?? []);
+    });
+  }
+
+  getChunkRange(scope: Scope, documentId: number, from: number, to: number): Promise<StoredChunk[]> {
+    return this.run(async () => {
+      const params = new Params();
+      const scopeSql = this.scopeCondition(scope, params);
+      const sql = `${CHUNK_SELECT} WHERE c.document_id = ${params.add(documentId)} AND c.ordinal BETWEEN ${params.add(from)} AND ${params.add(to)} AND ${scopeSql} ORDER BY c.ordinal`;
+      return (await this.pool.query(sql, params.values)).rows.map(toChunk);
+    });
+  }
+
+  private async readFrequencies(terms: readonly string[]): Promise<{ chunks: number; frequencies: Map<string, number> }> {
+    const unique = [...new Set(terms)];
+    const result = await this.pool.query(
+      `SELECT u.term, (SELECT count(*) FROM chunk_terms t WHERE t.term = u.term) AS n, (SELECT count(*) FROM chunks) AS chunks
+       FROM unnest($1::text[]) AS u(term)`,
+      [unique],
+    );
+    const found = new Map<string, number>(result.rows.map((row: { term: string; n: number }) => [row.term, row.n]));
+    const chunks = result.rows[0]?.chunks ?? Number((await this.pool.query('SELECT count(*) AS n FROM chunks')).rows[0].n);
+    return { chunks, frequencies: new Map(unique.map((term) => [term, found.get(term) ?? 0])) };
+  }
+
+  documentFrequencies(terms: readonly string[]): Promise<{ chunks: number; frequencies: Map<string, number> }> {
+    return this.run(() => this.readFrequencies(terms));
+  }
+
+  /** Query terms as FTS5 would see them (same filter, folding and rare-term cap as the SQLite store). */
+  private async queryTerms(terms: readonly string[]): Promise<string[]> {
+    let unique = [...new Set(terms.filter((term) => /^[\p{L}\p{N}]+$/u.test(term)).map((term) => term.toLowerCase()))];
+    if (unique.length > MAX_QUERY_TERMS) {
+      const { frequencies } = await this.readFrequencies(unique);
+      unique = unique
+        .filter((term) => (frequencies.get(term) ?? 0) > 0)
+        .sort((a, b) => frequencies.get(a)! - frequencies.get(b)!)
+        .slice(0, MAX_QUERY_TERMS);
+    }
+    return unique;
+  }
+
+  /**
+   * FTS5's bm25() (fts5_aux.c), computed in SQL over one of our term tables:
+   *   score = Σ_terms idf(t) · f·(k1+1) / (f + k1·(1 − b + b·D/avgdl))
+   * with f = Σ_columns weight_c · tf_c (the column weights scale frequencies, not per-column scores),
+   * D = the row's tokens over all columns, avgdl = all tokens / rows, and
+   * idf = ln((N − n + 0.5) / (n + 0.5)), or 1e-6 when that is ≤ 0; N and n are index-wide,
+   * so scope and filters never change a row's score (as in FTS5).
+   */
+  private bm25Sql(kind: 'chunks' | 'documents', termsParam: string, condition: string, queryParam: string, kParam: string): string {
+    const rows = kind === 'chunks' ? 'chunks' : 'documents';
+    const termTable = kind === 'chunks' ? 'chunk_terms' : 'document_terms';
+    const key = kind === 'chunks' ? 'chunk_id' : 'document_id';
+    const from = kind === 'chunks'
+      ? 'chunks c JOIN documents d ON d.id = c.document_id JOIN collections col ON col.id = d.collection_id'
+      : 'documents d JOIN collections col ON col.id = d.collection_id';
+    const alias = kind === 'chunks' ? 'c' : 'd';
+    return `WITH s AS (
+        SELECT greatest(rows, 1)::float8 AS n_rows, greatest(tokens, 1)::float8 / greatest(rows, 1)::float8 AS avgdl FROM fts_stats WHERE name = '${rows}'
+      ), idf AS (
+        SELECT u.term, CASE WHEN x.v <= 0 THEN 1e-6::float8 ELSE x.v END AS w
+        FROM unnest(${termsParam}::text[]) AS u(term)
+        CROSS JOIN s
+        CROSS JOIN LATERAL (SELECT count(*)::float8 AS hits FROM ${termTable} t WHERE t.term = u.term) h
+        CROSS JOIN LATERAL (SELECT ln((s.n_rows - h.hits + 0.5::float8) / (h.hits + 0.5::float8)) AS v) x
+      ), cand AS (
+        SELECT ${alias}.id, ${kind === 'chunks' ? 'c.document_id' : 'd.id AS document_id'}, ${alias}.fts_length
+        FROM ${from} WHERE ${alias}.fts @@ ${queryParam}::tsquery AND ${condition}
+      )
+      SELECT cand.id, cand.document_id,
+        sum(idf.w * (f.freq * ${K1 + 1}::float8) / (f.freq + ${K1}::float8 * (${1 - B}::float8 + ${B}::float8 * cand.fts_length::float8 / s.avgdl))) AS score
+      FROM cand JOIN ${termTable} t ON t.${key} = cand.id JOIN idf ON idf.term = t.term CROSS JOIN s
+        CROSS JOIN LATERAL (SELECT (${this.titleWeight}::float8 * t.tf_title + t.tf_body)::float8 AS freq) f
+      GROUP BY cand.id, cand.document_id
+      ORDER BY score DESC, cand.id
+      LIMIT ${kParam}`;
+  }
+
+  private async bm25(kind: 'chunks' | 'documents', scope: Scope, terms: readonly string[], options: SearchOptions): Promise<{ id: number; document_id: number; score: number }[]> {
+    if (!(options.k > 0)) return [];
+    const query = await this.queryTerms(terms);
+    if (query.length === 0) return [];
+    const params = new Params();
+    const condition = this.documentWhere(scope, options.filter, params);
+    const sql = this.bm25Sql(kind, params.add(query), condition, params.add(tsQuery(query)), params.add(options.k));
+    return (await this.pool.query(sql, params.values)).rows;
+  }
+
+  searchFullText(scope: Scope, terms: readonly string[], options: SearchOptions): Promise<ScoredChunkId[]> {
+    return this.run(async () =>
+      (await this.bm25('chunks', scope, terms, options)).map((row) => ({ chunkId: row.id, documentId: row.document_id, score: row.score })),
+    );
+  }
+
+  searchDescriptions(scope: Scope, terms: readonly string[], options: SearchOptions): Promise<{ documentId: number; score: number }[]> {
+    return this.run(async () => (await this.bm25('documents', scope, terms, options)).map((row) => ({ documentId: row.id, score: row.score })));
+  }
+
+  getVectors(scope: Scope, ids: readonly number[]): Promise<Map<number, Float32Array>> {
+    return this.run(async () => {
+      const out = new Map<number, Float32Array>();
+      if (ids.length === 0) return out;
+      const params = new Params();
+      const scopeSql = this.scopeCondition(scope, params);
+      const result = await this.pool.query(
+        `SELECT v.chunk_id, v.embedding::text AS embedding FROM chunk_vectors v JOIN collections col ON col.id = v.collection_id
+         WHERE v.chunk_id = ANY(${params.add([...ids])}::bigint[]) AND ${scopeSql}`,
+        params.values,
+      );
+      for (const row of result.rows as { chunk_id: number; embedding: string }[]) out.set(row.chunk_id, parseVector(row.embedding));
+      return out;
+    });
+  }
+
+  searchVector(scope: Scope, vector: Float32Array, options: SearchOptions): Promise<ScoredChunkId[]> {
+    return this.run(async () => {
+      const info = await this.readIndexInfo();
+      if (!info) return [];
+      if (vector.length !== info.dimensions) {
+        throw new DossierError('embedder-mismatch', `query vector has ${vector.length} dimensions, the index ${this.label} has ${info.dimensions}`);
+      }
+      if (!(options.k > 0)) return [];
+      const d = info.dimensions;
+      const params = new Params();
+      const query = params.add(vectorLiteral(vector));
+      // The distance expression must match the index expression for HNSW to be used.
+      const distance = d <= HNSW_VECTOR_MAX ? `v.embedding <=> ${query}::vector(${d})` : `v.embedding::halfvec(${d}) <=> ${query}::halfvec(${d})`;
+      const restricted = scope.collections !== '*' || options.filter !== undefined;
+      const where = restricted ? this.documentWhere(scope, options.filter, params) : 'TRUE';
+      const join = restricted ? 'JOIN documents d ON d.id = v.document_id JOIN collections col ON col.id = v.collection_id' : '';
+      const k = Math.floor(options.k);
+      // relaxed_order may return neighbours slightly out of order: the outer query sorts them exactly.
+      const sql = `SELECT chunk_id, document_id, 1 - distance AS score FROM (
+          SELECT v.chunk_id, v.document_id, (${distance})::float8 AS distance FROM chunk_vectors v ${join}
+          WHERE ${where} ORDER BY ${distance} LIMIT ${params.add(k)}
+        ) hits ORDER BY distance, chunk_id`;
+      return this.transaction(async (client) => {
+        if (this.iterativeScan) {
+          // Filtered/scoped HNSW scans keep going until k rows pass the filter, instead of returning fewer.
+          await client.query('SET LOCAL hnsw.iterative_scan = relaxed_order');
+          await client.query(`SET LOCAL hnsw.ef_search = ${Math.min(1000, Math.max(100, 2 * k))}`);
+        }
+        const rows = (await client.query(sql, params.values)).rows as { chunk_id: number; document_id: number; score: number }[];
+        return rows.map((row) => ({ chunkId: row.chunk_id, documentId: row.document_id, score: row.score }));
+      });
+    });
+  }
+
+  collections(scope: Scope): Promise<{ name: string; documents: number }[]> {
+    return this.run(async () => {
+      const params = new Params();
+      const scopeSql = this.scopeCondition(scope, params);
+      const result = await this.pool.query(
+        `SELECT col.name, count(d.id) AS documents FROM collections col LEFT JOIN documents d ON d.collection_id = col.id
+         WHERE ${scopeSql} GROUP BY col.id, col.name ORDER BY col.name COLLATE "C"`,
+        params.values,
+      );
+      return result.rows as { name: string; documents: number }[];
+    });
+  }
+
+  stats(scope: Scope): Promise<StoreStats> {
+    return this.run(async () => {
+      const params = new Params();
+      const where = this.documentWhere(scope, undefined, params);
+      const result = await this.pool.query(
+        `SELECT count(*) AS n, coalesce(sum(d.bytes), 0)::bigint AS bytes, count(DISTINCT d.collection_id) AS collections,
+           (SELECT count(*) FROM chunks c JOIN documents d ON d.id = c.document_id JOIN collections col ON col.id = d.collection_id WHERE ${where}) AS chunks
+         FROM documents d JOIN collections col ON col.id = d.collection_id WHERE ${where}`,
+        params.values,
+      );
+      const row = result.rows[0];
+      return { documents: row.n, chunks: row.chunks, collections: row.collections, bytes: row.bytes, embedder: await this.readIndexInfo() };
+    });
+  }
+
+  /** Rows in the term and vector tables, for tests that prove deletes leave nothing behind. */
+  rowCounts(): Promise<{ documents: number; chunks: number; vectors: number; chunkTerms: number; documentTerms: number; ftsRows: number; ftsTokens: number }> {
+    return this.run(async () => {
+      const row = (
+        await this.pool.query(`SELECT (SELECT count(*) FROM documents) AS documents, (SELECT count(*) FROM chunks) AS chunks,
+          (SELECT count(*) FROM chunk_vectors) AS vectors, (SELECT count(*) FROM chunk_terms) AS chunk_terms,
+          (SELECT count(*) FROM document_terms) AS document_terms, rows AS fts_rows, tokens AS fts_tokens FROM fts_stats WHERE name = 'chunks'`)
+      ).rows[0];
+      return { documents: row.documents, chunks: row.chunks, vectors: row.vectors, chunkTerms: row.chunk_terms, documentTerms: row.document_terms, ftsRows: row.fts_rows, ftsTokens: row.fts_tokens };
+    });
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.pool.end();
+  }
+}
+
+

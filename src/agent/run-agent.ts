@@ -132,9 +132,10 @@ export async function agentLoop(options: Omit<AgentOptions, 'mode'> & { runLabel
   const ledger = options.ledger instanceof EvidenceLedger ? options.ledger : new EvidenceLedger(options.ledger);
   const protocol = toolProtocolFor(options.model);
   const path = options.path;
-  // An answer held for approval is not streamed: nothing of it is shown until a person decides.
+  // An answer held for approval is not streamed: nothing of it is shown until a person decides —
+  // neither the final text nor the nested agents' answers it is made of.
   const emit = (event: AgentEvent) => {
-    if (options.holdForApproval !== undefined && event.type === 'text-delta' && !event.path) return;
+    if (options.holdForApproval !== undefined && (event.type === 'text-delta' || (event.type === 'final-answer' && event.path))) return;
     options.onEvent?.(path && !event.path ? { ...event, path } : event);
   };
   const tokenBudget = options.tokenBudget ?? AGENT_DEFAULTS.tokenBudget;

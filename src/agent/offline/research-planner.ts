@@ -61,6 +61,11 @@ function readCalls(prompt: LanguageModelV3Prompt): Call[] {
   return [...calls.values()];
 }
 
+/** "Halvorsen Instruments'" and "Marit's": the possessive of a name. */
+export function possessive(name: string): string {
+  return /s$/i.test(name) ? `${name}'` : `${name}'s`;
+}
+
 const RELATIVE_CLAUSE = /^(?:which|who|whom|whose|where|when|that)\s+(?:is|was|are|were|has|had|have|can|could|will|would|may|might|did|does|do|also|\w+ed|\w+s)\b/i;
 const WH_START = /^(?:who|whom|whose|what|when|where|which|why|how|in (?:which|what)|at (?:which|what)|for (?:which|what))\b/i;
 
@@ -89,7 +94,7 @@ export function decomposeQuestion(question: string): string[] {
   const rest = first.replace(WH_START, '').trim();
   const parts = pieces.map((piece, i) => {
     let part = piece;
-    if (i > 0 && subject) part = part.replace(/\b(?:it|they|them)\b/i, subject).replace(/\b(?:its|their)\b/i, `${subject}'s`);
+    if (i > 0 && subject) part = part.replace(/\b(?:it|they|them)\b/i, subject).replace(/\b(?:its|their)\b/i, possessive(subject));
     const words = part.split(/\s+/).length;
     if (i > 0 && words <= 3 && !(subject && part.includes(subject))) part = `${part}: ${rest}`;
     return `${part.charAt(0).toUpperCase()}${part.slice(1)}?`;

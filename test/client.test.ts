@@ -11,7 +11,7 @@ import { after, before, describe, it } from 'node:test';
 import { createClient, DossierClientError, SseParser, type DossierClient, type RunEvent } from '../src/client/index.ts';
 import type { Dossier } from '../src/dossier.ts';
 import { startServer } from '../src/server/index.ts';
-import { ServerState } from '../src/server/state.ts';
+import { openServerState } from '../src/server/state.ts';
 import { REPO_ROOT, regressionIndex, tempDir } from './helpers.ts';
 
 
@@ -103,9 +103,9 @@ describe('dossier/client against a live server', { timeout: 120_000 }, () => {
     ({ dossier, removeFiles: cleanup } = index);
     const { db } = index;
     // The first admin and key, as `dossier users create admin --admin` would make them.
-    const state = new ServerState(db);
-    adminKey = state.createKey(state.createUser('admin', { admin: true }).id).apiKey;
-    state.close();
+    const state = await openServerState(db);
+    adminKey = (await state.createKey((await state.createUser('admin', { admin: true })).id)).apiKey;
+    await state.close();
     server = await startServer({ dossier, db, port: 0, auth: 'keys' });
     client = createClient({ baseUrl: `${server.url}/`, apiKey: adminKey });
   });

@@ -66,23 +66,52 @@ export function runCliProcess(args: string[], options: { cwd?: string; env?: Rec
   });
 }
 
-/** A fresh index of the regression corpus (eval/regression/corpus) in a temporary folder. */
-export async function regressionIndex(): Promise<{ dossier: import('../src/dossier.ts').Dossier; db: string; dir: string; cleanup: () => void; removeFiles: () => void }> {
+export type ServerBackend = 'sqlite' | 'postgres';
+
+/** The backends the server suites run on: SQLite always, PostgreSQL too when DOSSIER_TEST_PG names a cluster. */
+export function serverBackends(): ServerBackend[] {
+  return process.env.DOSSIER_TEST_PG ? ['sqlite', 'postgres'] : ['sqlite'];
+}
+
+/**
+ * Where a test's index lives: `index.db` in a temporary folder, or a fresh PostgreSQL database of
+ * its own (with a temporary folder beside it all the same). `cleanup` removes the folder, and for
+ * PostgreSQL drops the database and the folders the server keeps for it under the OS temp dir.
+ */
+export async function backendDb(backend: ServerBackend = 'sqlite'): Promise<{ db: string; dir: string; cleanup: () => Promise<void> }> {
+  const temp = tempDir();
+  if (backend === 'sqlite') return { db: join(temp.dir, 'index.db'), dir: temp.dir, cleanup: async () => temp.cleanup() };
+  const { freshDatabase } = await import('../src/store/postgres/test-database.ts');
+  const { sideDir } = await import('../src/server/index.ts');
+  const fresh = await freshDatabase();
+  return {
+    db: fresh.url,
+    dir: temp.dir,
+    cleanup: async () => {
+      temp.cleanup();
+      rmSync(dirname(sideDir(fresh.url, 'uploads')), { recursive: true, force: true });
+      await fresh.drop();
+    },
+  };
+}
+
+/** A fresh index of the regression corpus (eval/regression/corpus) in a temporary folder (or, on PostgreSQL, a fresh database). */
+export async function regressionIndex(backend: ServerBackend = 'sqlite'): Promise<{ dossier: import('../src/dossier.ts').Dossier; db: string; dir: string; cleanup: () => Promise<void>; removeFiles: () => Promise<void> }> {
   const { createDossier } = await import('../src/dossier.ts');
   const { REGRESSION_DIR } = await import('../src/eval/regression.ts');
-  const temp = tempDir();
-  const db = join(temp.dir, 'index.db');
+  const temp = await backendDb(backend);
+  const db = temp.db;
   const dossier = await createDossier({ db });
   await dossier.ingest([join(REGRESSION_DIR, 'corpus')]);
   return {
     dossier,
     db,
     dir: temp.dir,
-    /** Only the files (for a test that closes the index itself). */
+    /** Only the files, or the database (for a test that closes the index itself). */
     removeFiles: temp.cleanup,
     cleanup: async () => {
       await dossier.close();
-      temp.cleanup();
+      await temp.cleanup();
     },
   };
 }

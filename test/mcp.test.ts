@@ -10,7 +10,7 @@ import { REGRESSION_DIR } from '../src/eval/regression.ts';
 import { mcpRoutes } from '../src/mcp/index.ts';
 import { optionalRouteGroups } from '../src/server/groups.ts';
 import { startServer } from '../src/server/index.ts';
-import { ServerState } from '../src/server/state.ts';
+import { openServerState } from '../src/server/state.ts';
 import { CLI, runCliProcess, tempDir } from './helpers.ts';
 
 // These tests spawn the built binary (dist/): `npm test` builds first; run `npm run -s build` when alone.
@@ -229,14 +229,14 @@ describe('MCP over Streamable HTTP with keys: one tenant cannot reach another', 
     const documents = await dossier.listDocuments();
     secretId = documents.find((d) => d.collection === 'a')!.id;
     ids = documents.map((d) => d.id);
-    const state = new ServerState(db);
-    const alice = state.createUser('alice');
-    const bob = state.createUser('bob');
-    state.grant('a', alice.id, 'reader');
-    state.grant('b', bob.id, 'reader');
-    aliceKey = state.createKey(alice.id).apiKey;
-    bobKey = state.createKey(bob.id).apiKey;
-    state.close();
+    const state = await openServerState(db);
+    const alice = await state.createUser('alice');
+    const bob = await state.createUser('bob');
+    await state.grant('a', alice.id, 'reader');
+    await state.grant('b', bob.id, 'reader');
+    aliceKey = (await state.createKey(alice.id)).apiKey;
+    bobKey = (await state.createKey(bob.id)).apiKey;
+    await state.close();
     server = await startServer({ dossier, db, port: 0, auth: 'keys', extra: [mcpRoutes] });
   });
   after(async () => {

@@ -7,7 +7,7 @@ import { createDossier, type Dossier } from '../src/dossier.ts';
 import { REGRESSION_DIR } from '../src/eval/regression.ts';
 import { optionalRouteGroups } from '../src/server/groups.ts';
 import { startServer } from '../src/server/index.ts';
-import { ServerState } from '../src/server/state.ts';
+import { openServerState } from '../src/server/state.ts';
 import { tempDir } from './helpers.ts';
 
 // The chat endpoints read by the clients people will point at them: the AI SDK's own transport and
@@ -15,12 +15,12 @@ import { tempDir } from './helpers.ts';
 
 type Server = Awaited<ReturnType<typeof startServer>>;
 
-async function indexedServer(options: { auth?: 'keys'; before?: (db: string) => void; model?: string } = {}) {
+async function indexedServer(options: { auth?: 'keys'; before?: (db: string) => Promise<void>; model?: string } = {}) {
   const temp = tempDir();
   const db = join(temp.dir, 'index.db');
   const dossier: Dossier = await createDossier({ db });
   await dossier.ingest([join(REGRESSION_DIR, 'corpus')]);
-  options.before?.(db);
+  await options.before?.(db);
   const server = await startServer({ dossier, db, port: 0, auth: options.auth, ...(options.model ? { ask: { model: options.model } } : {}), extra: await optionalRouteGroups() });
   return {
     server,
@@ -251,12 +251,12 @@ describe('chat endpoints with API keys', () => {
   before(async () => {
     s = await indexedServer({
       auth: 'keys',
-      before: (db) => {
-        const state = new ServerState(db);
-        keys.admin = state.createKey(state.createUser('alice', { admin: true }).id).apiKey;
+      before: async (db) => {
+        const state = await openServerState(db);
+        keys.admin = (await state.createKey((await state.createUser('alice', { admin: true })).id)).apiKey;
         // A user granted no collection: nothing of the index is theirs to read.
-        keys.guest = state.createKey(state.createUser('guest').id).apiKey;
-        state.close();
+        keys.guest = (await state.createKey((await state.createUser('guest')).id)).apiKey;
+        await state.close();
       },
     });
   });

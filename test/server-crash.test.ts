@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { after, before, describe, it } from 'node:test';
 import { REGRESSION_DIR } from '../src/eval/regression.ts';
-import { startCli, tempDir } from './helpers.ts';
+import { backendDb, serverBackends, startCli } from './helpers.ts';
 
 // The built `dossier serve` killed with SIGKILL (no shutdown code runs) in the middle of an ingest
 // and in the middle of a streamed run; the next start on the same file must keep what was
@@ -52,91 +52,93 @@ async function waitForJob(url: string, id: string): Promise<any> {
   throw new Error('job did not finish');
 }
 
-describe('dossier serve survives SIGKILL', () => {
-  let temp: ReturnType<typeof tempDir>;
-  let db: string;
-  let current: ChildProcess | undefined;
-  before(() => {
-    temp = tempDir();
-    db = join(temp.dir, 'index.db');
+for (const backend of serverBackends()) {
+  describe(`dossier serve survives SIGKILL (${backend})`, () => {
+    let temp: Awaited<ReturnType<typeof backendDb>>;
+    let db: string;
+    let current: ChildProcess | undefined;
+    before(async () => {
+      temp = await backendDb(backend);
+      db = temp.db;
+    });
+    after(async () => {
+      if (current && current.exitCode === null && current.signalCode === null) await kill(current);
+      await temp.cleanup();
+    });
+
+    it('keeps committed documents, fails the interrupted job and closes the interrupted run with run-finish', async () => {
+      // 1. Commit the regression corpus, then kill the server while a large upload is being ingested.
+      let server = await serve(db);
+      current = server.child;
+      const corpus = readdirSync(join(REGRESSION_DIR, 'corpus')).map((name) => ({ name, path: join(REGRESSION_DIR, 'corpus', name) }));
+      const committed = await waitForJob(server.url, await upload(server.url, await Promise.all(corpus.map(async (f) => ({ name: f.name, blob: await openAsBlob(f.path) })))));
+      assert.equal(committed.status, 'finished');
+      assert.equal(committed.report.ingested, corpus.length);
+      const before = (await json(await fetch(`${server.url}/v1/documents?limit=1000`))).documents;
+      assert.equal(before.length, corpus.length);
+
+      // ~12 MB of Markdown: one file, seconds of parsing, chunking and embedding.
+      const big = join(temp.dir, 'big.md');
+      const paragraph = 'The buoy logged salinity, temperature and current every ten minutes while the tide turned. ';
+      const section = (n: number) => `## Log ${n}\n\n${paragraph.repeat(20)}\n\n`;
+      writeFileSync(big, Array.from({ length: 6000 }, (_, n) => section(n)).join(''));
+      const interruptedJob = await upload(server.url, [{ name: 'big.md', blob: await openAsBlob(big, { type: 'text/markdown' }) }]);
+      await new Promise((resolve) => setTimeout(resolve, 300)); // well inside the ingest
+      await kill(server.child);
+
+      // 2. Restart: the job is failed with a reason, the committed documents are all there and
+      // searchable, and no half-written document appeared. Then kill during a streamed research run.
+      server = await serve(db);
+      current = server.child;
+      const { job } = await json(await fetch(`${server.url}/v1/jobs/${interruptedJob}`));
+      assert.equal(job.status, 'failed');
+      assert.match(job.error, /server stopped/);
+      const afterIngestKill = (await json(await fetch(`${server.url}/v1/documents?limit=1000`))).documents;
+      assert.deepEqual(afterIngestKill, before);
+      const hits = (await json(await post(`${server.url}/v1/search`, { query: 'Tern-4 sea trial', k: 3 }))).hits;
+      assert.match(hits[0].text, /Hardangerfjord/);
+
+      // The offline research agent recomputes this in the Python sandbox, which takes a moment to
+      // start: the run is live (not finished) when the kill comes.
+      const controller = new AbortController();
+      const response = await post(`${server.url}/v1/ask`, { question: 'By how many million euros did revenue grow from 2023 to 2024?', mode: 'research', stream: true }, controller.signal);
+      const runId = response.headers.get('x-dossier-run-id')!;
+      const reader = response.body!.getReader();
+      const decoder = new TextDecoder();
+      let text = '';
+      while (!/"toolName":"python"/.test(text)) {
+        const { value, done } = await reader.read();
+        assert.ok(!done, 'the stream ended before the python call');
+        text += decoder.decode(value, { stream: true });
+      }
+      await kill(server.child);
+      controller.abort();
+      const seenBeforeKill = text.split('\n\n').map((frame) => /^data: (.*)$/m.exec(frame)?.[1]).filter(Boolean).map((data) => JSON.parse(data!));
+      assert.ok(!seenBeforeKill.some((e) => e.type === 'run-finish' && !e.path), 'the run had not finished at the kill');
+
+      // 3. Restart: the run's stored events end with an explicit run-finish, reason error.
+      server = await serve(db);
+      current = server.child;
+      const run = await json(await fetch(`${server.url}/v1/runs/${runId}`));
+      assert.equal(run.status, 'failed');
+      assert.equal(run.finishReason, 'error');
+      const stream = await fetch(`${server.url}/v1/runs/${runId}/events`);
+      const frames = (await stream.text())
+        .split('\n\n')
+        .filter((frame) => frame.includes('data: '))
+        .map((frame) => ({ id: Number(/^id: (\d+)$/m.exec(frame)![1]), data: JSON.parse(/^data: (.*)$/m.exec(frame)![1]) }));
+      assert.equal(frames[0].data.type, 'run-start');
+      assert.ok(frames.some((f) => f.data.type === 'tool-call' && f.data.toolName === 'python'), 'what happened before the kill is kept');
+      assert.deepEqual(frames.map((f) => f.id), frames.map((_, i) => i + 1));
+      const [error, finish] = frames.slice(-2).map((f) => f.data);
+      assert.equal(error.type, 'error');
+      assert.equal(error.code, 'interrupted');
+      assert.deepEqual([finish.type, finish.finishReason, finish.path], ['run-finish', 'error', undefined]);
+      // Still every committed document, and the server works normally after two crashes.
+      assert.deepEqual((await json(await fetch(`${server.url}/v1/documents?limit=1000`))).documents, before);
+      const ask = await json(await post(`${server.url}/v1/ask`, { question: 'Where did the Tern-4 sea trial take place?' }));
+      assert.match(ask.answer, /Hardangerfjord/);
+      await kill(server.child);
+    });
   });
-  after(async () => {
-    if (current && current.exitCode === null && current.signalCode === null) await kill(current);
-    temp.cleanup();
-  });
-
-  it('keeps committed documents, fails the interrupted job and closes the interrupted run with run-finish', async () => {
-    // 1. Commit the regression corpus, then kill the server while a large upload is being ingested.
-    let server = await serve(db);
-    current = server.child;
-    const corpus = readdirSync(join(REGRESSION_DIR, 'corpus')).map((name) => ({ name, path: join(REGRESSION_DIR, 'corpus', name) }));
-    const committed = await waitForJob(server.url, await upload(server.url, await Promise.all(corpus.map(async (f) => ({ name: f.name, blob: await openAsBlob(f.path) })))));
-    assert.equal(committed.status, 'finished');
-    assert.equal(committed.report.ingested, corpus.length);
-    const before = (await json(await fetch(`${server.url}/v1/documents?limit=1000`))).documents;
-    assert.equal(before.length, corpus.length);
-
-    // ~12 MB of Markdown: one file, seconds of parsing, chunking and embedding.
-    const big = join(temp.dir, 'big.md');
-    const paragraph = 'The buoy logged salinity, temperature and current every ten minutes while the tide turned. ';
-    const section = (n: number) => `## Log ${n}\n\n${paragraph.repeat(20)}\n\n`;
-    writeFileSync(big, Array.from({ length: 6000 }, (_, n) => section(n)).join(''));
-    const interruptedJob = await upload(server.url, [{ name: 'big.md', blob: await openAsBlob(big, { type: 'text/markdown' }) }]);
-    await new Promise((resolve) => setTimeout(resolve, 300)); // well inside the ingest
-    await kill(server.child);
-
-    // 2. Restart: the job is failed with a reason, the committed documents are all there and
-    // searchable, and no half-written document appeared. Then kill during a streamed research run.
-    server = await serve(db);
-    current = server.child;
-    const { job } = await json(await fetch(`${server.url}/v1/jobs/${interruptedJob}`));
-    assert.equal(job.status, 'failed');
-    assert.match(job.error, /server stopped/);
-    const afterIngestKill = (await json(await fetch(`${server.url}/v1/documents?limit=1000`))).documents;
-    assert.deepEqual(afterIngestKill, before);
-    const hits = (await json(await post(`${server.url}/v1/search`, { query: 'Tern-4 sea trial', k: 3 }))).hits;
-    assert.match(hits[0].text, /Hardangerfjord/);
-
-    // The offline research agent recomputes this in the Python sandbox, which takes a moment to
-    // start: the run is live (not finished) when the kill comes.
-    const controller = new AbortController();
-    const response = await post(`${server.url}/v1/ask`, { question: 'By how many million euros did revenue grow from 2023 to 2024?', mode: 'research', stream: true }, controller.signal);
-    const runId = response.headers.get('x-dossier-run-id')!;
-    const reader = response.body!.getReader();
-    const decoder = new TextDecoder();
-    let text = '';
-    while (!/"toolName":"python"/.test(text)) {
-      const { value, done } = await reader.read();
-      assert.ok(!done, 'the stream ended before the python call');
-      text += decoder.decode(value, { stream: true });
-    }
-    await kill(server.child);
-    controller.abort();
-    const seenBeforeKill = text.split('\n\n').map((frame) => /^data: (.*)$/m.exec(frame)?.[1]).filter(Boolean).map((data) => JSON.parse(data!));
-    assert.ok(!seenBeforeKill.some((e) => e.type === 'run-finish' && !e.path), 'the run had not finished at the kill');
-
-    // 3. Restart: the run's stored events end with an explicit run-finish, reason error.
-    server = await serve(db);
-    current = server.child;
-    const run = await json(await fetch(`${server.url}/v1/runs/${runId}`));
-    assert.equal(run.status, 'failed');
-    assert.equal(run.finishReason, 'error');
-    const stream = await fetch(`${server.url}/v1/runs/${runId}/events`);
-    const frames = (await stream.text())
-      .split('\n\n')
-      .filter((frame) => frame.includes('data: '))
-      .map((frame) => ({ id: Number(/^id: (\d+)$/m.exec(frame)![1]), data: JSON.parse(/^data: (.*)$/m.exec(frame)![1]) }));
-    assert.equal(frames[0].data.type, 'run-start');
-    assert.ok(frames.some((f) => f.data.type === 'tool-call' && f.data.toolName === 'python'), 'what happened before the kill is kept');
-    assert.deepEqual(frames.map((f) => f.id), frames.map((_, i) => i + 1));
-    const [error, finish] = frames.slice(-2).map((f) => f.data);
-    assert.equal(error.type, 'error');
-    assert.equal(error.code, 'interrupted');
-    assert.deepEqual([finish.type, finish.finishReason, finish.path], ['run-finish', 'error', undefined]);
-    // Still every committed document, and the server works normally after two crashes.
-    assert.deepEqual((await json(await fetch(`${server.url}/v1/documents?limit=1000`))).documents, before);
-    const ask = await json(await post(`${server.url}/v1/ask`, { question: 'Where did the Tern-4 sea trial take place?' }));
-    assert.match(ask.answer, /Hardangerfjord/);
-    await kill(server.child);
-  });
-});
+}

@@ -7,7 +7,7 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import type { Dossier } from '../src/dossier.ts';
 import { optionalRouteGroups } from '../src/server/groups.ts';
 import { startServer } from '../src/server/index.ts';
-import { ServerState } from '../src/server/state.ts';
+import { openServerState } from '../src/server/state.ts';
 import { webRoutes } from '../src/web/route.ts';
 import { regressionIndex } from './helpers.ts';
 
@@ -46,9 +46,9 @@ describe('the web page, in Chromium, against a live server', { skip }, () => {
     server = await startServer({ dossier, db, port: 0, extra: [webRoutes] });
     // A second server on the same index with keys, as `dossier users create` + `keys create` set it up.
     const keyedDb = join(dir, 'keyed.db');
-    const setup = new ServerState(keyedDb);
-    apiKey = setup.createKey(setup.createUser('ada', { admin: true }).id).apiKey;
-    setup.close();
+    const setup = await openServerState(keyedDb);
+    apiKey = (await setup.createKey((await setup.createUser('ada', { admin: true })).id)).apiKey;
+    await setup.close();
     keyed = await startServer({ dossier, db: keyedDb, port: 0, auth: 'keys', extra: [webRoutes] });
     browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
     page = await browser.newPage({ viewport: { width: 1280, height: 900 } });

@@ -34,6 +34,8 @@ Commands:
   stats                                      documents, chunks, collections, bytes, embedder
   delete <documentId…>                       remove documents with their chunks and vectors
   migrate                                    upgrade an index made by an older Dossier
+  migrate --from FILE.db --to postgres://…   move an index into an empty PostgreSQL database as it is
+                                             (no re-parsing or re-embedding), then compare the counts
   eval beir <dir> [--split test|train] [--mode fulltext|vector|hybrid]
   eval hotpotqa <file.jsonl> [--limit N] [--offset N] [--model M] [--mode rag|research]
   eval regression [dir] [--model M] [--mode rag|research]        the regression set in eval/regression (five kinds of questions)

@@ -77,12 +77,12 @@ export function errorResponse(c: Context, error: unknown): Response {
 }
 
 /** The principal of a request: the local user, or the owner of the bearer key. */
-function authenticate(c: AppContext, deps: ServerDeps): Principal {
-  if (deps.auth === 'none') return Principal.of(deps.state, deps.state.localUser());
+async function authenticate(c: AppContext, deps: ServerDeps): Promise<Principal> {
+  if (deps.auth === 'none') return Principal.of(deps.state, await deps.state.localUser());
   const header = c.req.header('authorization') ?? '';
   const key = /^Bearer\s+(\S+)$/i.exec(header)?.[1];
   if (!key) throw new DossierError('unauthorized', 'an API key is required: Authorization: Bearer <key> (dossier keys create --user NAME)');
-  const user = deps.state.userByKey(key);
+  const user = await deps.state.userByKey(key);
   if (!user) throw new DossierError('unauthorized', 'this API key is not valid');
   return Principal.of(deps.state, user);
 }
@@ -113,7 +113,7 @@ export function createApp(options: ServerOptions): { app: OpenAPIHono<Env>; deps
   });
   app.use('/v1/*', bodyLimit({ maxSize: limits.bodyBytes, onError: (c) => c.json({ error: { code: 'too-large', message: `the request body is larger than ${limits.bodyBytes} bytes` } }, 413) }));
   const guard = async (c: AppContext, next: () => Promise<void>) => {
-    const principal = authenticate(c, deps);
+    const principal = await authenticate(c, deps);
     if (!limiter.allow(principal.user.id)) throw new DossierError('rate-limited', `more than ${limits.requestsPerMinute} requests a minute for this key; retry in a minute`);
     c.set('principal', principal);
     await next();

@@ -1,5 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { serve, type ServerType } from '@hono/node-server';
 import type { Dossier } from '../dossier.ts';
 import { DossierError } from '../errors/index.ts';
@@ -9,10 +11,10 @@ import { registerAsk } from './routes/ask.ts';
 import { registerConversations } from './routes/conversations.ts';
 import { registerDocuments } from './routes/documents.ts';
 import { registerHealth } from './routes/health.ts';
-import { ServerState } from './state.ts';
+import { isPostgresUrl, openServerState } from './state.ts';
 
 export { createApp, type AuthMode, type ServerOptions } from './app.ts';
-export { ServerState } from './state.ts';
+export { openServerState, SqliteServerState, type ServerState } from './state.ts';
 export { Principal } from './principal.ts';
 
 const VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
@@ -53,6 +55,19 @@ export interface StartOptions {
   ask?: ServerOptions['ask'];
   limits?: ServerOptions['limits'];
   extra?: RouteGroup[];
+  /** Where uploads are kept; default `DOSSIER_UPLOADS_DIR`, else beside the index (see sideDir). */
+  uploadsDir?: string;
+}
+
+/**
+ * A folder kept beside the index: `<file>.<kind>` for an SQLite file; for a PostgreSQL URL (no file
+ * to sit beside) a folder under the OS temp dir named after the server and database.
+ */
+export function sideDir(db: string, kind: 'uploads' | 'runs'): string {
+  if (!isPostgresUrl(db)) return `${db}.${kind}`;
+  const url = new URL(db);
+  const name = `${url.hostname}_${url.port || '5432'}_${url.pathname.slice(1) || 'postgres'}`.replace(/[^\w.-]+/g, '_');
+  return join(tmpdir(), 'dossier', name, kind);
 }
 
 const LOOPBACK = /^(?:127\.\d+\.\d+\.\d+|::1|localhost)$/;
@@ -65,9 +80,18 @@ export async function startServer(options: StartOptions): Promise<{ url: string;
   const host = options.host ?? '127.0.0.1';
   const auth = options.auth ?? 'none';
   if (auth === 'none' && !LOOPBACK.test(host)) throw new DossierError('config', `serving on ${host} needs --auth keys (without keys, only a loopback address such as 127.0.0.1 may be used)`);
-  const state = new ServerState(options.db);
-  state.failInterruptedJobs();
-  const { app, deps } = await buildApp({ dossier: options.dossier, state, auth, uploadsDir: `${options.db}.uploads`, ask: options.ask, limits: options.limits }, options.extra);
+  const state = await openServerState(options.db);
+  const uploadsDir = options.uploadsDir ?? (process.env.DOSSIER_UPLOADS_DIR || sideDir(options.db, 'uploads'));
+  let built: Awaited<ReturnType<typeof buildApp>>;
+  try {
+    await state.failInterruptedJobs();
+    built = await buildApp({ dossier: options.dossier, state, auth, uploadsDir, ask: options.ask, limits: options.limits }, options.extra);
+    await built.deps.runs.recoverInterrupted();
+  } catch (error) {
+    await state.close();
+    throw error;
+  }
+  const { app, deps } = built;
   // The vector index loads on the first search: pay that before listening, not in a request.
   await options.dossier.search({ query: 'warm up', k: 1, scope: { collections: '*' } }).catch(() => undefined);
   const server = await new Promise<ServerType>((resolve, reject) => {
@@ -86,7 +110,7 @@ export async function startServer(options: StartOptions): Promise<{ url: string;
       // Open event streams would hold the server open: their runs are over, so they can go.
       (server as import('node:http').Server).closeAllConnections?.();
       await closed;
-      state.close();
+      await state.close();
     },
   };
 }

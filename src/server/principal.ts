@@ -18,8 +18,8 @@ export class Principal {
     this.roles = new Map(memberships.map((m) => [m.collection, m.role]));
   }
 
-  static of(state: ServerState, user: User): Principal {
-    return new Principal(user, state.memberships(user.id));
+  static async of(state: ServerState, user: User): Promise<Principal> {
+    return new Principal(user, await state.memberships(user.id));
   }
 
   get all(): boolean {

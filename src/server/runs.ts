@@ -18,16 +18,30 @@ export interface RunRequest {
 type Listener = (event: StoredEvent) => void;
 
 interface LiveRun {
+  /** Every event of the run stored so far, in seq order: what a subscriber of a live run reads first. */
+  events: StoredEvent[];
   listeners: Set<Listener>;
   controller: AbortController;
   done: Promise<AskResult>;
+  /** Storing then publishing each event, chained so they land and reach listeners in order. */
+  writes: Promise<void>;
+}
+
+/** Bookkeeping around a run: `beforeRun` once it is stored, before it starts; `afterRun` once it has finished, before it is marked finished. */
+export interface RunHooks {
+  beforeRun?: (runId: string) => Promise<void>;
+  afterRun?: (result: AskResult) => Promise<void>;
 }
 
 /**
  * Runs started over HTTP: each run's events are numbered and stored as they happen (the SSE `id`
  * is the number), so a client that reconnects with `Last-Event-ID` gets exactly what it missed,
- * from the database, then the rest live. No broker: one process, one SQLite file. A run a killed
- * process left running is closed on the next start with `run-finish` (finish reason `error`).
+ * from the database, then the rest live. No broker: one process. A run a killed process left
+ * running is closed on the next start (`recoverInterrupted`) with `run-finish` (finish reason `error`).
+ * The agent reports events synchronously and the state is async: each event is stored through one
+ * ordered chain and, once stored, kept in memory (what subscribers of a live run read) and
+ * published; a run leaves `live` only once every event and its result are stored, so from then on
+ * the database has it all.
  */
 export class RunManager {
   private readonly live = new Map<string, LiveRun>();
@@ -36,54 +50,71 @@ export class RunManager {
     private readonly state: ServerState,
     private readonly dossier: Dossier,
     private readonly askDefaults: Pick<AskOptions, 'policy' | 'runsDir' | 'model'> = {},
-  ) {
-    for (const id of state.runsLeftRunning()) {
+  ) {}
+
+  /** Closes the runs a killed process left running: an error event, `run-finish`, status failed. */
+  async recoverInterrupted(): Promise<void> {
+    for (const id of await this.state.runsLeftRunning()) {
       const error = { code: 'interrupted', message: 'the server stopped while this run was going' };
-      state.appendEvent(id, state.lastSeq(id) + 1, { type: 'error', step: 0, ...error } as never);
-      state.appendEvent(id, state.lastSeq(id) + 1, { type: 'run-finish', finishReason: 'error', steps: 0, toolCalls: 0, usage: { inputTokens: 0, outputTokens: 0 }, ms: 0 } as never);
-      state.finishRun(id, 'failed', 'error', { error });
+      await this.state.appendEvent(id, (await this.state.lastSeq(id)) + 1, { type: 'error', step: 0, ...error } as never);
+      await this.state.appendEvent(id, (await this.state.lastSeq(id)) + 1, { type: 'run-finish', finishReason: 'error', steps: 0, toolCalls: 0, usage: { inputTokens: 0, outputTokens: 0 }, ms: 0 } as never);
+      await this.state.finishRun(id, 'failed', 'error', { error });
     }
   }
 
-  /** Starts a run in the background; its events are stored and published as they come. */
-  start(principal: Principal, request: RunRequest, extra: Pick<AskOptions, 'question'> & { context?: string } = { question: request.question }): { runId: string; done: Promise<AskResult> } {
+  /**
+   * Starts a run in the background once it is stored; its events are stored and published as they
+   * come. `done` settles (never rejects) once the run, its events and `hooks.afterRun` are stored.
+   */
+  async start(principal: Principal, request: RunRequest, extra: Pick<AskOptions, 'question'> & { context?: string } = { question: request.question }, hooks: RunHooks = {}): Promise<{ runId: string; done: Promise<AskResult> }> {
     const runId = randomUUID();
     const scope = principal.readScope(request.collections);
-    this.state.createRun({ id: runId, userId: principal.user.id, ...(request.conversationId ? { conversationId: request.conversationId } : {}), question: request.question, mode: request.mode });
-    const listeners = new Set<Listener>();
-    const controller = new AbortController();
+    await this.state.createRun({ id: runId, userId: principal.user.id, ...(request.conversationId ? { conversationId: request.conversationId } : {}), question: request.question, mode: request.mode });
+    await hooks.beforeRun?.(runId);
+    const live: LiveRun = { events: [], listeners: new Set(), controller: new AbortController(), done: undefined as never, writes: Promise.resolve() };
     let seq = 0;
+    // Published only once stored: whatever a client has seen survives a crash, and recovery never reuses its seq.
+    const publish = async (stored: StoredEvent) => {
+      await this.state.appendEvent(runId, stored.seq, stored.event).catch((error: unknown) => bookkeepingFailed(runId, error));
+      live.events.push(stored);
+      for (const listener of live.listeners) listener(stored);
+    };
     const onEvent = (event: AgentEvent) => {
       const stored = { seq: ++seq, event: event as unknown as StoredEvent['event'] };
-      this.state.appendEvent(runId, stored.seq, event);
-      for (const listener of listeners) listener(stored);
+      live.writes = live.writes.then(() => publish(stored)).catch((error: unknown) => bookkeepingFailed(runId, error));
     };
-    const done = this.dossier
-      .ask({ ...this.askDefaults, question: extra.question, mode: request.mode, ...(request.model ? { model: request.model } : {}), maxSteps: request.maxSteps, scope, runId, signal: controller.signal, onEvent })
-      .then((result) => {
-        this.state.finishRun(runId, result.error ? 'failed' : 'finished', result.finishReason, result);
-        return result;
-      })
-      .catch((error: unknown) => {
+    this.live.set(runId, live);
+    live.done = (async (): Promise<AskResult> => {
+      let result: AskResult;
+      try {
+        result = await this.dossier.ask({ ...this.askDefaults, question: extra.question, mode: request.mode, ...(request.model ? { model: request.model } : {}), maxSteps: request.maxSteps, scope, runId, signal: live.controller.signal, onEvent });
+      } catch (error) {
         // A run that could not even start (bad model name, policy file) still ends with a reason.
         const failure = { code: (error as { code?: string }).code ?? 'failed', message: oneLine(error) };
         onEvent({ type: 'error', step: 0, ...failure });
         onEvent({ type: 'run-finish', finishReason: 'error', steps: 0, toolCalls: 0, usage: { inputTokens: 0, outputTokens: 0 }, ms: 0 });
-        const result = { answer: `The run failed: ${failure.message}`, citations: [], unresolvedCitations: [], finishReason: 'error', partial: true, steps: 0, toolCalls: 0, usage: { inputTokens: 0, outputTokens: 0 }, model: request.model ?? '', error: failure, runId, ms: 0 } satisfies AskResult;
-        this.state.finishRun(runId, 'failed', 'error', result);
-        return result;
-      })
-      .finally(() => this.live.delete(runId));
-    this.live.set(runId, { listeners, controller, done });
-    return { runId, done };
+        result = { answer: `The run failed: ${failure.message}`, citations: [], unresolvedCitations: [], finishReason: 'error', partial: true, steps: 0, toolCalls: 0, usage: { inputTokens: 0, outputTokens: 0 }, model: request.model ?? '', error: failure, runId, ms: 0 } satisfies AskResult;
+      }
+      // Every event is stored before the run is marked finished, so a finished run replays whole.
+      await live.writes;
+      try {
+        await hooks.afterRun?.(result);
+        await this.state.finishRun(runId, result.error ? 'failed' : 'finished', result.finishReason, result);
+      } catch (error) {
+        bookkeepingFailed(runId, error);
+      }
+      return result;
+    })().finally(() => this.live.delete(runId));
+    return { runId, done: live.done };
   }
 
   /**
-   * Every event after `afterSeq`: the stored ones first, then live ones until `run-finish`. Returns
-   * an unsubscribe function. Events are delivered once each, in order, with no gap between the
-   * stored and the live part.
+   * Every event after `afterSeq`: the stored ones first, then live ones until `run-finish`. Resolves
+   * to an unsubscribe function once what was already there has been delivered. Events are delivered
+   * once each, in order, with no gap between the stored and the live part: a live run's events are
+   * all in memory (read and subscribed in one synchronous step); a run that is not live is all stored.
    */
-  subscribe(runId: string, afterSeq: number, listener: Listener): () => void {
+  async subscribe(runId: string, afterSeq: number, listener: Listener): Promise<() => void> {
     let delivered = afterSeq;
     const deliver = (event: StoredEvent) => {
       if (event.seq <= delivered) return;
@@ -91,10 +122,18 @@ export class RunManager {
       listener(event);
     };
     const live = this.live.get(runId);
-    // Subscribe first, then read what is stored: an event stored in between comes once, by seq.
-    live?.listeners.add(deliver);
-    for (const event of this.state.events(runId, afterSeq)) deliver(event);
-    return () => live?.listeners.delete(deliver);
+    if (live) {
+      for (const event of live.events) deliver(event);
+      live.listeners.add(deliver);
+      return () => live.listeners.delete(deliver);
+    }
+    for (const event of await this.state.events(runId, afterSeq)) deliver(event);
+    return () => undefined;
+  }
+
+  /** Resolves once a live run is over and stored (at once for one that is not live). */
+  async settled(runId: string): Promise<void> {
+    await this.live.get(runId)?.done;
   }
 
   isLive(runId: string): boolean {
@@ -111,4 +150,9 @@ export class RunManager {
   async drain(): Promise<void> {
     await Promise.allSettled([...this.live.values()].map((run) => run.done));
   }
+}
+
+/** A store failure after the run began: the run itself went on, so it is reported, not thrown (`done` never rejects). */
+function bookkeepingFailed(runId: string, error: unknown): void {
+  process.stderr.write(`dossier serve: run ${runId}: could not store its record: ${oneLine(error)}\n`);
 }

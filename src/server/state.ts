@@ -4,10 +4,12 @@ import { DossierError } from '../errors/index.ts';
 import type { RunRecord as RunShape } from '../json-shapes.ts';
 
 /**
- * What the server keeps beside the index, in the same SQLite file (tables `srv_*`): users, API keys
+ * What the server keeps beside the index, in the same database (tables `srv_*`): users, API keys
  * (only their SHA-256 is stored), collection memberships, conversations and their messages, runs
  * and every event of every run (what resumable streams replay), and ingestion jobs. Its own
  * connection, so the index's store stays as it is; every id a client sees is a random UUID.
+ * One async interface, two implementations: SQLite (the index file) and PostgreSQL (state-postgres.ts);
+ * `openServerState(db)` picks by the `postgres://` prefix.
  */
 export type Role = 'reader' | 'writer' | 'owner';
 export const ROLES: readonly Role[] = ['reader', 'writer', 'owner'];
@@ -62,6 +64,64 @@ export interface JobRecord {
   finishedAt?: string;
 }
 
+/** The server's own records; every method is async so the PostgreSQL implementation fits the same callers. */
+export interface ServerState {
+  close(): Promise<void>;
+  createUser(name: string, options?: { admin?: boolean }): Promise<User>;
+  /** The local user of a loopback server without keys: created once, an admin. */
+  localUser(): Promise<User>;
+  userByName(name: string): Promise<User | undefined>;
+  user(id: string): Promise<User | undefined>;
+  users(): Promise<User[]>;
+  /** A new API key for the user; the key itself is returned once and never stored. */
+  createKey(userId: string): Promise<{ id: string; apiKey: string }>;
+  userByKey(apiKey: string): Promise<User | undefined>;
+  grant(collection: string, userId: string, role: Role): Promise<void>;
+  revoke(collection: string, userId: string): Promise<void>;
+  /** The collections a user is a member of, with the role. */
+  memberships(userId: string): Promise<Array<{ collection: string; role: Role }>>;
+  members(collection: string): Promise<Array<{ userId: string; name: string; role: Role }>>;
+  createRun(run: Omit<RunRecord, 'status' | 'createdAt'>): Promise<RunRecord>;
+  appendEvent(runId: string, seq: number, event: { type: string }): Promise<void>;
+  finishRun(runId: string, status: 'finished' | 'failed', finishReason: string, result: unknown): Promise<void>;
+  run(id: string): Promise<RunRecord | undefined>;
+  /** Stored events after `afterSeq`, in order. */
+  events(runId: string, afterSeq?: number): Promise<StoredEvent[]>;
+  lastSeq(runId: string): Promise<number>;
+  /** Runs a previous process left running (it was killed): each gets a closing run-finish and is failed. */
+  runsLeftRunning(): Promise<string[]>;
+  createConversation(userId: string, title: string): Promise<ConversationRecord>;
+  conversation(id: string): Promise<ConversationRecord | undefined>;
+  conversations(userId: string): Promise<ConversationRecord[]>;
+  deleteConversation(id: string): Promise<void>;
+  addMessage(message: Omit<MessageRecord, 'id' | 'createdAt'>): Promise<MessageRecord>;
+  messages(conversationId: string): Promise<MessageRecord[]>;
+  createJob(userId: string, collection: string): Promise<JobRecord>;
+  updateJob(id: string, update: JobUpdate): Promise<void>;
+  job(id: string): Promise<JobRecord | undefined>;
+  /** Jobs a killed process left running: reported failed on the next start. */
+  failInterruptedJobs(): Promise<number>;
+}
+
+export type JobUpdate = { status?: JobRecord['status']; progress?: unknown; report?: unknown; error?: string };
+
+export const isPostgresUrl = (db: string) => /^postgres(ql)?:\/\//.test(db);
+
+/** The server state beside the index named by `db`: a PostgreSQL URL or an SQLite file. */
+export async function openServerState(db: string): Promise<ServerState> {
+  if (isPostgresUrl(db)) {
+    const { PgServerState } = await import('./state-postgres.ts');
+    return PgServerState.open(db);
+  }
+  return new SqliteServerState(db);
+}
+
+export const USER_NAME = /^[A-Za-z0-9][A-Za-z0-9._@-]{0,63}$/;
+export const badUserName = (name: string) => new DossierError('bad-input', `user name "${name}" must be 1–64 letters, digits, . _ @ or -`);
+export const userExists = (name: string) => new DossierError('bad-input', `user "${name}" exists already`);
+export const badRole = (role: string) => new DossierError('bad-input', `role must be reader, writer or owner, got "${role}"`);
+export const INTERRUPTED_JOB = 'the server stopped while this job ran; files not yet committed were not ingested';
+
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS srv_users (id TEXT PRIMARY KEY, name TEXT NOT NULL UNIQUE, admin INTEGER NOT NULL DEFAULT 0, created_at TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS srv_keys (id TEXT PRIMARY KEY, user_id TEXT NOT NULL REFERENCES srv_users(id) ON DELETE CASCADE, hash TEXT NOT NULL UNIQUE, created_at TEXT NOT NULL);
@@ -74,11 +134,12 @@ CREATE TABLE IF NOT EXISTS srv_run_events (run_id TEXT NOT NULL REFERENCES srv_r
 CREATE TABLE IF NOT EXISTS srv_jobs (id TEXT PRIMARY KEY, user_id TEXT NOT NULL, collection TEXT NOT NULL, status TEXT NOT NULL, progress TEXT, report TEXT, error TEXT, created_at TEXT NOT NULL, finished_at TEXT);
 `;
 
-const now = () => new Date().toISOString();
+export const now = () => new Date().toISOString();
 export const hashKey = (key: string) => createHash('sha256').update(key).digest('hex');
-const json = (text: unknown) => (typeof text === 'string' ? JSON.parse(text) : undefined);
+export const json = (text: unknown) => (typeof text === 'string' ? JSON.parse(text) : undefined);
 
-export class ServerState {
+/** SQLite: the tables live in the index file, on a connection of their own (better-sqlite3 is synchronous; the methods resolve at once). */
+export class SqliteServerState implements ServerState {
   readonly db: Database.Database;
 
   constructor(path: string) {
@@ -89,88 +150,88 @@ export class ServerState {
     this.db.exec(SCHEMA);
   }
 
-  close(): void {
+  async close(): Promise<void> {
     this.db.close();
   }
 
   // Users and keys
 
-  createUser(name: string, options: { admin?: boolean } = {}): User {
-    if (!/^[A-Za-z0-9][A-Za-z0-9._@-]{0,63}$/.test(name)) throw new DossierError('bad-input', `user name "${name}" must be 1–64 letters, digits, . _ @ or -`);
-    if (this.userByName(name)) throw new DossierError('bad-input', `user "${name}" exists already`);
+  async createUser(name: string, options: { admin?: boolean } = {}): Promise<User> {
+    if (!USER_NAME.test(name)) throw badUserName(name);
+    if (await this.userByName(name)) throw userExists(name);
     const user: User = { id: randomUUID(), name, admin: options.admin === true, createdAt: now() };
     this.db.prepare('INSERT INTO srv_users (id, name, admin, created_at) VALUES (?, ?, ?, ?)').run(user.id, user.name, user.admin ? 1 : 0, user.createdAt);
     return user;
   }
 
   /** The local user of a loopback server without keys: created once, an admin. */
-  localUser(): User {
-    return this.userByName('local') ?? this.createUser('local', { admin: true });
+  async localUser(): Promise<User> {
+    return (await this.userByName('local')) ?? this.createUser('local', { admin: true });
   }
 
-  userByName(name: string): User | undefined {
+  async userByName(name: string): Promise<User | undefined> {
     return this.toUser(this.db.prepare('SELECT * FROM srv_users WHERE name = ?').get(name));
   }
 
-  user(id: string): User | undefined {
+  async user(id: string): Promise<User | undefined> {
     return this.toUser(this.db.prepare('SELECT * FROM srv_users WHERE id = ?').get(id));
   }
 
-  users(): User[] {
+  async users(): Promise<User[]> {
     return (this.db.prepare('SELECT * FROM srv_users ORDER BY created_at').all() as unknown[]).map((row) => this.toUser(row)!);
   }
 
   /** A new API key for the user; the key itself is returned once and never stored. */
-  createKey(userId: string): { id: string; apiKey: string } {
-    if (!this.user(userId)) throw new DossierError('not-found', 'no such user');
+  async createKey(userId: string): Promise<{ id: string; apiKey: string }> {
+    if (!(await this.user(userId))) throw new DossierError('not-found', 'no such user');
     const apiKey = `dsk_${randomBytes(32).toString('base64url')}`;
     const id = randomUUID();
     this.db.prepare('INSERT INTO srv_keys (id, user_id, hash, created_at) VALUES (?, ?, ?, ?)').run(id, userId, hashKey(apiKey), now());
     return { id, apiKey };
   }
 
-  userByKey(apiKey: string): User | undefined {
+  async userByKey(apiKey: string): Promise<User | undefined> {
     const row = this.db.prepare('SELECT u.* FROM srv_keys k JOIN srv_users u ON u.id = k.user_id WHERE k.hash = ?').get(hashKey(apiKey));
     return this.toUser(row);
   }
 
   // Collections
 
-  grant(collection: string, userId: string, role: Role): void {
-    if (!ROLES.includes(role)) throw new DossierError('bad-input', `role must be reader, writer or owner, got "${role}"`);
+  async grant(collection: string, userId: string, role: Role): Promise<void> {
+    if (!ROLES.includes(role)) throw badRole(role);
     this.db.prepare('INSERT INTO srv_members (collection, user_id, role) VALUES (?, ?, ?) ON CONFLICT (collection, user_id) DO UPDATE SET role = excluded.role').run(collection, userId, role);
   }
 
-  revoke(collection: string, userId: string): void {
+  async revoke(collection: string, userId: string): Promise<void> {
     this.db.prepare('DELETE FROM srv_members WHERE collection = ? AND user_id = ?').run(collection, userId);
   }
 
   /** The collections a user is a member of, with the role. */
-  memberships(userId: string): Array<{ collection: string; role: Role }> {
+  async memberships(userId: string): Promise<Array<{ collection: string; role: Role }>> {
     return this.db.prepare('SELECT collection, role FROM srv_members WHERE user_id = ? ORDER BY collection').all(userId) as Array<{ collection: string; role: Role }>;
   }
 
-  members(collection: string): Array<{ userId: string; name: string; role: Role }> {
+  async members(collection: string): Promise<Array<{ userId: string; name: string; role: Role }>> {
     return this.db.prepare('SELECT m.user_id AS userId, u.name, m.role FROM srv_members m JOIN srv_users u ON u.id = m.user_id WHERE m.collection = ? ORDER BY u.name').all(collection) as Array<{ userId: string; name: string; role: Role }>;
   }
 
   // Runs and their events
 
-  createRun(run: Omit<RunRecord, 'status' | 'createdAt'>): RunRecord {
+  async createRun(run: Omit<RunRecord, 'status' | 'createdAt'>): Promise<RunRecord> {
     const record: RunRecord = { ...run, status: 'running', createdAt: now() };
     this.db.prepare('INSERT INTO srv_runs (id, user_id, conversation_id, question, mode, status, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)').run(record.id, record.userId, record.conversationId ?? null, record.question, record.mode, record.status, record.createdAt);
     return record;
   }
 
-  appendEvent(runId: string, seq: number, event: { type: string }): void {
+  async appendEvent(runId: string, seq: number, event: { type: string }): Promise<void> {
     this.db.prepare('INSERT INTO srv_run_events (run_id, seq, type, event) VALUES (?, ?, ?, ?)').run(runId, seq, event.type, JSON.stringify(event));
   }
 
-  finishRun(runId: string, status: 'finished' | 'failed', finishReason: string, result: unknown): void {
+  async finishRun(runId: string, status: 'finished' | 'failed', finishReason: string, result: unknown): Promise<void> {
     this.db.prepare('UPDATE srv_runs SET status = ?, finish_reason = ?, result = ?, finished_at = ? WHERE id = ?').run(status, finishReason, JSON.stringify(result ?? null), now(), runId);
   }
 
-  run(id: string): RunRecord | undefined {
+  async run(id: string): Promise<RunRecord | undefined> {
     const row = this.db.prepare('SELECT * FROM srv_runs WHERE id = ?').get(id) as Record<string, string | null> | undefined;
     if (!row) return undefined;
     return {
@@ -188,41 +249,41 @@ export class ServerState {
   }
 
   /** Stored events after `afterSeq`, in order. */
-  events(runId: string, afterSeq = 0): StoredEvent[] {
+  async events(runId: string, afterSeq = 0): Promise<StoredEvent[]> {
     return (this.db.prepare('SELECT seq, event FROM srv_run_events WHERE run_id = ? AND seq > ? ORDER BY seq').all(runId, afterSeq) as Array<{ seq: number; event: string }>).map((row) => ({ seq: row.seq, event: JSON.parse(row.event) }));
   }
 
-  lastSeq(runId: string): number {
+  async lastSeq(runId: string): Promise<number> {
     return (this.db.prepare('SELECT COALESCE(MAX(seq), 0) AS seq FROM srv_run_events WHERE run_id = ?').get(runId) as { seq: number }).seq;
   }
 
   /** Runs a previous process left running (it was killed): each gets a closing run-finish and is failed. */
-  runsLeftRunning(): string[] {
+  async runsLeftRunning(): Promise<string[]> {
     return (this.db.prepare("SELECT id FROM srv_runs WHERE status = 'running'").all() as Array<{ id: string }>).map((row) => row.id);
   }
 
   // Conversations
 
-  createConversation(userId: string, title: string): ConversationRecord {
+  async createConversation(userId: string, title: string): Promise<ConversationRecord> {
     const record: ConversationRecord = { id: randomUUID(), userId, title: title.slice(0, 200), createdAt: now() };
     this.db.prepare('INSERT INTO srv_conversations (id, user_id, title, created_at) VALUES (?, ?, ?, ?)').run(record.id, record.userId, record.title, record.createdAt);
     return record;
   }
 
-  conversation(id: string): ConversationRecord | undefined {
+  async conversation(id: string): Promise<ConversationRecord | undefined> {
     const row = this.db.prepare('SELECT * FROM srv_conversations WHERE id = ?').get(id) as Record<string, string> | undefined;
     return row ? { id: row.id, userId: row.user_id, title: row.title, createdAt: row.created_at } : undefined;
   }
 
-  conversations(userId: string): ConversationRecord[] {
+  async conversations(userId: string): Promise<ConversationRecord[]> {
     return (this.db.prepare('SELECT * FROM srv_conversations WHERE user_id = ? ORDER BY created_at DESC').all(userId) as Array<Record<string, string>>).map((row) => ({ id: row.id, userId: row.user_id, title: row.title, createdAt: row.created_at }));
   }
 
-  deleteConversation(id: string): void {
+  async deleteConversation(id: string): Promise<void> {
     this.db.prepare('DELETE FROM srv_conversations WHERE id = ?').run(id);
   }
 
-  addMessage(message: Omit<MessageRecord, 'id' | 'createdAt'>): MessageRecord {
+  async addMessage(message: Omit<MessageRecord, 'id' | 'createdAt'>): Promise<MessageRecord> {
     const record: MessageRecord = { ...message, id: randomUUID(), createdAt: now() };
     const seq = (this.db.prepare('SELECT COALESCE(MAX(seq), 0) + 1 AS seq FROM srv_messages WHERE conversation_id = ?').get(record.conversationId) as { seq: number }).seq;
     this.db
@@ -231,7 +292,7 @@ export class ServerState {
     return record;
   }
 
-  messages(conversationId: string): MessageRecord[] {
+  async messages(conversationId: string): Promise<MessageRecord[]> {
     return (this.db.prepare('SELECT * FROM srv_messages WHERE conversation_id = ? ORDER BY seq').all(conversationId) as Array<Record<string, string | null>>).map((row) => ({
       id: row.id!,
       conversationId: row.conversation_id!,
@@ -246,14 +307,14 @@ export class ServerState {
 
   // Ingestion jobs
 
-  createJob(userId: string, collection: string): JobRecord {
+  async createJob(userId: string, collection: string): Promise<JobRecord> {
     const record: JobRecord = { id: randomUUID(), userId, collection, status: 'running', createdAt: now() };
     this.db.prepare('INSERT INTO srv_jobs (id, user_id, collection, status, created_at) VALUES (?, ?, ?, ?, ?)').run(record.id, userId, collection, record.status, record.createdAt);
     return record;
   }
 
-  updateJob(id: string, update: { status?: JobRecord['status']; progress?: unknown; report?: unknown; error?: string }): void {
-    const current = this.job(id);
+  async updateJob(id: string, update: JobUpdate): Promise<void> {
+    const current = await this.job(id);
     if (!current) return;
     const next = { ...current, ...update };
     this.db
@@ -261,7 +322,7 @@ export class ServerState {
       .run(next.status, next.progress === undefined ? null : JSON.stringify(next.progress), next.report === undefined ? null : JSON.stringify(next.report), next.error ?? null, next.status === 'running' ? null : now(), id);
   }
 
-  job(id: string): JobRecord | undefined {
+  async job(id: string): Promise<JobRecord | undefined> {
     const row = this.db.prepare('SELECT * FROM srv_jobs WHERE id = ?').get(id) as Record<string, string | null> | undefined;
     if (!row) return undefined;
     return {
@@ -278,8 +339,8 @@ export class ServerState {
   }
 
   /** Jobs a killed process left running: reported failed on the next start. */
-  failInterruptedJobs(): number {
-    return this.db.prepare("UPDATE srv_jobs SET status = 'failed', error = 'the server stopped while this job ran; files not yet committed were not ingested', finished_at = ? WHERE status = 'running'").run(now()).changes;
+  async failInterruptedJobs(): Promise<number> {
+    return this.db.prepare("UPDATE srv_jobs SET status = 'failed', error = ?, finished_at = ? WHERE status = 'running'").run(INTERRUPTED_JOB, now()).changes;
   }
 
   private toUser(row: unknown): User | undefined {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { DossierError } from '../errors/index.ts';
-import type { ChunkInput, DocumentInput, Store } from './types.ts';
+import type { ChunkInput, DocumentInput, ExportedDocument, Store } from './types.ts';
 
 /**
  * The one behaviour suite every Store implementation must pass (SQLite now, PostgreSQL later).
@@ -243,6 +243,61 @@ export function storeContract(name: string, make: () => Promise<{ store: Store; 
         assert.deepEqual((await store.searchDescriptions(ALL, ['title'], { k: 5 })).map((h) => h.documentId), [other.id], 'without title terms the raw title is indexed');
         assert.deepEqual((await store.searchDescriptions(ALL, ['keepterm'], { k: 5 })).map((h) => h.documentId), [other.id]);
       }));
+
+    it('exports every document as stored and imports it into another store unchanged (when it can)', async () => {
+      const source = await make();
+      const target = await make();
+      try {
+        const from = source.store;
+        const to = target.store;
+        if (!from.exportIndex || !from.exportDocuments || !to.importIndex || !to.importDocument) return; // an optional capability
+        await from.assertEmbedder({ embedderId: 'test-embedder', dimensions: DIMS });
+        await from.assertSetting('tokenizer', 'english');
+        const vector = Float32Array.from([0.1, -0.25, 1 / 3, 0, 1e-7, 0.5, -0.75, 0.9]); // not int8-exact: vectors travel as float32
+        await from.upsertDocument(
+          doc('a.md', { metadata: { year: 2024, tags: ['x'] }, text: 'the whole text', description: 'About lava.', titleTerms: 'titl lava', descriptionTerms: 'about lava' }),
+          [{ ...chunk(0, 'lava flow lava', 'Lava flows, lava.'), titleTerms: 'titl lava intro', page: 2, pageEnd: 3 }, chunk(1, 'basalt rock')],
+          [vector, unit(1)],
+        );
+        await from.upsertDocument(doc('b.txt', { collection: 'other' }), [chunk(0, 'glacier ice lava')], [unit(2)]);
+        const exported = await from.exportIndex();
+        assert.deepEqual(exported.embedder, { embedderId: 'test-embedder', dimensions: DIMS });
+        assert.equal(exported.settings.tokenizer, 'english');
+        await to.importIndex(exported);
+        const documents: ExportedDocument[] = [];
+        for await (const document of from.exportDocuments()) documents.push(document);
+        assert.deepEqual(documents.map((d) => d.document.source), ['a.md', 'b.txt']);
+        // The terms as indexed; their order may be lost (BM25 needs only frequencies), so compared sorted.
+        const sorted = (terms: string) => terms.split(' ').sort().join(' ');
+        assert.deepEqual(documents[0].chunks.map((c) => [sorted(c.terms), sorted(c.titleTerms)]), [['flow lava lava', 'intro lava titl'], ['basalt rock', '']]);
+        assert.deepEqual([sorted(documents[0].document.titleTerms), sorted(documents[0].document.descriptionTerms)], ['lava titl', 'about lava']);
+        for (const document of documents) await to.importDocument(document);
+        await to.finishImport?.(exported);
+
+        assert.notEqual((await to.identity()).id, exported.identity.id, 'the target keeps its own identity');
+        assert.deepEqual(await to.indexInfo(), exported.embedder);
+        await assert.rejects(() => to.assertSetting('tokenizer', 'german'), /"english"/);
+        const strip = ({ id: _id, ...rest }: { id: number }) => rest;
+        assert.deepEqual((await to.listDocuments(ALL)).map(strip), (await from.listDocuments(ALL)).map(strip), 'fields, metadata, description, timestamps');
+        const chunksOf = async (store: Store) => {
+          const out = [];
+          for (const d of await store.listDocuments(ALL)) out.push(...(await store.getChunkRange(ALL, d.id, 0, 100)).map(({ id: _id, documentId: _d, ...rest }) => rest));
+          return out;
+        };
+        assert.deepEqual(await chunksOf(to), await chunksOf(from));
+        const first = (await to.searchFullText(ALL, ['flow'], { k: 1 }))[0].chunkId;
+        assert.deepEqual([...(await to.getVectors(ALL, [first])).get(first)!], [...vector], 'the exact float32 vector');
+        const scores = async (store: Store) => (await store.searchFullText(ALL, ['lava', 'basalt', 'titl'], { k: 10 })).map((h) => h.score.toFixed(9));
+        assert.deepEqual(await scores(to), await scores(from));
+        const described = async (store: Store) => (await store.searchDescriptions(ALL, ['lava', 'titl'], { k: 10 })).map((h) => h.score.toFixed(9));
+        assert.deepEqual(await described(to), await described(from));
+        assert.deepEqual(await to.collections(ALL), await from.collections(ALL));
+        await assert.rejects(() => to.importDocument!(documents[0]), (error) => DossierError.isInstance(error) && error.code === 'bad-input' && /already holds a\.md/.test(error.message));
+      } finally {
+        await source.cleanup();
+        await target.cleanup();
+      }
+    });
 
     it('returns stored vectors and document frequencies', () =>
       withStore(async (store) => {

@@ -162,6 +162,48 @@ export interface Store {
   readonly files?: readonly string[];
   /** Optional capability: true when this store was opened for reading only (writes are refused). */
   readonly readonly?: boolean;
+
+  /**
+   * Optional capability (moving an index to another backend, `dossier migrate --from … --to …`):
+   * what the index is, apart from its documents: identity, embedder, settings, full-text totals.
+   */
+  exportIndex?(): Promise<IndexExport>;
+  /** Optional capability: every document with its chunks, vectors and index terms exactly as stored, by document id. */
+  exportDocuments?(): AsyncIterable<ExportedDocument>;
+  /** Optional capability, before importDocument: records the embedder and settings (refusing different ones, as assertEmbedder/assertSetting do). */
+  importIndex?(exported: IndexExport): Promise<void>;
+  /**
+   * Optional capability: writes an exported document as it is (text, chunk boundaries, terms, vectors,
+   * description, timestamps) in one transaction; ids are assigned here. Refuses a source already stored.
+   */
+  importDocument?(exported: ExportedDocument): Promise<{ id: number }>;
+  /** Optional capability, after the last importDocument: takes over the source's full-text totals where it can (exact BM25). */
+  finishImport?(exported: IndexExport): Promise<void>;
+}
+
+/**
+ * Rows and tokens a full-text index has counted (BM25's N and average length). FTS5 never takes a
+ * deleted row out of them, so an index with deletions scores by totals its live rows do not give.
+ */
+export interface FullTextTotals {
+  chunks: { rows: number; tokens: number };
+  documents: { rows: number; tokens: number };
+}
+
+export interface IndexExport {
+  /** The source's identity; the target keeps its own (its chunk ids differ, so traces do not carry over). */
+  identity: IndexIdentity;
+  embedder: IndexInfo | null;
+  /** Index-wide settings (assertSetting), e.g. tokenizer → english. */
+  settings: Record<string, string>;
+  fullTextTotals?: FullTextTotals;
+}
+
+export interface ExportedDocument {
+  document: DocumentInput & { description: string; titleTerms: string; descriptionTerms: string; createdAt: string; updatedAt: string };
+  /** By ordinal; vectors[i] belongs to chunks[i]. */
+  chunks: ChunkInput[];
+  vectors: Float32Array[];
 }
 
 /** Which index a run used: a trace records it, and replay refuses another. */

@@ -18,11 +18,12 @@ export async function serve(argv: string[], context: CommandContext): Promise<nu
   const db = dbOf(values, context);
   const policy = loadPolicy(stringOption(values, 'config') ?? configFromEnv(context.io.env).configFile);
   const dossier = await openIndex(values, context, 'write');
-  const { startServer } = await import('../../server/index.ts');
+  const { startServer, sideDir } = await import('../../server/index.ts');
   const { optionalRouteGroups } = await import('../../server/groups.ts');
   let server: Awaited<ReturnType<typeof startServer>>;
   try {
-    server = await startServer({ dossier, db, host: stringOption(values, 'host'), port, auth, ask: { policy, runsDir: configFromEnv(context.io.env).runsDir ?? `${db}.runs`, model: stringOption(values, 'model') }, extra: await optionalRouteGroups() });
+    const uploadsDir = context.io.env.DOSSIER_UPLOADS_DIR || sideDir(db, 'uploads');
+    server = await startServer({ dossier, db, host: stringOption(values, 'host'), port, auth, uploadsDir, ask: { policy, runsDir: configFromEnv(context.io.env).runsDir ?? sideDir(db, 'runs'), model: stringOption(values, 'model') }, extra: await optionalRouteGroups() });
   } catch (error) {
     await dossier.close();
     if ((error as { code?: string }).code === 'EADDRINUSE') throw new DossierError('config', `port ${port} is in use; pick another with --port`);
@@ -46,9 +47,9 @@ export async function serve(argv: string[], context: CommandContext): Promise<nu
 export async function users(argv: string[], context: CommandContext): Promise<number> {
   const { values, positionals } = parse(argv, { admin: { type: 'boolean' } }, { min: 2, max: 2, what: 'users create <name>', missing: 'usage: dossier users create <name> [--admin]' });
   if (positionals[0] !== 'create') throw new UsageError(`unknown users command "${positionals[0]}" (users create <name>)`);
-  return withState(values, context, (state) => {
-    const user = state.createUser(positionals[1], { admin: values.admin === true });
-    const { apiKey } = state.createKey(user.id);
+  return withState(values, context, async (state) => {
+    const user = await state.createUser(positionals[1], { admin: values.admin === true });
+    const { apiKey } = await state.createKey(user.id);
     if (context.json) context.printJson({ userId: user.id, apiKey });
     else context.print(`user ${user.name} (${user.id})${user.admin ? ', admin' : ''}\napi key (shown once): ${apiKey}`);
   });
@@ -60,10 +61,10 @@ export async function keys(argv: string[], context: CommandContext): Promise<num
   if (positionals[0] !== 'create') throw new UsageError(`unknown keys command "${positionals[0]}" (keys create --user NAME)`);
   const name = stringOption(values, 'user');
   if (!name) throw new UsageError('keys create needs --user NAME');
-  return withState(values, context, (state) => {
-    const user = state.userByName(name);
+  return withState(values, context, async (state) => {
+    const user = await state.userByName(name);
     if (!user) throw new DossierError('not-found', `no user "${name}" (dossier users create ${name})`);
-    const { apiKey } = state.createKey(user.id);
+    const { apiKey } = await state.createKey(user.id);
     if (context.json) context.printJson({ apiKey });
     else context.print(`api key for ${name} (shown once): ${apiKey}`);
   });
@@ -78,25 +79,25 @@ export async function collections(argv: string[], context: CommandContext): Prom
   const [, collection, name] = positionals;
   const { assertCollectionName } = await import('../../dossier.ts');
   assertCollectionName(collection);
-  return withState(values, context, (state) => {
-    const user = state.userByName(name);
+  return withState(values, context, async (state) => {
+    const user = await state.userByName(name);
     if (!user) throw new DossierError('not-found', `no user "${name}" (dossier users create ${name})`);
-    state.grant(collection, user.id, role as 'reader');
+    await state.grant(collection, user.id, role as 'reader');
     if (context.json) context.printJson({ collection, user: name, role });
     else context.print(`${name} is ${role} of ${collection}`);
   });
 }
 
-async function withState(values: Values, context: CommandContext, use: (state: import('../../server/state.ts').ServerState) => void): Promise<number> {
+async function withState(values: Values, context: CommandContext, use: (state: import('../../server/state.ts').ServerState) => Promise<void>): Promise<number> {
   // The index is opened for writing first: it creates or migrates the file the server tables live in.
   const dossier = await openIndex(values, context, 'write');
   await dossier.close();
-  const { ServerState } = await import('../../server/state.ts');
-  const state = new ServerState(dbOf(values, context));
+  const { openServerState } = await import('../../server/state.ts');
+  const state = await openServerState(dbOf(values, context));
   try {
-    use(state);
+    await use(state);
   } finally {
-    state.close();
+    await state.close();
   }
   return 0;
 }

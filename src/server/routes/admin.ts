@@ -15,31 +15,31 @@ function assertAdmin(c: AppContext): void {
 export function registerAdmin(app: OpenAPIHono<Env>): void {
   app.openapi(
     createRoute({ method: 'get', path: '/v1/me', summary: 'The caller: user, admin, collections and roles', responses: { 200: json(z.object({ user: z.object({ id: z.string(), name: z.string(), admin: z.boolean() }), collections: z.array(z.object({ collection: z.string(), role: z.string() })) }), 'Who you are'), ...errors } }),
-    (c) => {
+    async (c) => {
       const { user } = principalOf(c);
-      return c.json({ user: { id: user.id, name: user.name, admin: user.admin }, collections: depsOf(c).state.memberships(user.id) }, 200);
+      return c.json({ user: { id: user.id, name: user.name, admin: user.admin }, collections: await depsOf(c).state.memberships(user.id) }, 200);
     },
   );
   app.openapi(
     createRoute({ method: 'post', path: '/v1/users', summary: 'Create a user (admin)', request: { body: { content: { 'application/json': { schema: z.object({ name: z.string(), admin: z.boolean().optional() }) } } } }, responses: { 201: json(z.object({ userId: z.string(), apiKey: z.string() }), 'The user and a first key (shown once)'), ...errors } }),
-    (c) => {
+    async (c) => {
       assertAdmin(c);
       const body = c.req.valid('json');
       const { state } = depsOf(c);
-      const user = state.createUser(body.name, { admin: body.admin });
-      return c.json({ userId: user.id, apiKey: state.createKey(user.id).apiKey }, 201);
+      const user = await state.createUser(body.name, { admin: body.admin });
+      return c.json({ userId: user.id, apiKey: (await state.createKey(user.id)).apiKey }, 201);
     },
   );
   app.openapi(
     createRoute({ method: 'post', path: '/v1/keys', summary: 'A new API key for a user (admin), or for yourself', request: { body: { content: { 'application/json': { schema: z.object({ user: z.string().optional() }) } } } }, responses: { 201: json(z.object({ apiKey: z.string() }), 'The key (shown once)'), ...errors } }),
-    (c) => {
+    async (c) => {
       const { state } = depsOf(c);
       const me = principalOf(c).user;
       const name = c.req.valid('json').user;
       if (name && name !== me.name) assertAdmin(c);
-      const user = name ? state.userByName(name) : me;
+      const user = name ? await state.userByName(name) : me;
       if (!user) throw new DossierError('not-found', `no user "${name}"`);
-      return c.json({ apiKey: state.createKey(user.id).apiKey }, 201);
+      return c.json({ apiKey: (await state.createKey(user.id)).apiKey }, 201);
     },
   );
   app.openapi(
@@ -50,16 +50,16 @@ export function registerAdmin(app: OpenAPIHono<Env>): void {
       request: { params: z.object({ collection: z.string(), user: z.string() }), body: { content: { 'application/json': { schema: z.object({ role: z.enum(ROLES as unknown as [Role, ...Role[]]) }) } } } },
       responses: { 200: json(z.object({ collection: z.string(), user: z.string(), role: z.string() }), 'Granted'), ...errors },
     }),
-    (c) => {
+    async (c) => {
       const { collection, user: name } = c.req.valid('param');
       assertCollectionName(collection);
       const principal = principalOf(c);
       if (!principal.canManage(collection)) throw new DossierError(principal.canRead(collection) ? 'forbidden' : 'not-found', principal.canRead(collection) ? `only an owner of "${collection}" can grant roles` : `no collection "${collection}"`);
       const { state } = depsOf(c);
-      const user = state.userByName(name);
+      const user = await state.userByName(name);
       if (!user) throw new DossierError('not-found', `no user "${name}"`);
       const { role } = c.req.valid('json');
-      state.grant(collection, user.id, role);
+      await state.grant(collection, user.id, role);
       return c.json({ collection, user: name, role }, 200);
     },
   );

@@ -27,7 +27,7 @@ export function streamRun(c: AppContext, runId: string, afterSeq: number): Respo
   return streamSSE(c, async (stream) => {
     const queue: StoredEvent[] = [];
     let wake: (() => void) | undefined;
-    const unsubscribe = runs.subscribe(runId, afterSeq, (event) => {
+    const unsubscribe = await runs.subscribe(runId, afterSeq, (event) => {
       queue.push(event);
       wake?.();
     });
@@ -40,7 +40,11 @@ export function streamRun(c: AppContext, runId: string, afterSeq: number): Respo
         while (queue.length) {
           const { seq, event } = queue.shift()!;
           await stream.writeSSE({ event: event.type, id: String(seq), data: JSON.stringify(event) });
-          if (event.type === 'run-finish' && !event.path) return;
+          if (event.type === 'run-finish' && !event.path) {
+            // Its result and messages are stored before the stream ends, so the client reads them next.
+            await runs.settled(runId);
+            return;
+          }
         }
         if (stream.aborted || (!runs.isLive(runId) && queue.length === 0)) return;
         await new Promise<void>((resolve) => {
@@ -57,8 +61,8 @@ export function streamRun(c: AppContext, runId: string, afterSeq: number): Respo
 }
 
 /** A run of the caller's, or not-found (another user's run does not exist for them). */
-export function ownRun(c: AppContext, runId: string) {
-  const run = depsOf(c).state.run(runId);
+export async function ownRun(c: AppContext, runId: string) {
+  const run = await depsOf(c).state.run(runId);
   if (!run || run.userId !== principalOf(c).user.id) throw new DossierError('not-found', 'no such run');
   return run;
 }
@@ -96,8 +100,8 @@ export function registerAsk(app: OpenAPIHono<Env>): void {
       request: { params: z.object({ id: z.string() }) },
       responses: { 200: json(z.record(z.string(), z.unknown()), 'The run'), ...errors },
     }),
-    (c) => {
-      const { userId: _user, ...run } = ownRun(c, c.req.valid('param').id);
+    async (c) => {
+      const { userId: _user, ...run } = await ownRun(c, c.req.valid('param').id);
       return c.json(run as Record<string, unknown>, 200);
     },
   );
@@ -110,8 +114,8 @@ export function registerAsk(app: OpenAPIHono<Env>): void {
       request: { params: z.object({ id: z.string() }), query: z.object({ after: z.coerce.number().int().min(0).optional() }) },
       responses: { 200: { description: 'Event stream', content: { 'text/event-stream': { schema: z.string() } } }, ...errors },
     }),
-    (c) => {
-      const run = ownRun(c, c.req.valid('param').id);
+    async (c) => {
+      const run = await ownRun(c, c.req.valid('param').id);
       const after = Number(c.req.header('last-event-id') ?? c.req.valid('query').after ?? 0);
       return streamRun(c, run.id, Number.isFinite(after) ? after : 0);
     },

@@ -43,7 +43,7 @@ export async function startChatRun(c: AppContext, request: ChatRunRequest): Prom
     .filter((m) => m.role !== 'system')
     .map((m, i) => ({ id: String(i), conversationId: '', role: m.role as 'user' | 'assistant', content: m.text, createdAt: '' }));
   const standalone = standaloneQuestion(question, history);
-  const { runId, done } = depsOf(c).runs.start(principalOf(c), run, { question: standalone });
+  const { runId, done } = await depsOf(c).runs.start(principalOf(c), run, { question: standalone });
   return { runId, done, question: standalone };
 }
 
@@ -59,7 +59,7 @@ export async function* runEvents(runs: RunManager, runId: string, done: Promise<
     settled = true;
     wake?.();
   });
-  const unsubscribe = runs.subscribe(runId, 0, ({ event }) => {
+  const unsubscribe = await runs.subscribe(runId, 0, ({ event }) => {
     queue.push(event as unknown as AgentEvent);
     wake?.();
   });

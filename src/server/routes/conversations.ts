@@ -1,4 +1,5 @@
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
+import type { AskResult } from '../../agent/ask.ts';
 import { entitiesIn } from '../../agent/offline/entities.ts';
 import { DossierError } from '../../errors/index.ts';
 import { depsOf, principalOf, type AppContext, type Env } from '../app.ts';
@@ -43,20 +44,25 @@ export async function startConversationRun(c: AppContext, request: RunRequest & 
   let question = request.question;
   let parentId = request.parentId;
   if (request.conversationId) {
-    const conversation = deps.state.conversation(request.conversationId);
+    const conversation = await deps.state.conversation(request.conversationId);
     if (!conversation || conversation.userId !== principal.user.id) throw new DossierError('not-found', 'no such conversation');
-    const all = deps.state.messages(conversation.id);
+    const all = await deps.state.messages(conversation.id);
     // The branch the question continues: up to its parent, or the whole thread.
     const history = parentId ? branchTo(all, parentId) : all;
     if (parentId && history.length === 0) throw new DossierError('not-found', 'no such parent message in this conversation');
     parentId ??= all.at(-1)?.id;
     question = standaloneQuestion(request.question, history);
   }
-  const { runId, done } = deps.runs.start(principal, request, { question });
-  if (request.conversationId) {
-    const asked = deps.state.addMessage({ conversationId: request.conversationId, ...(parentId ? { parentId } : {}), role: 'user', content: request.question, runId });
-    void done.then((result) => deps.state.addMessage({ conversationId: request.conversationId!, parentId: asked.id, role: 'assistant', content: result.answer, runId, citations: result.citations }));
-  }
+  const conversationId = request.conversationId;
+  let asked: MessageRecord | undefined;
+  // The question is recorded before the run starts and the answer before it counts as done, so whoever awaits `done` reads both.
+  const hooks = conversationId
+    ? {
+        beforeRun: async (runId: string) => void (asked = await deps.state.addMessage({ conversationId, ...(parentId ? { parentId } : {}), role: 'user', content: request.question, runId })),
+        afterRun: async (result: AskResult) => void (await deps.state.addMessage({ conversationId, parentId: asked!.id, role: 'assistant', content: result.answer, runId: asked!.runId, citations: result.citations })),
+      }
+    : {};
+  const { runId, done } = await deps.runs.start(principal, request, { question }, hooks);
   return { runId, done, question };
 }
 
@@ -72,8 +78,8 @@ const Message = z.object({ id: z.string(), parentId: z.string().optional(), role
 const Conversation = z.object({ id: z.string(), title: z.string(), createdAt: z.string() }).openapi('Conversation');
 const errors = { 400: json(ErrorSchema, 'Bad input'), 401: json(ErrorSchema, 'No valid API key'), 404: json(ErrorSchema, 'Not found (or not yours)') };
 
-function own(c: AppContext, id: string) {
-  const conversation = depsOf(c).state.conversation(id);
+async function own(c: AppContext, id: string) {
+  const conversation = await depsOf(c).state.conversation(id);
   if (!conversation || conversation.userId !== principalOf(c).user.id) throw new DossierError('not-found', 'no such conversation');
   return conversation;
 }
@@ -82,42 +88,42 @@ function own(c: AppContext, id: string) {
 export function registerConversations(app: OpenAPIHono<Env>): void {
   app.openapi(
     createRoute({ method: 'post', path: '/v1/conversations', summary: 'Start a conversation', request: { body: { content: { 'application/json': { schema: z.object({ title: z.string().max(200).optional() }) } } } }, responses: { 201: json(Conversation, 'The conversation'), ...errors } }),
-    (c) => {
-      const { id, title, createdAt } = depsOf(c).state.createConversation(principalOf(c).user.id, c.req.valid('json').title ?? 'Conversation');
+    async (c) => {
+      const { id, title, createdAt } = await depsOf(c).state.createConversation(principalOf(c).user.id, c.req.valid('json').title ?? 'Conversation');
       return c.json({ id, title, createdAt }, 201);
     },
   );
-  app.openapi(createRoute({ method: 'get', path: '/v1/conversations', summary: "The caller's conversations", responses: { 200: json(z.object({ conversations: z.array(Conversation) }), 'Conversations'), ...errors } }), (c) =>
-    c.json({ conversations: depsOf(c).state.conversations(principalOf(c).user.id).map(({ id, title, createdAt }) => ({ id, title, createdAt })) }, 200),
+  app.openapi(createRoute({ method: 'get', path: '/v1/conversations', summary: "The caller's conversations", responses: { 200: json(z.object({ conversations: z.array(Conversation) }), 'Conversations'), ...errors } }), async (c) =>
+    c.json({ conversations: (await depsOf(c).state.conversations(principalOf(c).user.id)).map(({ id, title, createdAt }) => ({ id, title, createdAt })) }, 200),
   );
   app.openapi(
     createRoute({ method: 'get', path: '/v1/conversations/{id}', summary: 'A conversation with its messages', request: { params: z.object({ id: z.string() }) }, responses: { 200: json(Conversation.extend({ messages: z.array(Message) }), 'The conversation'), ...errors } }),
-    (c) => {
-      const { id, title, createdAt } = own(c, c.req.valid('param').id);
-      return c.json({ id, title, createdAt, messages: depsOf(c).state.messages(id).map(({ conversationId: _c, ...m }) => m) }, 200);
+    async (c) => {
+      const { id, title, createdAt } = await own(c, c.req.valid('param').id);
+      return c.json({ id, title, createdAt, messages: (await depsOf(c).state.messages(id)).map(({ conversationId: _c, ...m }) => m) }, 200);
     },
   );
   app.openapi(
     createRoute({ method: 'get', path: '/v1/conversations/{id}/messages', summary: 'Messages, oldest first', request: { params: z.object({ id: z.string() }) }, responses: { 200: json(z.object({ messages: z.array(Message) }), 'Messages'), ...errors } }),
-    (c) => {
-      const { id } = own(c, c.req.valid('param').id);
-      return c.json({ messages: depsOf(c).state.messages(id).map(({ conversationId: _c, ...m }) => m) }, 200);
+    async (c) => {
+      const { id } = await own(c, c.req.valid('param').id);
+      return c.json({ messages: (await depsOf(c).state.messages(id)).map(({ conversationId: _c, ...m }) => m) }, 200);
     },
   );
   app.openapi(
     createRoute({ method: 'get', path: '/v1/conversations/{id}/export', summary: 'The conversation as Markdown', request: { params: z.object({ id: z.string() }) }, responses: { 200: { description: 'Markdown', content: { 'text/markdown': { schema: z.string() } } }, ...errors } }),
-    (c) => {
-      const conversation = own(c, c.req.valid('param').id);
+    async (c) => {
+      const conversation = await own(c, c.req.valid('param').id);
       const lines = [`# ${conversation.title}`, ''];
-      for (const m of depsOf(c).state.messages(conversation.id)) lines.push(`**${m.role === 'user' ? 'Question' : 'Answer'}** (${m.createdAt})`, '', m.content, '');
+      for (const m of await depsOf(c).state.messages(conversation.id)) lines.push(`**${m.role === 'user' ? 'Question' : 'Answer'}** (${m.createdAt})`, '', m.content, '');
       return c.body(lines.join('\n'), 200, { 'content-type': 'text/markdown; charset=utf-8' });
     },
   );
   app.openapi(
     createRoute({ method: 'delete', path: '/v1/conversations/{id}', summary: 'Delete a conversation and its messages', request: { params: z.object({ id: z.string() }) }, responses: { 200: json(z.object({ deleted: z.literal(true) }), 'Deleted'), ...errors } }),
-    (c) => {
-      const { id } = own(c, c.req.valid('param').id);
-      depsOf(c).state.deleteConversation(id);
+    async (c) => {
+      const { id } = await own(c, c.req.valid('param').id);
+      await depsOf(c).state.deleteConversation(id);
       return c.json({ deleted: true as const }, 200);
     },
   );

@@ -6,6 +6,7 @@ import { assertCollectionName } from '../../dossier.ts';
 import { DossierError, oneLine } from '../../errors/index.ts';
 import { SEARCH_MODES } from '../../retrieve/search.ts';
 import { checkLength, depsOf, principalOf, type Env } from '../app.ts';
+import type { JobUpdate } from '../state.ts';
 import { ErrorSchema, json } from './schemas.ts';
 import { streamSSE } from 'hono/streaming';
 
@@ -69,13 +70,21 @@ export function registerDocuments(app: OpenAPIHono<Env>): void {
         writeFileSync(path, Buffer.from(await file.arrayBuffer()));
         paths.push(path);
       }
-      const job = deps.state.createJob(principal.user.id, collection);
+      const job = await deps.state.createJob(principal.user.id, collection);
+      // The job's updates are chained so they land in order: a late progress never overwrites the finish.
+      let updates = Promise.resolve();
+      const update = (change: JobUpdate) =>
+        (updates = updates
+          .then(() => deps.state.updateJob(job.id, change))
+          .catch((error: unknown) => {
+            process.stderr.write(`dossier serve: job ${job.id}: could not store its progress: ${oneLine(error)}\n`);
+          }));
       // Off the request path: even one file is parsed, chunked and embedded in a worker thread, so
       // searches keep answering; the main thread only commits, document by document.
       void deps.dossier
-        .ingest(paths, { collection, metadata, workers: 1, onProgress: (progress) => deps.state.updateJob(job.id, { progress }) })
-        .then((report) => deps.state.updateJob(job.id, { status: 'finished', report }))
-        .catch((error: unknown) => deps.state.updateJob(job.id, { status: 'failed', error: oneLine(error) }));
+        .ingest(paths, { collection, metadata, workers: 1, onProgress: (progress) => void update({ progress }) })
+        .then((report) => update({ status: 'finished', report }))
+        .catch((error: unknown) => update({ status: 'failed', error: oneLine(error) }));
       return c.json({ job: { id: job.id, collection, status: 'running' as const } }, 202);
     },
   );
@@ -88,8 +97,8 @@ export function registerDocuments(app: OpenAPIHono<Env>): void {
       request: { params: z.object({ jobId: z.string() }) },
       responses: { 200: json(z.object({ job: Job }), 'The job'), ...errors },
     }),
-    (c) => {
-      const job = depsOf(c).state.job(c.req.valid('param').jobId);
+    async (c) => {
+      const job = await depsOf(c).state.job(c.req.valid('param').jobId);
       if (!job || job.userId !== principalOf(c).user.id) throw new DossierError('not-found', 'no such job');
       const { userId: _user, createdAt: _c, finishedAt: _f, ...shown } = job;
       return c.json({ job: shown }, 200);
@@ -104,17 +113,17 @@ export function registerDocuments(app: OpenAPIHono<Env>): void {
       request: { params: z.object({ jobId: z.string() }) },
       responses: { 200: { description: 'Event stream', content: { 'text/event-stream': { schema: z.string() } } }, ...errors },
     }),
-    (c) => {
+    async (c) => {
       const { state } = depsOf(c);
       const userId = principalOf(c).user.id;
-      const first = state.job(c.req.valid('param').jobId);
+      const first = await state.job(c.req.valid('param').jobId);
       if (!first || first.userId !== userId) throw new DossierError('not-found', 'no such job');
       // The job's row is the one source of truth (a worker or another node may be running it): read it until it ends.
       return streamSSE(c, async (stream) => {
         let sent = '';
         let id = 0;
         for (;;) {
-          const job = state.job(first.id);
+          const job = await state.job(first.id);
           if (!job || stream.aborted) return;
           const { userId: _user, createdAt: _c, finishedAt: _f, ...shown } = job;
           const data = JSON.stringify(shown);

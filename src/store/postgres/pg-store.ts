@@ -4,7 +4,9 @@ import { compileFilter, type FilterDialect } from '../filter.ts';
 import type {
   ChunkInput,
   DocumentInput,
+  ExportedDocument,
   Filter,
+  IndexExport,
   IndexIdentity,
   IndexInfo,
   Scope,
@@ -17,7 +19,7 @@ import type {
   UpsertStatus,
 } from '../types.ts';
 import { migratePg, PG_SCHEMA_VERSION, pgNeedsMigration, pgSchemaVersion, pgTooNew, SCHEMA_LOCK } from './schema.ts';
-import { toChunk, toDocument, type ChunkRow as SqlChunkRow } from '../rows.ts';
+import { toChunk, toDocument, type ChunkRow as SqlChunkRow, type DocumentRow } from '../rows.ts';
 
 type ChunkRow = SqlChunkRow<string[]>;
 
@@ -149,6 +151,8 @@ const TYPES = {
   getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
     oid === 20 ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format ?? 'text')) as typeof pg.types.getTypeParser,
 };
+
+const INT4_MAX = 2_147_483_647;
 
 /**
  * PostgreSQL + pgvector behind the same Store contract as SqliteStore. Full text is BM25 computed in
@@ -348,18 +352,22 @@ export class PgStore implements Store {
     });
   }
 
+  private async checkWrite(document: DocumentInput, chunks: ChunkInput[], vectors: Float32Array[]): Promise<void> {
+    this.assertWritable();
+    if (vectors.length !== chunks.length) {
+      throw new DossierError('bad-input', `upsert of ${document.source}: ${chunks.length} chunks but ${vectors.length} vectors`);
+    }
+    const info = await this.readIndexInfo();
+    for (const vector of vectors) {
+      if (info && vector.length !== info.dimensions) {
+        throw new DossierError('embedder-mismatch', `vector has ${vector.length} dimensions, the index has ${info.dimensions}`);
+      }
+    }
+  }
+
   upsertDocument(document: DocumentInput, chunks: ChunkInput[], vectors: Float32Array[]): Promise<{ id: number; status: UpsertStatus }> {
     return this.run(async () => {
-      this.assertWritable();
-      if (vectors.length !== chunks.length) {
-        throw new DossierError('bad-input', `upsert of ${document.source}: ${chunks.length} chunks but ${vectors.length} vectors`);
-      }
-      const info = await this.readIndexInfo();
-      for (const vector of vectors) {
-        if (info && vector.length !== info.dimensions) {
-          throw new DossierError('embedder-mismatch', `vector has ${vector.length} dimensions, the index has ${info.dimensions}`);
-        }
-      }
+      await this.checkWrite(document, chunks, vectors);
       // Two nodes inserting the same new source race on the unique key; the loser retries and sees the winner's row.
       for (let attempt = 0; ; attempt++) {
         try {
@@ -373,13 +381,21 @@ export class PgStore implements Store {
     });
   }
 
-  private async writeDocument(client: pg.PoolClient, document: DocumentInput, chunks: ChunkInput[], vectors: Float32Array[]): Promise<{ id: number; status: UpsertStatus }> {
+  /** With `imported`, a document moved from another index: its timestamps kept, never over an existing one. */
+  private async writeDocument(
+    client: pg.PoolClient,
+    document: DocumentInput,
+    chunks: ChunkInput[],
+    vectors: Float32Array[],
+    imported?: { createdAt: string; updatedAt: string },
+  ): Promise<{ id: number; status: UpsertStatus }> {
     const now = new Date().toISOString();
     await client.query('INSERT INTO collections(name, created_at) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING', [document.collection, now]);
     const collectionId = (await client.query('SELECT id FROM collections WHERE name = $1', [document.collection])).rows[0].id as number;
     const existing = (
       await client.query('SELECT id, content_hash FROM documents WHERE collection_id = $1 AND source = $2 FOR UPDATE', [collectionId, document.source])
     ).rows[0] as { id: number; content_hash: string } | undefined;
+    if (existing && imported) throw new DossierError('bad-input', `index ${this.label} already holds ${document.source} in collection ${document.collection}`);
     if (existing && existing.content_hash === document.contentHash) return { id: existing.id, status: 'unchanged' };
     await this.bumpGeneration(client);
 
@@ -400,8 +416,8 @@ export class PgStore implements Store {
       id = (
         await client.query(
           `INSERT INTO documents(collection_id, source, title, media_type, content_hash, metadata, text, bytes, description, created_at, updated_at, fts, fts_length)
-           VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$10, array_to_tsvector($11::text[]), $12) RETURNING id`,
-          [collectionId, document.source, document.title, document.mediaType, document.contentHash, JSON.stringify(document.metadata), document.text, document.bytes, description, now, docTerms.terms, docTerms.length],
+           VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$13, array_to_tsvector($11::text[]), $12) RETURNING id`,
+          [collectionId, document.source, document.title, document.mediaType, document.contentHash, JSON.stringify(document.metadata), document.text, document.bytes, description, imported?.createdAt ?? now, docTerms.terms, docTerms.length, imported?.updatedAt ?? now],
         )
       ).rows[0].id as number;
     }
@@ -582,7 +598,8 @@ export class PgStore implements Store {
     return this.run(async () => {
       const params = new Params();
       const scopeSql = this.scopeCondition(scope, params);
-      const sql = `${CHUNK_SELECT} WHERE c.document_id = ${params.add(documentId)} AND c.ordinal BETWEEN ${params.add(from)} AND ${params.add(to)} AND ${scopeSql} ORDER BY c.ordinal`;
+      // ordinal is an INTEGER: bounds past its range (getChunks asks up to MAX_SAFE_INTEGER) are clamped, not an error.
+      const sql = `${CHUNK_SELECT} WHERE c.document_id = ${params.add(documentId)} AND c.ordinal BETWEEN ${params.add(Math.max(from, -INT4_MAX))} AND ${params.add(Math.min(to, INT4_MAX))} AND ${scopeSql} ORDER BY c.ordinal`;
       return (await this.pool.query(sql, params.values)).rows.map(toChunk);
     });
   }
@@ -748,6 +765,122 @@ export class PgStore implements Store {
       );
       const row = result.rows[0];
       return { documents: row.n, chunks: row.chunks, collections: row.collections, bytes: row.bytes, embedder: await this.readIndexInfo() };
+    });
+  }
+
+  exportIndex(): Promise<IndexExport> {
+    return this.run(async () => {
+      const settings: Record<string, string> = {};
+      for (const row of (await this.pool.query("SELECT key, value FROM meta WHERE key LIKE 'setting:%' ORDER BY key")).rows as { key: string; value: string }[]) {
+        settings[row.key.slice('setting:'.length)] = row.value;
+      }
+      const totals = new Map(((await this.pool.query('SELECT name, rows, tokens FROM fts_stats')).rows as { name: string; rows: number; tokens: number }[]).map((row) => [row.name, row]));
+      const total = (name: string) => ({ rows: Number(totals.get(name)?.rows ?? 0), tokens: Number(totals.get(name)?.tokens ?? 0) });
+      return {
+        identity: await this.identity(),
+        embedder: await this.readIndexInfo(),
+        settings,
+        fullTextTotals: { chunks: total('chunks'), documents: total('documents') },
+      };
+    });
+  }
+
+  async *exportDocuments(): AsyncGenerator<ExportedDocument> {
+    // Term order is not kept here (only frequencies), and BM25 needs none: each term repeated tf times.
+    const repeat = (rows: { term: string; tf_title: number; tf_body: number }[], column: 'tf_title' | 'tf_body') =>
+      rows.flatMap((row) => Array<string>(row[column]).fill(row.term)).join(' ');
+    for (let after = 0; ; ) {
+      const page = await this.run(async () =>
+        (await this.pool.query(
+          `SELECT d.id, d.source, d.title, d.media_type, d.content_hash, d.metadata, d.text, d.bytes, d.description, d.created_at, d.updated_at, col.name AS collection
+           FROM documents d JOIN collections col ON col.id = d.collection_id WHERE d.id > $1 ORDER BY d.id LIMIT 100`,
+          [after],
+        )).rows as (Omit<DocumentRow<Record<string, unknown>>, 'chunk_count'> & { text: string })[],
+      );
+      if (page.length === 0) return;
+      for (const row of page) {
+        after = row.id;
+        const [chunks, chunkTerms, documentTerms] = await this.run(() =>
+          Promise.all([
+            this.pool.query(
+              `SELECT c.id, c.ordinal, c.text, c.token_count, c.heading_path, c.page, c.page_end, c.char_start, c.char_end, v.embedding::text AS embedding
+               FROM chunks c LEFT JOIN chunk_vectors v ON v.chunk_id = c.id WHERE c.document_id = $1 ORDER BY c.ordinal, c.id`,
+              [row.id],
+            ),
+            this.pool.query('SELECT t.chunk_id, t.term, t.tf_title, t.tf_body FROM chunk_terms t JOIN chunks c ON c.id = t.chunk_id WHERE c.document_id = $1 ORDER BY t.term', [row.id]),
+            this.pool.query('SELECT term, tf_title, tf_body FROM document_terms WHERE document_id = $1 ORDER BY term', [row.id]),
+          ]),
+        );
+        const termsOf = new Map<number, { term: string; tf_title: number; tf_body: number }[]>();
+        for (const term of chunkTerms.rows as { chunk_id: number; term: string; tf_title: number; tf_body: number }[]) {
+          (termsOf.get(term.chunk_id) ?? termsOf.set(term.chunk_id, []).get(term.chunk_id)!).push(term);
+        }
+        const rows = chunks.rows as (ChunkRow & { embedding: string | null })[];
+        yield {
+          document: {
+            collection: row.collection,
+            source: row.source,
+            title: row.title,
+            mediaType: row.media_type,
+            contentHash: row.content_hash,
+            metadata: row.metadata,
+            text: row.text,
+            bytes: row.bytes,
+            description: row.description ?? '',
+            titleTerms: repeat(documentTerms.rows, 'tf_title'),
+            descriptionTerms: repeat(documentTerms.rows, 'tf_body'),
+            createdAt: row.created_at,
+            updatedAt: row.updated_at,
+          },
+          chunks: rows.map((chunk) => ({
+            ordinal: chunk.ordinal,
+            text: chunk.text,
+            tokenCount: chunk.token_count,
+            headingPath: chunk.heading_path,
+            ...(chunk.page !== null ? { page: chunk.page } : {}),
+            ...(chunk.page_end !== null ? { pageEnd: chunk.page_end } : {}),
+            charStart: chunk.char_start,
+            charEnd: chunk.char_end,
+            terms: repeat(termsOf.get(chunk.id) ?? [], 'tf_body'),
+            titleTerms: repeat(termsOf.get(chunk.id) ?? [], 'tf_title'),
+          })),
+          vectors: rows.map((chunk) => {
+            if (!chunk.embedding) throw new DossierError('store-failed', `index ${this.label}: chunk ${chunk.id} of ${row.source} has no vector`);
+            return parseVector(chunk.embedding);
+          }),
+        };
+      }
+    }
+  }
+
+  async importIndex(exported: IndexExport): Promise<void> {
+    await this.run(async () => this.assertWritable());
+    if (exported.embedder) await this.assertEmbedder(exported.embedder);
+    for (const [key, value] of Object.entries(exported.settings)) await this.assertSetting(key, value);
+  }
+
+  importDocument(exported: ExportedDocument): Promise<{ id: number }> {
+    return this.run(async () => {
+      const { createdAt, updatedAt, ...document } = exported.document;
+      await this.checkWrite(document, exported.chunks, exported.vectors);
+      return { id: (await this.transaction((client) => this.writeDocument(client, document, exported.chunks, exported.vectors, { createdAt, updatedAt }))).id };
+    });
+  }
+
+  /**
+   * The source's full-text totals replace ours, so BM25 (N, average length) scores as it did there even
+   * when the source had deletions. Only right for a target that holds exactly the imported documents.
+   */
+  finishImport(exported: IndexExport): Promise<void> {
+    return this.run(async () => {
+      this.assertWritable();
+      const totals = exported.fullTextTotals;
+      if (!totals) return;
+      await this.transaction(async (client) => {
+        for (const [name, total] of [['chunks', totals.chunks], ['documents', totals.documents]] as const) {
+          await client.query('UPDATE fts_stats SET rows = $2, tokens = $3 WHERE name = $1', [name, total.rows, total.tokens]);
+        }
+      });
     });
   }
 

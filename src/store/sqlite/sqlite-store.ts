@@ -8,7 +8,9 @@ import { migrate, needsMigration, notAnIndex, SCHEMA_VERSION, schemaVersionOf, t
 import type {
   ChunkInput,
   DocumentInput,
+  ExportedDocument,
   Filter,
+  IndexExport,
   IndexIdentity,
   IndexInfo,
   Scope,
@@ -187,7 +189,12 @@ export class SqliteStore implements Store {
   }
 
   upsertDocument(document: DocumentInput, chunks: ChunkInput[], vectors: Float32Array[]): Promise<{ id: number; status: UpsertStatus }> {
-    return this.run(() => {
+    return this.run(() => this.write(document, chunks, vectors));
+  }
+
+  /** upsertDocument; with `imported`, a document moved from another index: its timestamps kept, never over an existing one. */
+  private write(document: DocumentInput, chunks: ChunkInput[], vectors: Float32Array[], imported?: { createdAt: string; updatedAt: string }): { id: number; status: UpsertStatus } {
+    {
       this.assertWritable();
       if (vectors.length !== chunks.length) {
         throw new DossierError('bad-input', `upsert of ${document.source}: ${chunks.length} chunks but ${vectors.length} vectors`);
@@ -207,6 +214,7 @@ export class SqliteStore implements Store {
         const existing = this.db
           .prepare('SELECT id, content_hash FROM documents WHERE collection_id = ? AND source = ?')
           .get(collectionId, document.source) as { id: number; content_hash: string } | undefined;
+        if (existing && imported) throw new DossierError('bad-input', `index ${this.path} already holds ${document.source} in collection ${document.collection}`);
         if (existing && existing.content_hash === document.contentHash) return { id: existing.id, status: 'unchanged' };
         this.bumpGeneration();
         let id: number;
@@ -223,7 +231,7 @@ export class SqliteStore implements Store {
               .prepare(
                 'INSERT INTO documents(collection_id, source, title, media_type, content_hash, metadata, text, bytes, description, created_at, updated_at) VALUES (?,?,?,?,?,?,?,?,?,?,?)',
               )
-              .run(collectionId, document.source, document.title, document.mediaType, document.contentHash, JSON.stringify(document.metadata), document.text, document.bytes, document.description ?? '', now, now)
+              .run(collectionId, document.source, document.title, document.mediaType, document.contentHash, JSON.stringify(document.metadata), document.text, document.bytes, document.description ?? '', imported?.createdAt ?? now, imported?.updatedAt ?? now)
               .lastInsertRowid,
           );
         }
@@ -253,7 +261,7 @@ export class SqliteStore implements Store {
         for (const row of inserted) this.vectors?.upsert(row.id, row.vector, { documentId: result.id, collectionId });
       });
       return result;
-    });
+    }
   }
 
   private ensureCollection(name: string, now: string): number {
@@ -572,6 +580,150 @@ export class SqliteStore implements Store {
         .prepare(`SELECT count(*) AS n FROM chunks c JOIN documents d ON d.id = c.document_id JOIN collections col ON col.id = d.collection_id WHERE ${where.sql}`)
         .get(...where.params) as { n: number };
       return { documents: documents.n, chunks: chunks.n, collections: documents.collections, bytes: documents.bytes, embedder: this.readIndexInfo() };
+    });
+  }
+
+  async exportIndex(): Promise<IndexExport> {
+    const identity = await this.identity();
+    return this.run(() => {
+      const settings: Record<string, string> = {};
+      for (const row of this.db.prepare("SELECT key, value FROM meta WHERE key LIKE 'setting:%' ORDER BY key").all() as { key: string; value: string }[]) {
+        settings[row.key.slice('setting:'.length)] = row.value;
+      }
+      return {
+        identity,
+        embedder: this.readIndexInfo(),
+        settings,
+        fullTextTotals: { chunks: this.fullTextTotals('chunks_fts'), documents: this.fullTextTotals('documents_fts') },
+      };
+    });
+  }
+
+  /**
+   * FTS5's own totals: the "averages" record (id 1 of the %_data table) holds the row count and each
+   * column's token count as SQLite varints. Read rather than recounted because deletes never lower them.
+   */
+  private fullTextTotals(table: 'chunks_fts' | 'documents_fts'): { rows: number; tokens: number } {
+    const block = this.db.prepare(`SELECT block FROM ${table}_data WHERE id = 1`).pluck().get() as Buffer | undefined;
+    if (!block || block.length === 0) return { rows: 0, tokens: 0 };
+    const values: number[] = [];
+    for (let at = 0; at < block.length; ) {
+      let value = 0;
+      let i = 0;
+      for (; i < 8 && at + i < block.length; i++) {
+        value = value * 128 + (block[at + i] & 0x7f);
+        if ((block[at + i] & 0x80) === 0) break;
+      }
+      if (i === 8) value = value * 256 + block[at + 8]; // a ninth byte carries all 8 bits
+      at += Math.min(i + 1, 9);
+      values.push(value);
+    }
+    const [rows, ...columns] = values;
+    return { rows, tokens: columns.reduce((sum, n) => sum + n, 0) };
+  }
+
+  /**
+   * The full-text rows are contentless (FTS5 keeps only the index), so the terms as indexed are read
+   * back from it: every token instance (fts5vocab 'instance') put in position order per row and
+   * column. Exactly what was indexed, whatever tokenizer made it; held in memory for one scan.
+   */
+  private indexedTerms(table: 'chunks_fts' | 'documents_fts', columns: [string, string]): Map<number, [string, string]> {
+    const vocab = `temp.migrate_${table}_instances`;
+    this.db.exec(`CREATE VIRTUAL TABLE IF NOT EXISTS ${vocab} USING fts5vocab(main, ${table}, 'instance')`);
+    try {
+      const tokens = new Map<number, [string[], string[]]>();
+      for (const row of this.db.prepare(`SELECT term, doc, col, "offset" FROM ${vocab}`).iterate() as Iterable<{ term: string; doc: number; col: string; offset: number }>) {
+        const entry = tokens.get(row.doc) ?? tokens.set(row.doc, [[], []]).get(row.doc)!;
+        entry[row.col === columns[0] ? 0 : 1][row.offset] = row.term;
+      }
+      const out = new Map<number, [string, string]>();
+      for (const [id, [first, second]] of tokens) out.set(id, [first.filter(Boolean).join(' '), second.filter(Boolean).join(' ')]);
+      return out;
+    } finally {
+      this.db.exec(`DROP TABLE IF EXISTS ${vocab}`);
+    }
+  }
+
+  async *exportDocuments(): AsyncGenerator<ExportedDocument> {
+    let chunkTerms: Map<number, [string, string]>;
+    let documentTerms: Map<number, [string, string]>;
+    try {
+      chunkTerms = this.indexedTerms('chunks_fts', ['title', 'body']);
+      documentTerms = this.indexedTerms('documents_fts', ['title', 'description']);
+    } catch (error) {
+      throw toStoreError(error, this.path);
+    }
+    const documents = this.db.prepare(
+      `SELECT d.id, d.source, d.title, d.media_type, d.content_hash, d.metadata, d.text, d.bytes, d.description, d.created_at, d.updated_at, col.name AS collection
+       FROM documents d JOIN collections col ON col.id = d.collection_id WHERE d.id > ? ORDER BY d.id LIMIT 100`,
+    );
+    const chunks = this.db.prepare(
+      `SELECT c.id, c.ordinal, c.text, c.token_count, c.heading_path, c.page, c.page_end, c.char_start, c.char_end, v.vector
+       FROM chunks c LEFT JOIN chunk_vectors v ON v.chunk_id = c.id WHERE c.document_id = ? ORDER BY c.ordinal, c.id`,
+    );
+    // Pages of documents by id, so a big index is never read whole; every page is a fresh statement run.
+    for (let after = 0; ; ) {
+      let page: (DocumentRow & { text: string })[];
+      try {
+        page = documents.all(after) as (DocumentRow & { text: string })[];
+      } catch (error) {
+        throw toStoreError(error, this.path);
+      }
+      if (page.length === 0) return;
+      for (const row of page) {
+        after = row.id;
+        const rows = chunks.all(row.id) as (ChunkRow & { vector: Buffer | null })[];
+        const [titleTerms, descriptionTerms] = documentTerms.get(row.id) ?? ['', ''];
+        yield {
+          document: {
+            collection: row.collection,
+            source: row.source,
+            title: row.title,
+            mediaType: row.media_type,
+            contentHash: row.content_hash,
+            metadata: JSON.parse(row.metadata) as Record<string, unknown>,
+            text: row.text,
+            bytes: row.bytes,
+            description: row.description ?? '',
+            titleTerms,
+            descriptionTerms,
+            createdAt: row.created_at,
+            updatedAt: row.updated_at,
+          },
+          chunks: rows.map((chunk) => {
+            const [title, body] = chunkTerms.get(chunk.id) ?? ['', ''];
+            return {
+              ordinal: chunk.ordinal,
+              text: chunk.text,
+              tokenCount: chunk.token_count,
+              headingPath: JSON.parse(chunk.heading_path) as string[],
+              ...(chunk.page !== null ? { page: chunk.page } : {}),
+              ...(chunk.page_end !== null ? { pageEnd: chunk.page_end } : {}),
+              charStart: chunk.char_start,
+              charEnd: chunk.char_end,
+              terms: body,
+              titleTerms: title,
+            };
+          }),
+          vectors: rows.map((chunk) => {
+            if (!chunk.vector) throw new DossierError('store-failed', `index ${this.path}: chunk ${chunk.id} of ${row.source} has no vector`);
+            return Float32Array.from(float32View(chunk.vector)); // a copy: the blob's buffer is reused
+          }),
+        };
+      }
+    }
+  }
+
+  async importIndex(exported: IndexExport): Promise<void> {
+    await this.run(() => this.assertWritable());
+    if (exported.embedder) await this.assertEmbedder(exported.embedder);
+    for (const [key, value] of Object.entries(exported.settings)) await this.assertSetting(key, value);
+  }
+
+  importDocument(exported: ExportedDocument): Promise<{ id: number }> {
+    return this.run(() => {
+      const { createdAt, updatedAt, ...document } = exported.document;
+      return { id: this.write(document, exported.chunks, exported.vectors, { createdAt, updatedAt }).id };
     });
   }
 

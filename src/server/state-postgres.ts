@@ -1,0 +1,305 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import pg from 'pg';
+import {
+  badRole,
+  badUserName,
+  hashKey,
+  INTERRUPTED_JOB,
+  json,
+  now,
+  ROLES,
+  USER_NAME,
+  userExists,
+  type ConversationRecord,
+  type JobRecord,
+  type JobUpdate,
+  type MessageRecord,
+  type Role,
+  type RunRecord,
+  type ServerState,
+  type StoredEvent,
+  type User,
+} from './state.ts';
+import { DossierError } from '../errors/index.ts';
+
+/**
+ * Advisory lock key for the server tables' migrations: its own key, so a server starting beside an
+ * index migration does not wait on it (and the other way round).
+ */
+export const SERVER_SCHEMA_LOCK = 0x73727673; // "srvs"
+
+/**
+ * The `srv_*` tables as numbered migrations, the same tables and meaning as the SQLite ones (JSON kept
+ * as text, so stored events replay byte for byte; timestamps ISO strings). `srv_meta.schema_version`
+ * holds the last one applied; all pending ones run in one transaction under the advisory lock, so
+ * whichever node starts first migrates and the others find nothing left to do. Migrations only add.
+ */
+const SERVER_MIGRATIONS: ReadonlyArray<{ version: number; name: string; sql: string }> = [
+  {
+    version: 1,
+    name: 'users, keys, members, conversations, messages, runs, events, jobs',
+    sql: `
+CREATE TABLE IF NOT EXISTS srv_users (id TEXT PRIMARY KEY, name TEXT NOT NULL UNIQUE, admin BOOLEAN NOT NULL DEFAULT false, created_at TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS srv_keys (id TEXT PRIMARY KEY, user_id TEXT NOT NULL REFERENCES srv_users(id) ON DELETE CASCADE, hash TEXT NOT NULL UNIQUE, created_at TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS srv_members (collection TEXT NOT NULL, user_id TEXT NOT NULL REFERENCES srv_users(id) ON DELETE CASCADE, role TEXT NOT NULL, PRIMARY KEY (collection, user_id));
+CREATE INDEX IF NOT EXISTS srv_members_user ON srv_members (user_id);
+CREATE TABLE IF NOT EXISTS srv_conversations (id TEXT PRIMARY KEY, user_id TEXT NOT NULL, title TEXT NOT NULL, created_at TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS srv_conversations_user ON srv_conversations (user_id, created_at);
+CREATE TABLE IF NOT EXISTS srv_messages (id TEXT PRIMARY KEY, conversation_id TEXT NOT NULL REFERENCES srv_conversations(id) ON DELETE CASCADE, parent_id TEXT, role TEXT NOT NULL, content TEXT NOT NULL, run_id TEXT, citations TEXT, created_at TEXT NOT NULL, seq INTEGER NOT NULL);
+CREATE INDEX IF NOT EXISTS srv_messages_conversation ON srv_messages (conversation_id, seq);
+CREATE TABLE IF NOT EXISTS srv_runs (id TEXT PRIMARY KEY, user_id TEXT NOT NULL, conversation_id TEXT, question TEXT NOT NULL, mode TEXT NOT NULL, status TEXT NOT NULL, finish_reason TEXT, result TEXT, created_at TEXT NOT NULL, finished_at TEXT);
+CREATE TABLE IF NOT EXISTS srv_run_events (run_id TEXT NOT NULL REFERENCES srv_runs(id) ON DELETE CASCADE, seq INTEGER NOT NULL, type TEXT NOT NULL, event TEXT NOT NULL, PRIMARY KEY (run_id, seq));
+CREATE TABLE IF NOT EXISTS srv_jobs (id TEXT PRIMARY KEY, user_id TEXT NOT NULL, collection TEXT NOT NULL, status TEXT NOT NULL, progress TEXT, report TEXT, error TEXT, created_at TEXT NOT NULL, finished_at TEXT);
+`,
+  },
+];
+
+export const SERVER_SCHEMA_VERSION = SERVER_MIGRATIONS[SERVER_MIGRATIONS.length - 1]!.version;
+
+async function migrate(pool: pg.Pool): Promise<void> {
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN');
+    await client.query('SELECT pg_advisory_xact_lock($1)', [SERVER_SCHEMA_LOCK]);
+    await client.query('CREATE TABLE IF NOT EXISTS srv_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)');
+    const row = await client.query("SELECT value FROM srv_meta WHERE key = 'schema_version'");
+    const from = Number(row.rows[0]?.value ?? 0); // read under the lock: another node may have just migrated
+    if (from > SERVER_SCHEMA_VERSION) throw new DossierError('store-failed', `the server tables have schema version ${from}, newer than this Dossier reads (${SERVER_SCHEMA_VERSION}); upgrade Dossier`);
+    for (const migration of SERVER_MIGRATIONS) {
+      if (migration.version <= from) continue;
+      await client.query(migration.sql);
+      await client.query("INSERT INTO srv_meta(key, value) VALUES ('schema_version', $1) ON CONFLICT (key) DO UPDATE SET value = excluded.value", [String(migration.version)]);
+    }
+    await client.query('COMMIT');
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw error;
+  } finally {
+    client.release();
+  }
+}
+
+type Row = Record<string, any>;
+
+const toUser = (r: Row | undefined): User | undefined => (r ? { id: r.id, name: r.name, admin: r.admin === true, createdAt: r.created_at } : undefined);
+const toConversation = (r: Row): ConversationRecord => ({ id: r.id, userId: r.user_id, title: r.title, createdAt: r.created_at });
+
+/** PostgreSQL: the `srv_*` tables in the index's database, on a pool of their own. */
+export class PgServerState implements ServerState {
+  private constructor(private readonly pool: pg.Pool) {}
+
+  static async open(url: string): Promise<PgServerState> {
+    const pool = new pg.Pool({ connectionString: url, max: 4 });
+    // An idle client's error (the server restarting) must not crash the process; the next query reports it.
+    pool.on('error', () => undefined);
+    try {
+      await migrate(pool);
+    } catch (error) {
+      await pool.end();
+      throw error;
+    }
+    return new PgServerState(pool);
+  }
+
+  private async rows(sql: string, params: unknown[] = []): Promise<Row[]> {
+    return (await this.pool.query(sql, params)).rows;
+  }
+
+  async close(): Promise<void> {
+    await this.pool.end();
+  }
+
+  // Users and keys
+
+  async createUser(name: string, options: { admin?: boolean } = {}): Promise<User> {
+    if (!USER_NAME.test(name)) throw badUserName(name);
+    const user: User = { id: randomUUID(), name, admin: options.admin === true, createdAt: now() };
+    // The unique name decides between two nodes creating the same user at once.
+    const inserted = await this.rows('INSERT INTO srv_users (id, name, admin, created_at) VALUES ($1, $2, $3, $4) ON CONFLICT (name) DO NOTHING RETURNING id', [user.id, user.name, user.admin, user.createdAt]);
+    if (inserted.length === 0) throw userExists(name);
+    return user;
+  }
+
+  async localUser(): Promise<User> {
+    const found = await this.userByName('local');
+    if (found) return found;
+    // Concurrent first requests each try; whichever inserts first wins and all read that one.
+    await this.rows('INSERT INTO srv_users (id, name, admin, created_at) VALUES ($1, $2, true, $3) ON CONFLICT (name) DO NOTHING', [randomUUID(), 'local', now()]);
+    return (await this.userByName('local'))!;
+  }
+
+  async userByName(name: string): Promise<User | undefined> {
+    return toUser((await this.rows('SELECT * FROM srv_users WHERE name = $1', [name]))[0]);
+  }
+
+  async user(id: string): Promise<User | undefined> {
+    return toUser((await this.rows('SELECT * FROM srv_users WHERE id = $1', [id]))[0]);
+  }
+
+  async users(): Promise<User[]> {
+    return (await this.rows('SELECT * FROM srv_users ORDER BY created_at')).map((row) => toUser(row)!);
+  }
+
+  async createKey(userId: string): Promise<{ id: string; apiKey: string }> {
+    if (!(await this.user(userId))) throw new DossierError('not-found', 'no such user');
+    const apiKey = `dsk_${randomBytes(32).toString('base64url')}`;
+    const id = randomUUID();
+    await this.rows('INSERT INTO srv_keys (id, user_id, hash, created_at) VALUES ($1, $2, $3, $4)', [id, userId, hashKey(apiKey), now()]);
+    return { id, apiKey };
+  }
+
+  async userByKey(apiKey: string): Promise<User | undefined> {
+    return toUser((await this.rows('SELECT u.* FROM srv_keys k JOIN srv_users u ON u.id = k.user_id WHERE k.hash = $1', [hashKey(apiKey)]))[0]);
+  }
+
+  // Collections
+
+  async grant(collection: string, userId: string, role: Role): Promise<void> {
+    if (!ROLES.includes(role)) throw badRole(role);
+    await this.rows('INSERT INTO srv_members (collection, user_id, role) VALUES ($1, $2, $3) ON CONFLICT (collection, user_id) DO UPDATE SET role = excluded.role', [collection, userId, role]);
+  }
+
+  async revoke(collection: string, userId: string): Promise<void> {
+    await this.rows('DELETE FROM srv_members WHERE collection = $1 AND user_id = $2', [collection, userId]);
+  }
+
+  async memberships(userId: string): Promise<Array<{ collection: string; role: Role }>> {
+    // COLLATE "C": byte order, as SQLite's ORDER BY, whatever the database's locale.
+    return (await this.rows('SELECT collection, role FROM srv_members WHERE user_id = $1 ORDER BY collection COLLATE "C"', [userId])) as Array<{ collection: string; role: Role }>;
+  }
+
+  async members(collection: string): Promise<Array<{ userId: string; name: string; role: Role }>> {
+    return (await this.rows('SELECT m.user_id AS "userId", u.name, m.role FROM srv_members m JOIN srv_users u ON u.id = m.user_id WHERE m.collection = $1 ORDER BY u.name COLLATE "C"', [collection])) as Array<{ userId: string; name: string; role: Role }>;
+  }
+
+  // Runs and their events
+
+  async createRun(run: Omit<RunRecord, 'status' | 'createdAt'>): Promise<RunRecord> {
+    const record: RunRecord = { ...run, status: 'running', createdAt: now() };
+    await this.rows('INSERT INTO srv_runs (id, user_id, conversation_id, question, mode, status, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7)', [record.id, record.userId, record.conversationId ?? null, record.question, record.mode, record.status, record.createdAt]);
+    return record;
+  }
+
+  async appendEvent(runId: string, seq: number, event: { type: string }): Promise<void> {
+    await this.rows('INSERT INTO srv_run_events (run_id, seq, type, event) VALUES ($1, $2, $3, $4)', [runId, seq, event.type, JSON.stringify(event)]);
+  }
+
+  async finishRun(runId: string, status: 'finished' | 'failed', finishReason: string, result: unknown): Promise<void> {
+    await this.rows('UPDATE srv_runs SET status = $1, finish_reason = $2, result = $3, finished_at = $4 WHERE id = $5', [status, finishReason, JSON.stringify(result ?? null), now(), runId]);
+  }
+
+  async run(id: string): Promise<RunRecord | undefined> {
+    const row = (await this.rows('SELECT * FROM srv_runs WHERE id = $1', [id]))[0];
+    if (!row) return undefined;
+    return {
+      id: row.id,
+      userId: row.user_id,
+      ...(row.conversation_id ? { conversationId: row.conversation_id } : {}),
+      question: row.question,
+      mode: row.mode,
+      status: row.status as RunRecord['status'],
+      ...(row.finish_reason ? { finishReason: row.finish_reason } : {}),
+      createdAt: row.created_at,
+      ...(row.finished_at ? { finishedAt: row.finished_at } : {}),
+      ...(row.result ? { result: json(row.result) } : {}),
+    };
+  }
+
+  async events(runId: string, afterSeq = 0): Promise<StoredEvent[]> {
+    return (await this.rows('SELECT seq, event FROM srv_run_events WHERE run_id = $1 AND seq > $2 ORDER BY seq', [runId, afterSeq])).map((row) => ({ seq: row.seq, event: JSON.parse(row.event) }));
+  }
+
+  async lastSeq(runId: string): Promise<number> {
+    return (await this.rows('SELECT COALESCE(MAX(seq), 0) AS seq FROM srv_run_events WHERE run_id = $1', [runId]))[0]!.seq;
+  }
+
+  async runsLeftRunning(): Promise<string[]> {
+    return (await this.rows("SELECT id FROM srv_runs WHERE status = 'running'")).map((row) => row.id);
+  }
+
+  // Conversations
+
+  async createConversation(userId: string, title: string): Promise<ConversationRecord> {
+    const record: ConversationRecord = { id: randomUUID(), userId, title: title.slice(0, 200), createdAt: now() };
+    await this.rows('INSERT INTO srv_conversations (id, user_id, title, created_at) VALUES ($1, $2, $3, $4)', [record.id, record.userId, record.title, record.createdAt]);
+    return record;
+  }
+
+  async conversation(id: string): Promise<ConversationRecord | undefined> {
+    const row = (await this.rows('SELECT * FROM srv_conversations WHERE id = $1', [id]))[0];
+    return row ? toConversation(row) : undefined;
+  }
+
+  async conversations(userId: string): Promise<ConversationRecord[]> {
+    return (await this.rows('SELECT * FROM srv_conversations WHERE user_id = $1 ORDER BY created_at DESC', [userId])).map(toConversation);
+  }
+
+  async deleteConversation(id: string): Promise<void> {
+    await this.rows('DELETE FROM srv_conversations WHERE id = $1', [id]);
+  }
+
+  async addMessage(message: Omit<MessageRecord, 'id' | 'createdAt'>): Promise<MessageRecord> {
+    const record: MessageRecord = { ...message, id: randomUUID(), createdAt: now() };
+    // The next seq in the same statement as the insert, so no other write slips in between.
+    await this.rows(
+      'INSERT INTO srv_messages (id, conversation_id, parent_id, role, content, run_id, citations, created_at, seq) SELECT $1, $2, $3, $4, $5, $6, $7, $8, COALESCE(MAX(seq), 0) + 1 FROM srv_messages WHERE conversation_id = $2',
+      [record.id, record.conversationId, record.parentId ?? null, record.role, record.content, record.runId ?? null, record.citations ? JSON.stringify(record.citations) : null, record.createdAt],
+    );
+    return record;
+  }
+
+  async messages(conversationId: string): Promise<MessageRecord[]> {
+    return (await this.rows('SELECT * FROM srv_messages WHERE conversation_id = $1 ORDER BY seq', [conversationId])).map((row) => ({
+      id: row.id,
+      conversationId: row.conversation_id,
+      ...(row.parent_id ? { parentId: row.parent_id } : {}),
+      role: row.role as 'user' | 'assistant',
+      content: row.content,
+      ...(row.run_id ? { runId: row.run_id } : {}),
+      ...(row.citations ? { citations: json(row.citations) } : {}),
+      createdAt: row.created_at,
+    }));
+  }
+
+  // Ingestion jobs
+
+  async createJob(userId: string, collection: string): Promise<JobRecord> {
+    const record: JobRecord = { id: randomUUID(), userId, collection, status: 'running', createdAt: now() };
+    await this.rows('INSERT INTO srv_jobs (id, user_id, collection, status, created_at) VALUES ($1, $2, $3, $4, $5)', [record.id, userId, collection, record.status, record.createdAt]);
+    return record;
+  }
+
+  async updateJob(id: string, update: JobUpdate): Promise<void> {
+    const current = await this.job(id);
+    if (!current) return;
+    const next = { ...current, ...update };
+    await this.rows('UPDATE srv_jobs SET status = $1, progress = $2, report = $3, error = $4, finished_at = $5 WHERE id = $6', [
+      next.status,
+      next.progress === undefined ? null : JSON.stringify(next.progress),
+      next.report === undefined ? null : JSON.stringify(next.report),
+      next.error ?? null,
+      next.status === 'running' ? null : now(),
+      id,
+    ]);
+  }
+
+  async job(id: string): Promise<JobRecord | undefined> {
+    const row = (await this.rows('SELECT * FROM srv_jobs WHERE id = $1', [id]))[0];
+    if (!row) return undefined;
+    return {
+      id: row.id,
+      userId: row.user_id,
+      collection: row.collection,
+      status: row.status as JobRecord['status'],
+      ...(row.progress ? { progress: json(row.progress) } : {}),
+      ...(row.report ? { report: json(row.report) } : {}),
+      ...(row.error ? { error: row.error } : {}),
+      createdAt: row.created_at,
+      ...(row.finished_at ? { finishedAt: row.finished_at } : {}),
+    };
+  }
+
+  async failInterruptedJobs(): Promise<number> {
+    return (await this.pool.query("UPDATE srv_jobs SET status = 'failed', error = $1, finished_at = $2 WHERE status = 'running'", [INTERRUPTED_JOB, now()])).rowCount ?? 0;
+  }
+}

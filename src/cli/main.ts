@@ -11,6 +11,9 @@ Commands:
                                              removes documents whose files are gone; with a real --model,
                                              it writes the document descriptions; images and scanned PDF
                                              pages are read by OCR unless --no-ocr
+  ingest <path…> --queue --db postgres://…   enqueue the files as one job for "dossier worker" (paths on a
+                                             file system the workers share; prints {job} with --json)
+  worker [--concurrency N]                   claim and ingest queued jobs (PostgreSQL) until SIGINT/SIGTERM
   list [--collection NAME] [--limit N] [--offset N]
                                              the documents in the index
   search <query> [--mode fulltext|vector|hybrid] [--k N] [--collection NAME] [--filter JSON]
@@ -23,9 +26,10 @@ Commands:
   approve <runId> [--deny] [--by NAME] [--note TEXT]
                                              release (or deny) the answer of a run paused for approval
   replay <trace.jsonl>                       rerun a recorded run from its recorded model outputs
-  serve [--host H] [--port P] [--auth none|keys] [--config FILE]
+  serve [--host H] [--port P] [--auth none|keys] [--config FILE] [--workers N]
                                              the HTTP API (/docs, /openapi.json), MCP at /mcp and the web page at /;
-                                             off loopback it needs --auth keys
+                                             off loopback it needs --auth keys; on PostgreSQL, uploads are
+                                             queued and N in-process workers (default 1, 0 = none) ingest them
   mcp [--collection NAME]… [--model M]       an MCP server over stdio (tools: search, ask, research,
                                              get_content, list_documents; documents as resources)
   users create <name> [--admin]              a server user and its first API key
@@ -71,6 +75,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   replay: async () => (await import('./commands/ask.ts')).replay,
   approve: async () => (await import('./commands/ask.ts')).approve,
   serve: async () => (await import('./commands/serve.ts')).serve,
+  worker: async () => (await import('./commands/serve.ts')).worker,
   users: async () => (await import('./commands/serve.ts')).users,
   keys: async () => (await import('./commands/serve.ts')).keys,
   collections: async () => (await import('./commands/serve.ts')).collections,

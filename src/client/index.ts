@@ -74,7 +74,10 @@ export interface UploadOptions {
 export interface IngestJob {
   id: string;
   collection: string;
-  status: 'running' | 'finished' | 'failed';
+  /** `queued` on a PostgreSQL-backed server until a worker claims the job. */
+  status: 'queued' | 'running' | 'finished' | 'failed';
+  /** Queued jobs: claims so far. */
+  attempts?: number;
   progress?: IngestProgress;
   report?: IngestReport;
   error?: string;
@@ -326,12 +329,12 @@ export function createClient(options: ClientOptions) {
       },
       /** GET /v1/jobs/:id: an ingestion job, its progress, then its report. */
       job: async (id: string): Promise<IngestJob> => (await json<{ job: IngestJob }>('GET', path`/v1/jobs/${id}`)).job,
-      /** Polls a job until it is no longer running; returns it finished or failed (check `status`). */
+      /** Polls a job until it is neither queued nor running; returns it finished or failed (check `status`). */
       waitForJob: async (id: string, opts: { intervalMs?: number; timeoutMs?: number; signal?: AbortSignal } = {}): Promise<IngestJob> => {
         const deadline = Date.now() + (opts.timeoutMs ?? 120_000);
         for (;;) {
           const job = (await json<{ job: IngestJob }>('GET', path`/v1/jobs/${id}`, { signal: opts.signal })).job;
-          if (job.status !== 'running') return job;
+          if (job.status === 'finished' || job.status === 'failed') return job;
           if (Date.now() > deadline) throw new DossierClientError(0, 'timeout', `job ${id} is still running after ${opts.timeoutMs ?? 120_000} ms`);
           await sleep(opts.intervalMs ?? 100, opts.signal);
         }

@@ -104,7 +104,8 @@ export function createApp(options: ServerOptions): { app: OpenAPIHono<Env>; deps
       }
     },
   });
-  const limiter = new RateLimiter(limits.requestsPerMinute);
+  // A state that can count requests (PostgreSQL) shares the limit between nodes on one database.
+  const limiter = new RateLimiter(limits.requestsPerMinute, options.state.countRequest?.bind(options.state));
   app.onError((error, c) => errorResponse(c, error));
   app.notFound((c) => c.json({ error: { code: 'not-found', message: `no route ${c.req.method} ${c.req.path}` } }, 404));
   app.use('*', async (c, next) => {
@@ -114,7 +115,7 @@ export function createApp(options: ServerOptions): { app: OpenAPIHono<Env>; deps
   app.use('/v1/*', bodyLimit({ maxSize: limits.bodyBytes, onError: (c) => c.json({ error: { code: 'too-large', message: `the request body is larger than ${limits.bodyBytes} bytes` } }, 413) }));
   const guard = async (c: AppContext, next: () => Promise<void>) => {
     const principal = await authenticate(c, deps);
-    if (!limiter.allow(principal.user.id)) throw new DossierError('rate-limited', `more than ${limits.requestsPerMinute} requests a minute for this key; retry in a minute`);
+    if (!(await limiter.allow(principal.user.id))) throw new DossierError('rate-limited', `more than ${limits.requestsPerMinute} requests a minute for this key; retry in a minute`);
     c.set('principal', principal);
     await next();
   };

@@ -57,6 +57,8 @@ export interface StartOptions {
   extra?: RouteGroup[];
   /** Where uploads are kept; default `DOSSIER_UPLOADS_DIR`, else beside the index (see sideDir). */
   uploadsDir?: string;
+  /** PostgreSQL: queue workers run in this process (default 1, so one node works alone; 0 only enqueues). */
+  workers?: number;
 }
 
 /**
@@ -99,6 +101,22 @@ export async function startServer(options: StartOptions): Promise<{ url: string;
     started.once('error', reject);
   });
   const { port } = server.address() as AddressInfo;
+  // The in-process queue worker: the same loop as `dossier worker`, on the server's index and state.
+  const queue = state.queue();
+  const stopWorkers = new AbortController();
+  const workers = queue && (options.workers ?? 1) > 0
+    ? import('./queue.ts').then(({ runWorker }) =>
+        runWorker({
+          dossier: options.dossier,
+          queue,
+          concurrency: options.workers ?? 1,
+          prepareWorkers: 1, // parsing off the main thread, so searches keep answering while a job runs
+          signal: stopWorkers.signal,
+          // Finished jobs speak through their row; only what went wrong is worth a line here.
+          onJob: ({ job, outcome, detail }) => void (outcome !== 'finished' && process.stderr.write(`dossier serve: job ${job.id} ${outcome}: ${detail}\n`)),
+        }),
+      )
+    : undefined;
   const shownHost = host.includes(':') ? `[${host}]` : host;
   return {
     url: `http://${shownHost}:${port}`,
@@ -106,6 +124,9 @@ export async function startServer(options: StartOptions): Promise<{ url: string;
     server,
     close: async () => {
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      // A job in hand goes back to the queue (its committed documents stay) before the state closes.
+      stopWorkers.abort();
+      await workers?.catch(() => undefined);
       await deps.runs.drain();
       // Open event streams would hold the server open: their runs are over, so they can go.
       (server as import('node:http').Server).closeAllConnections?.();

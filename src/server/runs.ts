@@ -36,7 +36,8 @@ export interface RunHooks {
 /**
  * Runs started over HTTP: each run's events are numbered and stored as they happen (the SSE `id`
  * is the number), so a client that reconnects with `Last-Event-ID` gets exactly what it missed,
- * from the database, then the rest live. No broker: one process. A run a killed process left
+ * from the database, then the rest live. No broker: a run started on another node (one database,
+ * several processes) is followed by polling its stored events. A run a killed process left
  * running is closed on the next start (`recoverInterrupted`) with `run-finish` (finish reason `error`).
  * The agent reports events synchronously and the state is async: each event is stored through one
  * ordered chain and, once stored, kept in memory (what subscribers of a live run read) and
@@ -110,30 +111,68 @@ export class RunManager {
 
   /**
    * Every event after `afterSeq`: the stored ones first, then live ones until `run-finish`. Resolves
-   * to an unsubscribe function once what was already there has been delivered. Events are delivered
-   * once each, in order, with no gap between the stored and the live part: a live run's events are
-   * all in memory (read and subscribed in one synchronous step); a run that is not live is all stored.
+   * to an unsubscribe function once what was already there has been delivered; `onEnd` is called
+   * once nothing more will come. Events are delivered once each, in order, with no gap between the
+   * stored and the live part: a live run's events are all in memory (read and subscribed in one
+   * synchronous step). A run that is not live here but stored as running belongs to another node
+   * (several `dossier serve` on one database): its stored events are polled until its `run-finish`.
    */
-  async subscribe(runId: string, afterSeq: number, listener: Listener): Promise<() => void> {
+  async subscribe(runId: string, afterSeq: number, listener: Listener, onEnd: () => void = () => undefined): Promise<() => void> {
     let delivered = afterSeq;
+    let stopped = false;
+    let finished = false;
     const deliver = (event: StoredEvent) => {
-      if (event.seq <= delivered) return;
+      if (stopped || event.seq <= delivered) return;
       delivered = event.seq;
+      if (event.event.type === 'run-finish' && !(event.event as { path?: unknown }).path) finished = true;
       listener(event);
     };
     const live = this.live.get(runId);
     if (live) {
       for (const event of live.events) deliver(event);
       live.listeners.add(deliver);
-      return () => live.listeners.delete(deliver);
+      void live.done.finally(() => stopped || onEnd());
+      return () => {
+        stopped = true;
+        live.listeners.delete(deliver);
+      };
     }
-    for (const event of await this.state.events(runId, afterSeq)) deliver(event);
-    return () => undefined;
+    // The status is read before the events: a run seen finished has all its events stored already.
+    const readStored = async (): Promise<boolean> => {
+      const running = (await this.state.run(runId))?.status === 'running';
+      for (const event of await this.state.events(runId, delivered)) deliver(event);
+      return running && !finished;
+    };
+    if (!(await readStored())) {
+      onEnd();
+      return () => (stopped = true);
+    }
+    void (async () => {
+      try {
+        while (!stopped) {
+          await sleep(REMOTE_POLL_MS);
+          if (stopped || !(await readStored())) break;
+        }
+      } catch (error) {
+        // The database failing mid-poll ends the stream; the client reconnects with Last-Event-ID.
+        bookkeepingFailed(runId, error);
+      }
+      if (!stopped) onEnd();
+    })();
+    return () => (stopped = true);
   }
 
-  /** Resolves once a live run is over and stored (at once for one that is not live). */
+  /**
+   * Resolves once a run is over and stored: a live one when it is done; one of another node's once
+   * its stored status leaves `running` (it stores the result just after `run-finish`), at most
+   * REMOTE_SETTLE_MS; at once for any other.
+   */
   async settled(runId: string): Promise<void> {
-    await this.live.get(runId)?.done;
+    const live = this.live.get(runId);
+    if (live) return void (await live.done);
+    for (const deadline = Date.now() + REMOTE_SETTLE_MS; Date.now() < deadline; await sleep(REMOTE_POLL_MS)) {
+      if ((await this.state.run(runId))?.status !== 'running') return;
+    }
   }
 
   isLive(runId: string): boolean {
@@ -151,6 +190,13 @@ export class RunManager {
     await Promise.allSettled([...this.live.values()].map((run) => run.done));
   }
 }
+
+/** How often a run another node is running is read again from the database. */
+const REMOTE_POLL_MS = 150;
+/** How long, after another node's run-finish, to wait for it to store the run's result. */
+const REMOTE_SETTLE_MS = 10_000;
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /** A store failure after the run began: the run itself went on, so it is reported, not thrown (`done` never rejects). */
 function bookkeepingFailed(runId: string, error: unknown): void {

@@ -10,7 +10,10 @@ import {
   ROLES,
   USER_NAME,
   userExists,
+  type ClaimedJob,
   type ConversationRecord,
+  type JobPayload,
+  type JobQueue,
   type JobRecord,
   type JobUpdate,
   type MessageRecord,
@@ -52,6 +55,23 @@ CREATE TABLE IF NOT EXISTS srv_run_events (run_id TEXT NOT NULL REFERENCES srv_r
 CREATE TABLE IF NOT EXISTS srv_jobs (id TEXT PRIMARY KEY, user_id TEXT NOT NULL, collection TEXT NOT NULL, status TEXT NOT NULL, progress TEXT, report TEXT, error TEXT, created_at TEXT NOT NULL, finished_at TEXT);
 `,
   },
+  {
+    version: 2,
+    name: 'ingestion queue: payload, attempts, lease, worker',
+    // lease_until is the database's clock (now() + lease), so nodes with skewed clocks agree on expiry.
+    sql: `
+ALTER TABLE srv_jobs ADD COLUMN IF NOT EXISTS payload TEXT, ADD COLUMN IF NOT EXISTS attempts INTEGER NOT NULL DEFAULT 0, ADD COLUMN IF NOT EXISTS lease_until TIMESTAMPTZ, ADD COLUMN IF NOT EXISTS worker TEXT;
+CREATE INDEX IF NOT EXISTS srv_jobs_claimable ON srv_jobs (created_at) WHERE status IN ('queued', 'running');
+`,
+  },
+  {
+    version: 3,
+    name: 'rate limits shared by the nodes: requests per key per minute',
+    // "window" is a minute number (epoch ms / 60000); quoted, as WINDOW is a keyword.
+    sql: `
+CREATE TABLE IF NOT EXISTS srv_rate_limits (key TEXT NOT NULL, "window" BIGINT NOT NULL, count INTEGER NOT NULL, PRIMARY KEY (key, "window"));
+`,
+  },
 ];
 
 export const SERVER_SCHEMA_VERSION = SERVER_MIGRATIONS[SERVER_MIGRATIONS.length - 1]!.version;
@@ -85,8 +105,11 @@ const toUser = (r: Row | undefined): User | undefined => (r ? { id: r.id, name: 
 const toConversation = (r: Row): ConversationRecord => ({ id: r.id, userId: r.user_id, title: r.title, createdAt: r.created_at });
 
 /** PostgreSQL: the `srv_*` tables in the index's database, on a pool of their own. */
-export class PgServerState implements ServerState {
-  private constructor(private readonly pool: pg.Pool) {}
+export class PgServerState implements ServerState, JobQueue {
+  private constructor(
+    private readonly pool: pg.Pool,
+    private readonly url: string,
+  ) {}
 
   static async open(url: string): Promise<PgServerState> {
     const pool = new pg.Pool({ connectionString: url, max: 4 });
@@ -98,7 +121,7 @@ export class PgServerState implements ServerState {
       await pool.end();
       throw error;
     }
-    return new PgServerState(pool);
+    return new PgServerState(pool, url);
   }
 
   private async rows(sql: string, params: unknown[] = []): Promise<Row[]> {
@@ -107,6 +130,10 @@ export class PgServerState implements ServerState {
 
   async close(): Promise<void> {
     await this.pool.end();
+  }
+
+  queue(): JobQueue {
+    return this;
   }
 
   // Users and keys
@@ -213,6 +240,21 @@ export class PgServerState implements ServerState {
     return (await this.rows('SELECT COALESCE(MAX(seq), 0) AS seq FROM srv_run_events WHERE run_id = $1', [runId]))[0]!.seq;
   }
 
+  // Rate limits
+
+  private prunedWindow = 0;
+
+  async countRequest(key: string, window: number): Promise<number> {
+    // One atomic upsert: two nodes counting at once both land, neither reads a stale count.
+    const [row] = await this.rows('INSERT INTO srv_rate_limits (key, "window", count) VALUES ($1, $2, 1) ON CONFLICT (key, "window") DO UPDATE SET count = srv_rate_limits.count + 1 RETURNING count', [key, window]);
+    if (window !== this.prunedWindow) {
+      // Past minutes are never read again: each node drops them once a minute, in the background.
+      this.prunedWindow = window;
+      void this.rows('DELETE FROM srv_rate_limits WHERE "window" < $1', [window - 1]).catch(() => undefined);
+    }
+    return row!.count;
+  }
+
   async runsLeftRunning(): Promise<string[]> {
     return (await this.rows("SELECT id FROM srv_runs WHERE status = 'running'")).map((row) => row.id);
   }
@@ -278,28 +320,112 @@ export class PgServerState implements ServerState {
       next.progress === undefined ? null : JSON.stringify(next.progress),
       next.report === undefined ? null : JSON.stringify(next.report),
       next.error ?? null,
-      next.status === 'running' ? null : now(),
+      next.status === 'running' || next.status === 'queued' ? null : now(),
       id,
     ]);
   }
 
   async job(id: string): Promise<JobRecord | undefined> {
     const row = (await this.rows('SELECT * FROM srv_jobs WHERE id = $1', [id]))[0];
-    if (!row) return undefined;
-    return {
-      id: row.id,
-      userId: row.user_id,
-      collection: row.collection,
-      status: row.status as JobRecord['status'],
-      ...(row.progress ? { progress: json(row.progress) } : {}),
-      ...(row.report ? { report: json(row.report) } : {}),
-      ...(row.error ? { error: row.error } : {}),
-      createdAt: row.created_at,
-      ...(row.finished_at ? { finishedAt: row.finished_at } : {}),
-    };
+    return row ? toJob(row) : undefined;
   }
 
+  /**
+   * Only jobs of the in-process kind (no payload) are failed at start: a queued job left running by a
+   * killed process is not lost, its lease runs out and another worker claims it again.
+   */
   async failInterruptedJobs(): Promise<number> {
-    return (await this.pool.query("UPDATE srv_jobs SET status = 'failed', error = $1, finished_at = $2 WHERE status = 'running'", [INTERRUPTED_JOB, now()])).rowCount ?? 0;
+    return (await this.pool.query("UPDATE srv_jobs SET status = 'failed', error = $1, finished_at = $2 WHERE status = 'running' AND payload IS NULL", [INTERRUPTED_JOB, now()])).rowCount ?? 0;
+  }
+
+  // The ingestion queue.
+  //
+  // Why a table with SELECT … FOR UPDATE SKIP LOCKED rather than a broker: no extra dependency to run,
+  // and the queue is transactional with the jobs table clients already read (GET /v1/jobs/:id and its
+  // events see the claim, the progress and the end in the same row). SKIP LOCKED lets any number of
+  // workers claim at once without waiting on each other or taking the same row. A lease, not a lock
+  // held for the whole ingest, marks a claim: a killed worker's job becomes claimable when the lease
+  // runs out. A retry re-ingests the same files, which is safe because the documents commit is
+  // idempotent by content hash: documents the first attempt committed are skipped as unchanged, so a
+  // retried job commits each document exactly once.
+
+  async enqueueJob(userId: string, collection: string, payload: JobPayload): Promise<JobRecord> {
+    const record: JobRecord = { id: randomUUID(), userId, collection, status: 'queued', createdAt: now(), attempts: 0 };
+    await this.rows('INSERT INTO srv_jobs (id, user_id, collection, status, created_at, payload, attempts) VALUES ($1, $2, $3, $4, $5, $6, 0)', [record.id, userId, collection, record.status, record.createdAt, JSON.stringify(payload)]);
+    // Wakes idle workers at once instead of at their next poll; a lost notification only costs a poll.
+    await this.rows('SELECT pg_notify($1, $2)', [JOBS_CHANNEL, record.id]);
+    return record;
+  }
+
+  async listen(onQueued: () => void): Promise<() => Promise<void>> {
+    // A connection of its own: LISTEN holds it for as long as the worker runs.
+    const client = new pg.Client({ connectionString: this.url });
+    client.on('error', () => undefined);
+    await client.connect();
+    client.on('notification', () => onQueued());
+    await client.query(`LISTEN ${JOBS_CHANNEL}`);
+    return () => client.end().catch(() => undefined);
+  }
+
+  async claimJob(worker: string, leaseMs: number, maxAttempts: number): Promise<ClaimedJob | undefined> {
+    const client = await this.pool.connect();
+    try {
+      await client.query('BEGIN');
+      // Expired jobs that used all their attempts end here, failed, instead of being claimed again.
+      await client.query(
+        `UPDATE srv_jobs SET status = 'failed', error = $1, finished_at = $2, lease_until = NULL
+         WHERE id IN (SELECT id FROM srv_jobs WHERE status = 'running' AND payload IS NOT NULL AND lease_until < now() AND attempts >= $3 FOR UPDATE SKIP LOCKED)`,
+        [`its worker stopped ${maxAttempts} times while ingesting (lease expired); not retried again`, now(), maxAttempts],
+      );
+      const claimed = await client.query(
+        `UPDATE srv_jobs SET status = 'running', attempts = attempts + 1, worker = $1, lease_until = now() + make_interval(secs => $2::double precision / 1000)
+         WHERE id = (SELECT id FROM srv_jobs WHERE payload IS NOT NULL AND (status = 'queued' OR (status = 'running' AND lease_until < now())) ORDER BY created_at LIMIT 1 FOR UPDATE SKIP LOCKED)
+         RETURNING *`,
+        [worker, leaseMs],
+      );
+      await client.query('COMMIT');
+      const row = claimed.rows[0];
+      return row ? { ...toJob(row), payload: JSON.parse(row.payload) as JobPayload, attempts: row.attempts } : undefined;
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw error;
+    } finally {
+      client.release();
+    }
+  }
+
+  async heartbeat(id: string, worker: string, leaseMs: number, progress?: unknown): Promise<boolean> {
+    const result = await this.pool.query(
+      `UPDATE srv_jobs SET lease_until = now() + make_interval(secs => $3::double precision / 1000), progress = COALESCE($4, progress) WHERE id = $1 AND worker = $2 AND status = 'running'`,
+      [id, worker, leaseMs, progress === undefined ? null : JSON.stringify(progress)],
+    );
+    return (result.rowCount ?? 0) > 0;
+  }
+
+  async completeJob(id: string, worker: string, outcome: { status: 'finished'; report: unknown } | { status: 'failed'; error: string }): Promise<boolean> {
+    const result = await this.pool.query(
+      `UPDATE srv_jobs SET status = $3, report = $4, error = $5, finished_at = $6, lease_until = NULL WHERE id = $1 AND worker = $2 AND status = 'running'`,
+      [id, worker, outcome.status, outcome.status === 'finished' ? JSON.stringify(outcome.report ?? null) : null, outcome.status === 'failed' ? outcome.error : null, now()],
+    );
+    return (result.rowCount ?? 0) > 0;
+  }
+
+  async releaseJob(id: string, worker: string): Promise<void> {
+    await this.pool.query(`UPDATE srv_jobs SET status = 'queued', attempts = GREATEST(attempts - 1, 0), worker = NULL, lease_until = NULL WHERE id = $1 AND worker = $2 AND status = 'running'`, [id, worker]);
   }
 }
+
+const JOBS_CHANNEL = 'srv_jobs_queued';
+
+const toJob = (row: Row): JobRecord => ({
+  id: row.id,
+  userId: row.user_id,
+  collection: row.collection,
+  status: row.status as JobRecord['status'],
+  ...(row.progress ? { progress: json(row.progress) } : {}),
+  ...(row.report ? { report: json(row.report) } : {}),
+  ...(row.error ? { error: row.error } : {}),
+  createdAt: row.created_at,
+  ...(row.finished_at ? { finishedAt: row.finished_at } : {}),
+  ...(row.payload ? { attempts: row.attempts } : {}),
+});

@@ -56,12 +56,44 @@ export interface JobRecord {
   id: string;
   userId: string;
   collection: string;
-  status: 'running' | 'finished' | 'failed';
+  /** `queued` only on PostgreSQL, where jobs wait in the queue for a worker (queue.ts). */
+  status: 'queued' | 'running' | 'finished' | 'failed';
   progress?: unknown;
   report?: unknown;
   error?: string;
   createdAt: string;
   finishedAt?: string;
+  /** Queued jobs: how many times a worker has claimed it. */
+  attempts?: number;
+}
+
+/** What a queued job ingests: files on a file system every worker sees (uploads are saved first). */
+export interface JobPayload {
+  paths: string[];
+  metadata?: Record<string, unknown>;
+}
+
+/** A claimed job: its row and what to ingest. */
+export interface ClaimedJob extends JobRecord {
+  payload: JobPayload;
+  attempts: number;
+}
+
+/**
+ * The durable ingestion queue (PostgreSQL only; see state-postgres.ts for why SKIP LOCKED). Every
+ * write after the claim names the worker, so a worker that lost its lease changes nothing.
+ */
+export interface JobQueue {
+  enqueueJob(userId: string, collection: string, payload: JobPayload): Promise<JobRecord>;
+  /** Calls `onQueued` whenever a job is enqueued (by any node); resolves with the unsubscribe. */
+  listen?(onQueued: () => void): Promise<() => Promise<void>>;
+  /** The oldest claimable job (queued, or running with an expired lease), leased to `worker`; undefined when none. */
+  claimJob(worker: string, leaseMs: number, maxAttempts: number): Promise<ClaimedJob | undefined>;
+  /** Extends the lease and stores the progress; false when the lease was lost (another worker has the job). */
+  heartbeat(id: string, worker: string, leaseMs: number, progress?: unknown): Promise<boolean>;
+  completeJob(id: string, worker: string, outcome: { status: 'finished'; report: unknown } | { status: 'failed'; error: string }): Promise<boolean>;
+  /** Puts a job back in the queue (a worker stopping): the attempt is not counted. */
+  releaseJob(id: string, worker: string): Promise<void>;
 }
 
 /** The server's own records; every method is async so the PostgreSQL implementation fits the same callers. */
@@ -101,6 +133,13 @@ export interface ServerState {
   job(id: string): Promise<JobRecord | undefined>;
   /** Jobs a killed process left running: reported failed on the next start. */
   failInterruptedJobs(): Promise<number>;
+  /** The durable queue where the backend has one (PostgreSQL); SQLite ingests in-process. */
+  queue(): JobQueue | undefined;
+  /**
+   * Counts one request of `key` in the minute `window` and returns the count so far, for a rate
+   * limit shared by every node on the database. Absent (SQLite): each process counts in memory.
+   */
+  countRequest?(key: string, window: number): Promise<number>;
 }
 
 export type JobUpdate = { status?: JobRecord['status']; progress?: unknown; report?: unknown; error?: string };
@@ -152,6 +191,10 @@ export class SqliteServerState implements ServerState {
 
   async close(): Promise<void> {
     this.db.close();
+  }
+
+  queue(): undefined {
+    return undefined;
   }
 
   // Users and keys
@@ -319,7 +362,7 @@ export class SqliteServerState implements ServerState {
     const next = { ...current, ...update };
     this.db
       .prepare('UPDATE srv_jobs SET status = ?, progress = ?, report = ?, error = ?, finished_at = ? WHERE id = ?')
-      .run(next.status, next.progress === undefined ? null : JSON.stringify(next.progress), next.report === undefined ? null : JSON.stringify(next.report), next.error ?? null, next.status === 'running' ? null : now(), id);
+      .run(next.status, next.progress === undefined ? null : JSON.stringify(next.progress), next.report === undefined ? null : JSON.stringify(next.report), next.error ?? null, next.status === 'running' || next.status === 'queued' ? null : now(), id);
   }
 
   async job(id: string): Promise<JobRecord | undefined> {

@@ -809,7 +809,7 @@ async function pollJob(id, onProgress) {
   for (;;) {
     const { job } = await getJson(`/v1/jobs/${encodeURIComponent(id)}`);
     onProgress(job.progress);
-    if (job.status !== 'running') return job;
+    if (job.status === 'finished' || job.status === 'failed') return job; // queued, then running
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
 }

@@ -1,12 +1,13 @@
+import { resolve } from 'node:path';
 import { configFromEnv } from '../../config/index.ts';
 import { jsonOption, metadataOption, parse, stringOption } from '../args.ts';
-import { progressBar, type CommandContext } from '../io.ts';
+import { progressBar, UsageError, type CommandContext } from '../io.ts';
 import { withIndex } from './open.ts';
 
 export async function ingest(argv: string[], context: CommandContext): Promise<number> {
   const { values, positionals } = parse(
     argv,
-    { collection: { type: 'string', short: 'c' }, model: { type: 'string' }, metadata: { type: 'string', multiple: true }, 'metadata-json': { type: 'string' }, sync: { type: 'boolean', default: false }, 'no-ocr': { type: 'boolean', default: false } },
+    { collection: { type: 'string', short: 'c' }, model: { type: 'string' }, metadata: { type: 'string', multiple: true }, 'metadata-json': { type: 'string' }, sync: { type: 'boolean', default: false }, queue: { type: 'boolean', default: false }, 'no-ocr': { type: 'boolean', default: false } },
     { min: 1, max: Infinity, missing: 'ingest needs at least one file, folder or glob' },
   );
   // --metadata k=v wins over the same key in --metadata-json.
@@ -14,6 +15,7 @@ export async function ingest(argv: string[], context: CommandContext): Promise<n
   const pairs = metadataOption(values);
   const metadata = fromJson || pairs ? { ...fromJson, ...pairs } : undefined;
   const model = stringOption(values, 'model') ?? configFromEnv(context.io.env).model;
+  if (values.queue === true) return enqueue(positionals, { collection: stringOption(values, 'collection') ?? 'default', metadata, db: stringOption(values, 'db') ?? configFromEnv(context.io.env).db }, context);
   return withIndex(values, context, 'write', async (dossier) => {
     const bar = await progressBar(context.io, 'ingest', { unit: 'files' });
     let report;
@@ -56,3 +58,26 @@ export async function ingest(argv: string[], context: CommandContext): Promise<n
   });
 }
 
+
+/**
+ * `ingest --queue`: one job in the PostgreSQL queue for `dossier worker` (or a server's workers) to
+ * ingest. Nothing is copied: the paths are made absolute and must be on a file system the workers share.
+ */
+async function enqueue(paths: string[], options: { collection: string; metadata?: Record<string, unknown>; db: string }, context: CommandContext): Promise<number> {
+  const { isPostgresUrl, openServerState } = await import('../../server/state.ts');
+  if (!isPostgresUrl(options.db)) throw new UsageError('--queue needs a PostgreSQL index (--db postgres://…): the job queue lives there; without --queue an SQLite index ingests right away');
+  const { assertCollectionName } = await import('../../dossier.ts');
+  assertCollectionName(options.collection);
+  const state = await openServerState(options.db);
+  try {
+    // Jobs belong to a user; from the command line that is the local one, as on a loopback server.
+    const user = await state.localUser();
+    const job = await state.queue()!.enqueueJob(user.id, options.collection, { paths: paths.map((path) => resolve(path)), ...(options.metadata ? { metadata: options.metadata } : {}) });
+    const shown = { id: job.id, collection: job.collection, status: job.status };
+    if (context.json) context.printJson({ job: shown });
+    else context.print(`queued job ${job.id}: ${paths.length} path${paths.length === 1 ? '' : 's'} into ${job.collection}`);
+  } finally {
+    await state.close();
+  }
+  return 0;
+}

@@ -9,12 +9,13 @@ function dbOf(values: Values, context: CommandContext): string {
   return stringOption(values, 'db') ?? configFromEnv(context.io.env).db;
 }
 
-/** `dossier serve [--host H] [--port P] [--auth none|keys] [--config FILE]`: the HTTP API, MCP and the web page. */
+/** `dossier serve [--host H] [--port P] [--auth none|keys] [--config FILE] [--workers N]`: the HTTP API, MCP and the web page; on PostgreSQL, N queue workers (default 1). */
 export async function serve(argv: string[], context: CommandContext): Promise<number> {
-  const { values } = parse(argv, { host: { type: 'string' }, port: { type: 'string' }, auth: { type: 'string' }, config: { type: 'string' }, model: { type: 'string' } });
+  const { values } = parse(argv, { host: { type: 'string' }, port: { type: 'string' }, auth: { type: 'string' }, config: { type: 'string' }, model: { type: 'string' }, workers: { type: 'string' } });
   const auth = stringOption(values, 'auth') ?? 'none';
   if (auth !== 'none' && auth !== 'keys') throw new UsageError(`--auth must be none or keys, got "${auth}"`);
   const port = intOption(values, 'port', 8787, 0, 65535);
+  const workers = intOption(values, 'workers', 1, 0, 64);
   const db = dbOf(values, context);
   const policy = loadPolicy(stringOption(values, 'config') ?? configFromEnv(context.io.env).configFile);
   const dossier = await openIndex(values, context, 'write');
@@ -23,7 +24,7 @@ export async function serve(argv: string[], context: CommandContext): Promise<nu
   let server: Awaited<ReturnType<typeof startServer>>;
   try {
     const uploadsDir = context.io.env.DOSSIER_UPLOADS_DIR || sideDir(db, 'uploads');
-    server = await startServer({ dossier, db, host: stringOption(values, 'host'), port, auth, uploadsDir, ask: { policy, runsDir: configFromEnv(context.io.env).runsDir ?? sideDir(db, 'runs'), model: stringOption(values, 'model') }, extra: await optionalRouteGroups() });
+    server = await startServer({ dossier, db, host: stringOption(values, 'host'), port, auth, uploadsDir, ask: { policy, runsDir: configFromEnv(context.io.env).runsDir ?? sideDir(db, 'runs'), model: stringOption(values, 'model') }, extra: await optionalRouteGroups(), workers });
   } catch (error) {
     await dossier.close();
     if ((error as { code?: string }).code === 'EADDRINUSE') throw new DossierError('config', `port ${port} is in use; pick another with --port`);
@@ -99,5 +100,54 @@ async function withState(values: Values, context: CommandContext, use: (state: i
   } finally {
     await state.close();
   }
+  return 0;
+}
+
+/**
+ * `dossier worker [--concurrency N]`: claims ingestion jobs from the PostgreSQL queue and ingests them
+ * until SIGINT/SIGTERM (a job in hand is released back to the queue); one line per job on stderr,
+ * `--json` a summary at the end.
+ */
+export async function worker(argv: string[], context: CommandContext): Promise<number> {
+  const { values } = parse(argv, { concurrency: { type: 'string' } });
+  const concurrency = intOption(values, 'concurrency', 1, 1, 64);
+  const db = dbOf(values, context);
+  const { isPostgresUrl, openServerState } = await import('../../server/state.ts');
+  if (!isPostgresUrl(db)) throw new UsageError('dossier worker needs a PostgreSQL index (--db postgres://…): the job queue lives there; an SQLite index ingests in the server process');
+  const dossier = await openIndex(values, context, 'write');
+  const state = await openServerState(db).catch(async (error: unknown) => {
+    await dossier.close();
+    throw error;
+  });
+  const { runWorker } = await import('../../server/queue.ts');
+  const stop = new AbortController();
+  const onSignal = () => stop.abort();
+  context.io.signal?.addEventListener('abort', onSignal, { once: true });
+  if (!context.io.signal) {
+    process.once('SIGINT', onSignal);
+    process.once('SIGTERM', onSignal);
+  }
+  const { io, err } = context;
+  io.stderr.write(`dossier worker: waiting for jobs (concurrency ${concurrency})\n`);
+  let summary;
+  try {
+    summary = await runWorker({
+      dossier,
+      queue: state.queue()!,
+      concurrency,
+      signal: stop.signal,
+      onJob: ({ job, outcome, detail }) => {
+        const colour = outcome === 'finished' ? err.green : outcome === 'failed' ? err.red : err.yellow;
+        io.stderr.write(`dossier worker: job ${job.id} (${job.collection}, attempt ${job.attempts}) ${colour(outcome)}: ${detail}\n`);
+      },
+    });
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+    await state.close();
+    await dossier.close();
+  }
+  if (context.json) context.printJson(summary);
+  else io.stderr.write(`dossier worker: stopped; ${summary.finished} finished, ${summary.failed} failed, ${summary.released} released\n`);
   return 0;
 }

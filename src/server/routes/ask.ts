@@ -27,10 +27,19 @@ export function streamRun(c: AppContext, runId: string, afterSeq: number): Respo
   return streamSSE(c, async (stream) => {
     const queue: StoredEvent[] = [];
     let wake: (() => void) | undefined;
-    const unsubscribe = await runs.subscribe(runId, afterSeq, (event) => {
-      queue.push(event);
-      wake?.();
-    });
+    let ended = false;
+    const unsubscribe = await runs.subscribe(
+      runId,
+      afterSeq,
+      (event) => {
+        queue.push(event);
+        wake?.();
+      },
+      () => {
+        ended = true;
+        wake?.();
+      },
+    );
     stream.onAbort(() => {
       unsubscribe();
       wake?.();
@@ -46,7 +55,8 @@ export function streamRun(c: AppContext, runId: string, afterSeq: number): Respo
             return;
           }
         }
-        if (stream.aborted || (!runs.isLive(runId) && queue.length === 0)) return;
+        // `ended`: the run finished here, or another node's run stopped being stored as running.
+        if (stream.aborted || (ended && queue.length === 0)) return;
         await new Promise<void>((resolve) => {
           wake = resolve;
           // A run that ended between checks has delivered everything already.

@@ -20,7 +20,7 @@ const Chunk = z
   .object({ id: z.number(), documentId: z.number(), ordinal: z.number(), text: z.string(), headingPath: z.array(z.string()), page: z.number().optional(), charStart: z.number(), charEnd: z.number() })
   .passthrough()
   .openapi('Chunk');
-const Job = z.object({ id: z.string(), collection: z.string(), status: z.enum(['running', 'finished', 'failed']), progress: z.unknown().optional(), report: z.unknown().optional(), error: z.string().optional() }).openapi('IngestJob');
+const Job = z.object({ id: z.string(), collection: z.string(), status: z.enum(['queued', 'running', 'finished', 'failed']), progress: z.unknown().optional(), report: z.unknown().optional(), error: z.string().optional(), attempts: z.number().optional().openapi({ description: 'Queued jobs: claims so far (a retry after a worker died counts)' }) }).openapi('IngestJob');
 const Id = z.object({ id: z.coerce.number().int().positive().openapi({ param: { name: 'id', in: 'path' } }) });
 const errors = { 400: json(ErrorSchema, 'Bad input'), 401: json(ErrorSchema, 'No valid API key'), 404: json(ErrorSchema, 'Not found (or not yours)') };
 
@@ -33,7 +33,7 @@ const filterParam = (text: string | undefined) => {
   }
 };
 
-/** Documents (upload as a background job, list, get, chunks, delete, metadata patch), search and collections. */
+/** Documents (upload as a background job — in-process on SQLite, queued on PostgreSQL —, list, get, chunks, delete, metadata patch), search and collections. */
 export function registerDocuments(app: OpenAPIHono<Env>): void {
   app.openapi(
     createRoute({
@@ -41,7 +41,7 @@ export function registerDocuments(app: OpenAPIHono<Env>): void {
       path: '/v1/documents',
       summary: 'Upload files into a collection; ingestion runs as a background job',
       request: { body: { content: { 'multipart/form-data': { schema: z.object({ file: z.any().openapi({ type: 'string', format: 'binary' }), collection: z.string().optional(), metadata: z.string().optional().openapi({ description: 'JSON object' }) }) } } } },
-      responses: { 202: json(z.object({ job: Job }), 'The ingestion job, running'), ...errors, 403: json(ErrorSchema, 'Reader of the collection'), 413: json(ErrorSchema, 'Too large') },
+      responses: { 202: json(z.object({ job: Job }), 'The ingestion job: running, or queued on a PostgreSQL-backed server'), ...errors, 403: json(ErrorSchema, 'Reader of the collection'), 413: json(ErrorSchema, 'Too large') },
     }),
     async (c) => {
       const deps = depsOf(c);
@@ -69,6 +69,13 @@ export function registerDocuments(app: OpenAPIHono<Env>): void {
         const path = join(folder, basename(file.name || 'upload').replace(/[^\w.\- ]+/g, '_') || 'upload');
         writeFileSync(path, Buffer.from(await file.arrayBuffer()));
         paths.push(path);
+      }
+      // PostgreSQL: the job goes into the durable queue, and whichever worker (this server's or a
+      // `dossier worker` elsewhere on the shared file system) claims it ingests it.
+      const queue = deps.state.queue();
+      if (queue) {
+        const queued = await queue.enqueueJob(principal.user.id, collection, { paths, ...(metadata ? { metadata } : {}) });
+        return c.json({ job: { id: queued.id, collection, status: 'queued' as const } }, 202);
       }
       const job = await deps.state.createJob(principal.user.id, collection);
       // The job's updates are chained so they land in order: a late progress never overwrites the finish.
@@ -127,7 +134,7 @@ export function registerDocuments(app: OpenAPIHono<Env>): void {
           if (!job || stream.aborted) return;
           const { userId: _user, createdAt: _c, finishedAt: _f, ...shown } = job;
           const data = JSON.stringify(shown);
-          if (job.status !== 'running') {
+          if (job.status === 'finished' || job.status === 'failed') {
             await stream.writeSSE({ event: 'job-finish', id: String(++id), data });
             return;
           }

@@ -115,3 +115,24 @@ export async function regressionIndex(backend: ServerBackend = 'sqlite'): Promis
     },
   };
 }
+
+/** One Server-Sent Events frame of a Dossier stream. */
+export interface Frame {
+  event: string;
+  id: number;
+  data: any;
+}
+
+/** Splits SSE text into frames (`event`, `id`, `data`); a trailing partial frame is left out. */
+export function parseFrames(text: string): Frame[] {
+  const frames: Frame[] = [];
+  for (const block of text.split('\n\n').slice(0, -1)) {
+    const fields: Record<string, string> = {};
+    for (const line of block.split('\n')) {
+      const at = line.indexOf(': ');
+      if (at > 0) fields[line.slice(0, at)] = line.slice(at + 2);
+    }
+    if (fields.event) frames.push({ event: fields.event, id: Number(fields.id), data: JSON.parse(fields.data) });
+  }
+  return frames;
+}

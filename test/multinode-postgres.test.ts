@@ -5,31 +5,14 @@ import { createDossier, type Dossier } from '../src/dossier.ts';
 import { REGRESSION_DIR } from '../src/eval/regression.ts';
 import { startServer } from '../src/server/index.ts';
 import { openServerState, type ServerState, type User } from '../src/server/state.ts';
-import { backendDb } from './helpers.ts';
+import { backendDb, parseFrames, type Frame } from './helpers.ts';
 
 // Two stateless `dossier serve` nodes, A and B, on one PostgreSQL database (each with its own
 // Dossier, as two processes would have): keys, documents, run streams and rate limits must hold
 // whichever node a request lands on.
 
 type Server = Awaited<ReturnType<typeof startServer>>;
-interface Frame {
-  event: string;
-  id: number;
-  data: any;
-}
 
-function parseFrames(text: string): Frame[] {
-  const frames: Frame[] = [];
-  for (const block of text.split('\n\n').slice(0, -1)) {
-    const fields: Record<string, string> = {};
-    for (const line of block.split('\n')) {
-      const at = line.indexOf(': ');
-      if (at > 0) fields[line.slice(0, at)] = line.slice(at + 2);
-    }
-    if (fields.event) frames.push({ event: fields.event, id: Number(fields.id), data: JSON.parse(fields.data) });
-  }
-  return frames;
-}
 
 function client(url: string, key: string) {
   const auth = { authorization: `Bearer ${key}` };

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { parseFrames, type Frame } from './helpers.ts';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { after, before, describe, it } from 'node:test';
@@ -10,25 +11,6 @@ import type { MessageRecord } from '../src/server/state.ts';
 import { backendDb, runCli, serverBackends, startCli, tempDir } from './helpers.ts';
 
 type Server = Awaited<ReturnType<typeof startServer>>;
-interface Frame {
-  event: string;
-  id: number;
-  data: any;
-}
-
-/** Splits SSE text into frames (`event`, `id`, `data`); a trailing partial frame is left out. */
-export function parseFrames(text: string): Frame[] {
-  const frames: Frame[] = [];
-  for (const block of text.split('\n\n').slice(0, -1)) {
-    const fields: Record<string, string> = {};
-    for (const line of block.split('\n')) {
-      const at = line.indexOf(': ');
-      if (at > 0) fields[line.slice(0, at)] = line.slice(at + 2);
-    }
-    if (fields.event) frames.push({ event: fields.event, id: Number(fields.id), data: JSON.parse(fields.data) });
-  }
-  return frames;
-}
 
 function api(url: string, key?: string) {
   const headers = (extra: Record<string, string> = {}) => ({ ...(key ? { authorization: `Bearer ${key}` } : {}), ...extra });

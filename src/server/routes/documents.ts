@@ -5,8 +5,9 @@ import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import { assertCollectionName } from '../../dossier.ts';
 import { DossierError, oneLine } from '../../errors/index.ts';
 import { SEARCH_MODES } from '../../retrieve/search.ts';
-import { checkLength, depsOf, principalOf, type Env } from '../app.ts';
+import { checkLength, depsOf, principalOf, type AppContext, type Env } from '../app.ts';
 import type { JobUpdate } from '../state.ts';
+import type { Scope } from '../../store/types.ts';
 import { ErrorSchema, json } from './schemas.ts';
 import { streamSSE } from 'hono/streaming';
 
@@ -32,6 +33,17 @@ const filterParam = (text: string | undefined) => {
     throw new DossierError('bad-input', `filter is not JSON: ${text.slice(0, 80)}`);
   }
 };
+
+/**
+ * The scope to change a document in: its collection, when the caller may write there. A document
+ * the caller cannot read is not found; one they can only read is forbidden.
+ */
+async function writeScopeOf(c: AppContext, id: number): Promise<Scope> {
+  const principal = principalOf(c);
+  const current = await depsOf(c).dossier.getDocument(id, { scope: principal.readScope() });
+  principal.assertWrite(current.collection);
+  return { collections: [current.collection] };
+}
 
 /** Documents (upload as a background job — in-process on SQLite, queued on PostgreSQL —, list, get, chunks, delete, metadata patch), search and collections. */
 export function registerDocuments(app: OpenAPIHono<Env>): void {
@@ -188,11 +200,8 @@ export function registerDocuments(app: OpenAPIHono<Env>): void {
     }),
     async (c) => {
       const { id } = c.req.valid('param');
-      const deps = depsOf(c);
-      const principal = principalOf(c);
-      const current = await deps.dossier.getDocument(id, { scope: principal.readScope() });
-      principal.assertWrite(current.collection);
-      const document = await deps.dossier.updateMetadata(id, c.req.valid('json').metadata, { scope: { collections: [current.collection] } });
+      const scope = await writeScopeOf(c, id);
+      const document = await depsOf(c).dossier.updateMetadata(id, c.req.valid('json').metadata, { scope });
       return c.json({ document: document as unknown as Record<string, unknown> }, 200);
     },
   );
@@ -201,11 +210,7 @@ export function registerDocuments(app: OpenAPIHono<Env>): void {
     createRoute({ method: 'delete', path: '/v1/documents/{id}', summary: 'Delete a document with its chunks and vectors', request: { params: Id }, responses: { 200: json(z.object({ deleted: z.literal(true) }), 'Deleted'), ...errors, 403: json(ErrorSchema, 'Reader of the collection') } }),
     async (c) => {
       const { id } = c.req.valid('param');
-      const deps = depsOf(c);
-      const principal = principalOf(c);
-      const current = await deps.dossier.getDocument(id, { scope: principal.readScope() });
-      principal.assertWrite(current.collection);
-      await deps.dossier.deleteDocument(id, { scope: { collections: [current.collection] } });
+      await depsOf(c).dossier.deleteDocument(id, { scope: await writeScopeOf(c, id) });
       return c.json({ deleted: true as const }, 200);
     },
   );

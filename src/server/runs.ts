@@ -175,10 +175,6 @@ export class RunManager {
     }
   }
 
-  isLive(runId: string): boolean {
-    return this.live.has(runId);
-  }
-
   cancel(runId: string): boolean {
     const live = this.live.get(runId);
     live?.controller.abort();

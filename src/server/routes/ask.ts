@@ -90,14 +90,10 @@ export function registerAsk(app: OpenAPIHono<Env>): void {
     async (c) => {
       const body = c.req.valid('json');
       checkLength(c, body.question, 'question');
-      const deps = depsOf(c);
-      const principal = principalOf(c);
       const { startConversationRun } = await import('./conversations.ts');
       const { runId, done } = await startConversationRun(c, { question: body.question, mode: body.mode ?? 'rag', model: body.model, collections: body.collections, conversationId: body.conversationId, parentId: body.parentId, maxSteps: body.maxSteps });
       c.header('x-dossier-run-id', runId);
       if (body.stream) return streamRun(c, runId, 0);
-      void principal;
-      void deps;
       return c.json((await done) as unknown as Record<string, unknown>, 200);
     },
   );

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { DossierError } from '../errors/index.ts';
-import type { ChunkInput, DocumentInput, ExportedDocument, Store } from './types.ts';
+import type { ChunkInput, DocumentInput, ExportedDocument, Filter, Scope, Store } from './types.ts';
 
 /**
  * The one behaviour suite every Store implementation must pass (SQLite now, PostgreSQL later).
@@ -111,6 +111,39 @@ export function storeContract(name: string, make: () => Promise<{ store: Store; 
         assert.equal(hits[0].documentId, many.id);
         assert.equal(hits.length, 3);
         assert.ok(hits[0].score >= hits[1].score && hits[1].score >= hits[2].score, 'scores are higher-is-better and sorted');
+      }));
+
+    it('keeps the exact BM25 top k when it skips scoring rows that hold only common terms', () =>
+      withStore(async (store) => {
+        // 8,000 chunks: "always" in all, "often" in 40%, "sometimes" in 20%, 300 rare words ~150 times
+        // each, so a query's postings pass what a store ranks plainly and its top k is found by pruning.
+        let seed = 7;
+        const random = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+        const rare = Array.from({ length: 300 }, (_, i) => `rare${i}`);
+        for (let d = 0; d < 800; d++) {
+          const chunks = Array.from({ length: 10 }, (_, c) => {
+            const words = ['always', ...(random() < 0.4 ? ['often'] : []), ...(random() < 0.2 ? ['sometimes', 'sometimes'] : [])];
+            for (let w = 2 + Math.floor(random() * 8); w > 0; w--) words.push(rare[Math.floor(random() * rare.length)]);
+            return chunk(c, words.join(' '));
+          });
+          await store.upsertDocument(doc(`d${d}.txt`, { collection: d % 3 === 0 ? 'third' : 'default', metadata: { even: d % 2 === 0 } }), chunks, chunks.map((_, c) => unit(c)));
+        }
+        const queries = [['rare1', 'rare2', 'often', 'sometimes', 'always'], ['rare5', 'often', 'sometimes', 'always'], ['rare7', 'rare8', 'rare9', 'often', 'always']];
+        const scopes: { scope: Scope; filter?: Filter }[] = [{ scope: ALL }, { scope: { collections: ['third'] } }, { scope: ALL, filter: { 'metadata.even': true } }];
+        for (const terms of queries) {
+          for (const { scope, filter } of scopes) {
+            const options = (k: number) => ({ k, ...(filter ? { filter } : {}) });
+            // k past every matching row cannot be pruned: its head is the ranking of every row.
+            const everything = await store.searchFullText(scope, terms, options(100_000));
+            const scoreOf = new Map(everything.map((hit) => [hit.chunkId, hit.score]));
+            for (const k of [1, 5, 20]) {
+              const top = await store.searchFullText(scope, terms, options(k));
+              const label = `${terms.join(' ')} in ${JSON.stringify(scope)}${filter ? ' filtered' : ''}, k ${k}`;
+              assert.deepEqual(top.map((hit) => hit.score.toFixed(9)), everything.slice(0, k).map((hit) => hit.score.toFixed(9)), label);
+              for (const hit of top) assert.equal(scoreOf.get(hit.chunkId)?.toFixed(9), hit.score.toFixed(9), `${label}: chunk ${hit.chunkId} scored as when every row is scored`);
+            }
+          }
+        }
       }));
 
     it('ranks vectors by cosine similarity', () =>

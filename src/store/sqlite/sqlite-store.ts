@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { DossierError, oneLine } from '../../errors/index.ts';
 import { compileFilter, type FilterDialect } from '../filter.ts';
+import { topKSearch } from '../full-text-top-k.ts';
 import { Int8VectorIndex, quantize } from '../vector/int8-index.ts';
 import { migrate, needsMigration, notAnIndex, SCHEMA_VERSION, schemaVersionOf, tooNew } from './schema.ts';
 import type {
@@ -66,6 +67,7 @@ export class SqliteStore implements Store {
   private readonly titleWeight: number;
   private vectors: Int8VectorIndex | undefined;
   private vectorsVersion = -1;
+  private countedChunks: { generation: string; count: number } | undefined;
 
   constructor(path: string, options: SqliteStoreOptions = {}) {
     this.path = path;
@@ -428,16 +430,27 @@ export class SqliteStore implements Store {
       const row = lookup.get(term) as { doc: number } | undefined;
       frequencies.set(term, row?.doc ?? 0);
     }
-    const chunks = (this.db.prepare('SELECT count(*) AS n FROM chunks').get() as { n: number }).n;
-    return { chunks, frequencies };
+    return { chunks: this.chunkCount(), frequencies };
+  }
+
+  /**
+   * count(*) walks a whole index (~15 ms at a million chunks) and the embedder asks on every query, so
+   * the count is kept per write generation (every write, from any process, moves it on).
+   */
+  private chunkCount(): number {
+    const generation = this.getMeta('generation');
+    if (generation !== undefined && this.countedChunks?.generation === generation) return this.countedChunks.count;
+    const count = (this.db.prepare('SELECT count(*) AS n FROM chunks').get() as { n: number }).n;
+    if (generation !== undefined) this.countedChunks = { generation, count };
+    return count;
   }
 
   documentFrequencies(terms: readonly string[]): Promise<{ chunks: number; frequencies: Map<string, number> }> {
     return this.run(() => this.readFrequencies(terms));
   }
 
-  /** FTS5 MATCH expression (OR of quoted terms), or undefined when no term can match. */
-  private matchExpression(terms: readonly string[]): string | undefined {
+  /** Terms as FTS5 MATCH takes them: word characters only, deduplicated, at most MAX_QUERY_TERMS. */
+  private matchTerms(terms: readonly string[]): string[] {
     let unique = [...new Set(terms.filter((term) => /^[\p{L}\p{N}]+$/u.test(term)))];
     if (unique.length > MAX_QUERY_TERMS) {
       // Keep the rarest terms: they carry the ranking, and common ones make FTS5 score huge posting lists.
@@ -448,27 +461,62 @@ export class SqliteStore implements Store {
         .sort((a, b) => frequencies.get(a)! - frequencies.get(b)!)
         .slice(0, MAX_QUERY_TERMS);
     }
-    return unique.length ? unique.map((term) => `"${term}"`).join(' OR ') : undefined;
+    return unique;
   }
 
+  /** FTS5 MATCH expression (OR of quoted terms), or undefined when no term can match. */
+  private matchExpression(terms: readonly string[]): string | undefined {
+    const unique = this.matchTerms(terms);
+    return unique.length ? anyOf(unique) : undefined;
+  }
+
+  /**
+   * BM25 top k by FTS5's own bm25(), without scoring every row a common term matches (full-text-top-k.ts).
+   * A step scores the rows holding a rare ("essential") term with all terms by two MATCHes: the k best
+   * by the essential terms alone, and every row of `(essential) AND (rest)`, whose bm25() sums every
+   * term; FTS5 drives that AND by the short posting lists and seeks in the long ones. Unscoped, only
+   * the full-text table is read while ranking (joining chunks for every candidate costs more than the
+   * ranking), and document ids are looked up for the k kept.
+   */
   searchFullText(scope: Scope, terms: readonly string[], options: SearchOptions): Promise<ScoredChunkId[]> {
     return this.run(() => {
-      const match = options.k > 0 ? this.matchExpression(terms) : undefined;
-      if (match === undefined) return [];
-      const where = this.documentWhere(scope, options.filter);
+      const unique = options.k > 0 ? this.matchTerms(terms) : [];
+      if (unique.length === 0) return [];
       const unrestricted = scope.collections === '*' && !options.filter;
-      const sql = unrestricted
-        ? `SELECT f.rowid AS chunk_id, c.document_id, bm25(chunks_fts, ${this.titleWeight}, 1.0) AS rank
-           FROM chunks_fts f JOIN chunks c ON c.id = f.rowid WHERE chunks_fts MATCH ? ORDER BY rank LIMIT ?`
-        : `SELECT f.rowid AS chunk_id, c.document_id, bm25(chunks_fts, ${this.titleWeight}, 1.0) AS rank
-           FROM chunks_fts f JOIN chunks c ON c.id = f.rowid JOIN documents d ON d.id = c.document_id
-           JOIN collections col ON col.id = d.collection_id
-           WHERE chunks_fts MATCH ? AND ${where.sql} ORDER BY rank LIMIT ?`;
-      const params = unrestricted ? [match, options.k] : [match, ...where.params, options.k];
-      const rows = this.db.prepare(sql).all(...params) as { chunk_id: number; document_id: number; rank: number }[];
-      // FTS5's bm25() is negative (lower is better); flip it so every search returns higher-is-better.
-      return rows.map((row) => ({ chunkId: row.chunk_id, documentId: row.document_id, score: -row.rank }));
+      const where = unrestricted ? { sql: '', params: [] as unknown[] } : this.documentWhere(scope, options.filter);
+      const from = unrestricted
+        ? 'chunks_fts f'
+        : 'chunks_fts f JOIN chunks c ON c.id = f.rowid JOIN documents d ON d.id = c.document_id JOIN collections col ON col.id = d.collection_id';
+      const rank = `bm25(chunks_fts, ${this.titleWeight}, 1.0)`;
+      const select = (match: string, limit?: number) =>
+        (this.db
+          .prepare(`SELECT f.rowid AS id, ${rank} AS rank FROM ${from} WHERE chunks_fts MATCH ?${unrestricted ? '' : ` AND ${where.sql}`}${limit === undefined ? '' : ` ORDER BY ${rank} LIMIT ?`}`)
+          .all(match, ...where.params, ...(limit === undefined ? [] : [limit])) as { id: number; rank: number }[])
+          // FTS5's bm25() is negative (lower is better); flipped so every search returns higher-is-better.
+          .map((row) => ({ id: row.id, score: -row.rank }));
+      const { frequencies } = this.readFrequencies(unique);
+      const search = topKSearch<{ id: number; score: number }>(
+        unique.map((term) => ({ term, documentFrequency: frequencies.get(term) ?? 0 })),
+        this.fullTextTotals('chunks_fts').rows,
+        options.k,
+      );
+      let next = search.next();
+      while (!next.done) {
+        const step = next.value;
+        const essential = anyOf(step.essential);
+        next = search.next(step.final ? select(essential, options.k) : [...select(essential, options.k), ...select(`(${essential}) AND (${anyOf(step.rest)})`)]);
+      }
+      return this.withDocumentIds(next.value);
     });
+  }
+
+  private withDocumentIds(rows: readonly { id: number; score: number }[]): ScoredChunkId[] {
+    const documentOf = new Map(
+      (this.db.prepare('SELECT id, document_id FROM chunks WHERE id IN (SELECT value FROM json_each(?))').all(JSON.stringify(rows.map((row) => row.id))) as { id: number; document_id: number }[]).map(
+        (row) => [row.id, row.document_id],
+      ),
+    );
+    return rows.filter((row) => documentOf.has(row.id)).map((row) => ({ chunkId: row.id, documentId: documentOf.get(row.id)!, score: row.score }));
   }
 
   searchDescriptions(scope: Scope, terms: readonly string[], options: SearchOptions): Promise<{ documentId: number; score: number }[]> {
@@ -624,32 +672,48 @@ export class SqliteStore implements Store {
 
   /**
    * The full-text rows are contentless (FTS5 keeps only the index), so the terms as indexed are read
-   * back from it: every token instance (fts5vocab 'instance') put in position order per row and
-   * column. Exactly what was indexed, whatever tokenizer made it; held in memory for one scan.
+   * back from it: every token instance (fts5vocab 'instance', which lists them term by term). They are
+   * copied, inside SQLite, into a temporary table indexed by row, so any row's terms can be read in
+   * position order without holding the index in memory (a million chunks hold ~85M instances).
+   * Returns a reader: row id → [first column's terms, second column's terms].
    */
-  private indexedTerms(table: 'chunks_fts' | 'documents_fts', columns: [string, string]): Map<number, [string, string]> {
+  private indexedTerms(table: 'chunks_fts' | 'documents_fts', firstColumn: string): { read: (id: number) => [string, string]; drop: () => void } {
     const vocab = `temp.migrate_${table}_instances`;
+    const tokens = `temp.migrate_${table}_tokens`;
     this.db.exec(`CREATE VIRTUAL TABLE IF NOT EXISTS ${vocab} USING fts5vocab(main, ${table}, 'instance')`);
     try {
-      const tokens = new Map<number, [string[], string[]]>();
-      for (const row of this.db.prepare(`SELECT term, doc, col, "offset" FROM ${vocab}`).iterate() as Iterable<{ term: string; doc: number; col: string; offset: number }>) {
-        const entry = tokens.get(row.doc) ?? tokens.set(row.doc, [[], []]).get(row.doc)!;
-        entry[row.col === columns[0] ? 0 : 1][row.offset] = row.term;
-      }
-      const out = new Map<number, [string, string]>();
-      for (const [id, [first, second]] of tokens) out.set(id, [first.filter(Boolean).join(' '), second.filter(Boolean).join(' ')]);
-      return out;
+      this.db.exec(`DROP TABLE IF EXISTS ${tokens}`);
+      this.db.exec(`CREATE TABLE ${tokens} AS SELECT doc, col <> '${firstColumn}' AS second, "offset", term FROM ${vocab}`);
+      this.db.exec(`CREATE INDEX temp.migrate_${table}_by_row ON migrate_${table}_tokens(doc, second, "offset")`);
     } finally {
       this.db.exec(`DROP TABLE IF EXISTS ${vocab}`);
     }
+    const select = this.db.prepare(`SELECT second, term FROM ${tokens} WHERE doc = ? ORDER BY second, "offset"`);
+    return {
+      read: (id) => {
+        const columns: [string[], string[]] = [[], []];
+        for (const row of select.iterate(id) as Iterable<{ second: number; term: string }>) columns[row.second ? 1 : 0].push(row.term);
+        return [columns[0].join(' '), columns[1].join(' ')];
+      },
+      drop: () => this.db.exec(`DROP TABLE IF EXISTS ${tokens}`),
+    };
   }
 
   async *exportDocuments(): AsyncGenerator<ExportedDocument> {
-    let chunkTerms: Map<number, [string, string]>;
-    let documentTerms: Map<number, [string, string]>;
+    const readers: ReturnType<SqliteStore['indexedTerms']>[] = [];
     try {
-      chunkTerms = this.indexedTerms('chunks_fts', ['title', 'body']);
-      documentTerms = this.indexedTerms('documents_fts', ['title', 'description']);
+      yield* this.exportEachDocument(readers);
+    } finally {
+      for (const reader of readers) reader.drop();
+    }
+  }
+
+  private async *exportEachDocument(readers: ReturnType<SqliteStore['indexedTerms']>[]): AsyncGenerator<ExportedDocument> {
+    let chunkTerms: ReturnType<SqliteStore['indexedTerms']>;
+    let documentTerms: ReturnType<SqliteStore['indexedTerms']>;
+    try {
+      readers.push((chunkTerms = this.indexedTerms('chunks_fts', 'title')));
+      readers.push((documentTerms = this.indexedTerms('documents_fts', 'title')));
     } catch (error) {
       throw toStoreError(error, this.path);
     }
@@ -673,7 +737,7 @@ export class SqliteStore implements Store {
       for (const row of page) {
         after = row.id;
         const rows = chunks.all(row.id) as (ChunkRow & { vector: Buffer | null })[];
-        const [titleTerms, descriptionTerms] = documentTerms.get(row.id) ?? ['', ''];
+        const [titleTerms, descriptionTerms] = documentTerms.read(row.id);
         yield {
           document: {
             collection: row.collection,
@@ -691,7 +755,7 @@ export class SqliteStore implements Store {
             updatedAt: row.updated_at,
           },
           chunks: rows.map((chunk) => {
-            const [title, body] = chunkTerms.get(chunk.id) ?? ['', ''];
+            const [title, body] = chunkTerms.read(chunk.id);
             return {
               ordinal: chunk.ordinal,
               text: chunk.text,
@@ -774,4 +838,7 @@ function float32View(blob: Buffer): Float32Array {
     : new Float32Array(blob.buffer.slice(blob.byteOffset, blob.byteOffset + blob.byteLength));
 }
 
-
+/** An FTS5 OR of quoted terms (terms are word characters only, so quoting is enough). */
+function anyOf(terms: readonly string[]): string {
+  return terms.map((term) => `"${term}"`).join(' OR ');
+}

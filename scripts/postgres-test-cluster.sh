@@ -8,6 +8,8 @@
 #          auth, fsync off; `vector` is created in template1 and in database dossier_test.
 #   env    print the connection string, e.g. postgres://postgres@127.0.0.1:55432/dossier_test
 #   stop   pg_ctl stop -m fast and delete the cluster directory.
+#   down   pg_ctl stop -m fast, keeping the cluster (fault tests: PostgreSQL goes away mid-load);
+#   up     start a cluster that is down again, same port and data; restart  pg_ctl restart -m fast.
 # Idempotent: `start` on a running cluster only prints its connection string (on stdout).
 set -euo pipefail
 
@@ -176,6 +178,28 @@ cmd_stop() {
   say "stopped"
 }
 
+cmd_down() {
+  load_state || die "no cluster in $BASE (run: $0 start)"
+  as_postgres "$PGBIN/pg_ctl" -D "$DATA" stop -m fast -w -t 30 >/dev/null || die "pg_ctl stop failed (log: $LOG)"
+  say "down (port $PORT, data kept)"
+}
+
+cmd_up() {
+  load_state || die "no cluster in $BASE (run: $0 start)"
+  if ! running; then
+    as_postgres "$PGBIN/pg_ctl" -D "$DATA" -l "$LOG" -w -t 60 start >/dev/null || { tail -n 20 "$LOG" >&2 || true; die "pg_ctl start failed (log: $LOG)"; }
+  fi
+  say "up on port $PORT"
+  echo "$URL"
+}
+
+cmd_restart() {
+  load_state || die "no cluster in $BASE (run: $0 start)"
+  as_postgres "$PGBIN/pg_ctl" -D "$DATA" -l "$LOG" restart -m fast -w -t 60 >/dev/null || { tail -n 20 "$LOG" >&2 || true; die "pg_ctl restart failed (log: $LOG)"; }
+  say "restarted on port $PORT"
+  echo "$URL"
+}
+
 cmd_env() {
   load_state && running || die "no running cluster (run: $0 start)"
   echo "$URL"
@@ -185,5 +209,8 @@ case "${1:-}" in
   start) cmd_start ;;
   stop) cmd_stop ;;
   env) cmd_env ;;
-  *) echo "usage: $0 start|stop|env" >&2; exit 2 ;;
+  down) cmd_down ;;
+  up) cmd_up ;;
+  restart) cmd_restart ;;
+  *) echo "usage: $0 start|stop|env|down|up|restart" >&2; exit 2 ;;
 esac

@@ -41,11 +41,11 @@ describe('dossier migrate --from FILE.db --to postgres://…', { skip: SKIP }, (
       await local.grant('default', alice.id, 'owner');
       const conversation = await local.createConversation(alice.id, 'Who runs it?');
       await local.addMessage({ conversationId: conversation.id, role: 'user', content: 'Who is the CEO?' });
-      const run = await local.createRun({ id: 'run-1', userId: alice.id, conversationId: conversation.id, question: 'Who is the CEO?', mode: 'rag' });
+      const run = await local.createRun({ id: 'run-1', userId: alice.id, conversationId: conversation.id, question: 'Who is the CEO?', mode: 'rag' }, { node: 'test', ms: 60_000 });
       await local.appendEvent(run.id, 1, { type: 'run-start' });
       await local.appendEvent(run.id, 2, { type: 'run-finish' });
       await local.finishRun(run.id, 'finished', 'answered', { answer: 'Jonas Eide' });
-      const job = await local.createJob(alice.id, 'default');
+      const job = await local.createJob(alice.id, 'default', { node: 'test', ms: 60_000 });
       await local.updateJob(job.id, { status: 'finished', report: { ingested: 1 } });
       await local.close();
 

@@ -68,7 +68,8 @@ describe('dossier serve: two nodes on one PostgreSQL database', { skip: process.
     state = await openServerState(db);
     const admin = await state.createUser('root', { admin: true });
     adminKey = (await state.createKey(admin.id)).apiKey;
-    // Both nodes start before any work: a node starting closes the runs and jobs left running.
+    // Both nodes start before any work (a node starting closes only runs whose lease ran out, so this
+    // order no longer matters; test/leases-postgres.test.ts checks that).
     servers = [await startServer({ dossier: dossiers[0]!, db, port: 0, auth: 'keys' }), await startServer({ dossier: dossiers[1]!, db, port: 0, auth: 'keys' })];
   });
   after(async () => {
@@ -128,7 +129,8 @@ describe('dossier serve: two nodes on one PostgreSQL database', { skip: process.
 
   it('B follows a run that another node is still storing, until its run-finish', async () => {
     // The test process is the other node here: it stores events while B streams, so B must poll.
-    const run = await state.createRun({ id: crypto.randomUUID(), userId: alice.id, question: 'slow', mode: 'rag' });
+    // Held under a lease of its own, as a live node's run is: B's recovery must leave it alone.
+    const run = await state.createRun({ id: crypto.randomUUID(), userId: alice.id, question: 'slow', mode: 'rag' }, { node: 'test-node', ms: 60_000 });
     const step = (seq: number) => state.appendEvent(run.id, seq, { type: 'step-start', step: seq } as never);
     for (const seq of [1, 2, 3]) await step(seq);
     const stream = await readUntil(await b.get(`/v1/runs/${run.id}/events`, { 'last-event-id': '1' }), (frames) => frames.length >= 2);

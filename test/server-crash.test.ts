@@ -9,10 +9,14 @@ import { backendDb, serverBackends, startCli } from './helpers.ts';
 
 // The built `dossier serve` killed with SIGKILL (no shutdown code runs) in the middle of an ingest
 // and in the middle of a streamed run; the next start on the same file must keep what was
-// committed and close what was interrupted with an explicit reason.
+// committed and close what was interrupted with an explicit reason. Runs and in-process jobs are
+// held under a lease, closed only once it runs out (another node may be running them): a short
+// one here, so the restarted server closes them within a second or two.
+
+const LEASE_MS = 1000;
 
 async function serve(db: string, extra: string[] = []): Promise<{ url: string; child: ChildProcess }> {
-  const child = startCli(['serve', '--port', '0', '--db', db, ...extra]);
+  const child = startCli(['serve', '--port', '0', '--db', db, ...extra], { env: { DOSSIER_RUN_LEASE_MS: String(LEASE_MS) } });
   let stderr = '';
   child.stderr!.on('data', (data) => (stderr += data));
   const url = await new Promise<string>((resolve, reject) => {
@@ -41,6 +45,16 @@ async function upload(url: string, files: Array<{ name: string; blob: Blob }>): 
   const response = await fetch(`${url}/v1/documents`, { method: 'POST', body: form });
   assert.equal(response.status, 202);
   return (await json(response)).job.id;
+}
+
+/** Polls `read` until `done` holds for its value (the restarted server closes leased rows once their lease runs out). */
+async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean, what: string): Promise<T> {
+  let value = await read();
+  for (const deadline = Date.now() + 10 * LEASE_MS + 10_000; !done(value); value = await read()) {
+    if (Date.now() > deadline) assert.fail(`${what}: ${JSON.stringify(value)}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return value;
 }
 
 async function waitForJob(url: string, id: string): Promise<any> {
@@ -93,7 +107,8 @@ for (const backend of serverBackends()) {
       const restart = backend === 'postgres' ? ['--workers', '0'] : [];
       server = await serve(db, restart);
       current = server.child;
-      const { job } = await json(await fetch(`${server.url}/v1/jobs/${interruptedJob}`));
+      const restartedOnce = server;
+      const job = backend === 'postgres' ? (await json(await fetch(`${server.url}/v1/jobs/${interruptedJob}`))).job : await eventually(async () => (await json(await fetch(`${restartedOnce.url}/v1/jobs/${interruptedJob}`))).job, (j) => j.status !== 'running', 'the interrupted job is failed once its lease ran out');
       if (backend === 'postgres') assert.match(job.status, /^(queued|running)$/, JSON.stringify(job));
       else {
         assert.equal(job.status, 'failed');
@@ -125,7 +140,8 @@ for (const backend of serverBackends()) {
       // 3. Restart: the run's stored events end with an explicit run-finish, reason error.
       server = await serve(db, restart);
       current = server.child;
-      const run = await json(await fetch(`${server.url}/v1/runs/${runId}`));
+      const restarted = server;
+      const run = await eventually(async () => json(await fetch(`${restarted.url}/v1/runs/${runId}`)), (r) => r.status !== 'running', 'the interrupted run is closed once its lease ran out');
       assert.equal(run.status, 'failed');
       assert.equal(run.finishReason, 'error');
       const stream = await fetch(`${server.url}/v1/runs/${runId}/events`);

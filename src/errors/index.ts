@@ -15,6 +15,8 @@ export type ErrorCode =
   | 'embedder-mismatch'
   | 'not-found'
   | 'store-failed'
+  /** The database server cannot be reached right now (down, restarting, connection lost): retry shortly (HTTP 503). */
+  | 'store-unavailable'
   /** The file is a SQLite database that Dossier did not make. */
   | 'not-an-index'
   /** The index was made by an older Dossier and a read-only command cannot upgrade it. */

@@ -5,6 +5,7 @@ import { HTTPException } from 'hono/http-exception';
 import type { AskOptions } from '../agent/ask.ts';
 import type { Dossier } from '../dossier.ts';
 import { DossierError, oneLine, type ErrorCode } from '../errors/index.ts';
+import { NodeLeases } from './leases.ts';
 import { Principal } from './principal.ts';
 import { RateLimiter } from './rate-limit.ts';
 import { RunManager } from './runs.ts';
@@ -38,6 +39,8 @@ export const DEFAULT_LIMITS: ServerLimits = { bodyBytes: 64 * 1024 * 1024, query
 /** What every route handler gets. */
 export interface ServerDeps extends ServerOptions {
   runs: RunManager;
+  /** This node's id and the leases of the runs and in-process jobs it holds. */
+  leases: NodeLeases;
   limits: ServerLimits;
 }
 
@@ -63,7 +66,12 @@ const STATUS: Partial<Record<ErrorCode, number>> = {
   'remote-unreachable': 502,
   'remote-auth': 502,
   'remote-timeout': 504,
+  // The database is down or restarting: nothing is wrong with the request, so 503 and come back soon.
+  'store-unavailable': 503,
 };
+
+/** Seconds a client is asked to wait (Retry-After) when the database is unavailable. */
+const RETRY_AFTER_SECONDS = 2;
 
 export function errorResponse(c: Context, error: unknown): Response {
   if (error instanceof HTTPException && !DossierError.isInstance(error.cause)) {
@@ -73,6 +81,7 @@ export function errorResponse(c: Context, error: unknown): Response {
   }
   const code = DossierError.isInstance(error) ? error.code : 'failed';
   const status = STATUS[code as ErrorCode] ?? 500;
+  if (status === 503) c.header('Retry-After', String(RETRY_AFTER_SECONDS));
   return c.json({ error: { code, message: oneLine(error) } }, status as 400);
 }
 
@@ -94,7 +103,8 @@ async function authenticate(c: AppContext, deps: ServerDeps): Promise<Principal>
  */
 export function createApp(options: ServerOptions): { app: OpenAPIHono<Env>; deps: ServerDeps } {
   const limits = { ...DEFAULT_LIMITS, ...options.limits };
-  const deps: ServerDeps = { ...options, limits, runs: new RunManager(options.state, options.dossier, options.ask) };
+  const leases = new NodeLeases(options.state);
+  const deps: ServerDeps = { ...options, limits, leases, runs: new RunManager(options.state, options.dossier, leases, options.ask) };
   const app = new OpenAPIHono<Env>({
     // A request that fails its schema is a 400 with the first problem named.
     defaultHook: (result, c) => {

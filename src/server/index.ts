@@ -86,9 +86,15 @@ export async function startServer(options: StartOptions): Promise<{ url: string;
   const uploadsDir = options.uploadsDir ?? (process.env.DOSSIER_UPLOADS_DIR || sideDir(options.db, 'uploads'));
   let built: Awaited<ReturnType<typeof buildApp>>;
   try {
-    await state.failInterruptedJobs();
     built = await buildApp({ dossier: options.dossier, state, auth, uploadsDir, ask: options.ask, limits: options.limits }, options.extra);
-    await built.deps.runs.recoverInterrupted();
+    // Only runs and in-process jobs whose lease ran out are closed: on a shared database another node
+    // may be running the rest. Done now and then at every heartbeat, so a killed node's runs are
+    // closed by a surviving node too, not only by a restart.
+    const { runs } = built.deps;
+    await built.deps.leases.start(async () => {
+      await state.failInterruptedJobs();
+      await runs.recoverInterrupted();
+    });
   } catch (error) {
     await state.close();
     throw error;
@@ -128,6 +134,7 @@ export async function startServer(options: StartOptions): Promise<{ url: string;
       stopWorkers.abort();
       await workers?.catch(() => undefined);
       await deps.runs.drain();
+      await deps.leases.stop();
       // Open event streams would hold the server open: their runs are over, so they can go.
       (server as import('node:http').Server).closeAllConnections?.();
       await closed;

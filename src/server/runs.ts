@@ -3,6 +3,7 @@ import type { AskOptions, AskResult } from '../agent/ask.ts';
 import type { AgentEvent } from '../agent/events.ts';
 import type { Dossier } from '../dossier.ts';
 import { oneLine } from '../errors/index.ts';
+import type { NodeLeases } from './leases.ts';
 import type { Principal } from './principal.ts';
 import type { ServerState, StoredEvent } from './state.ts';
 
@@ -37,8 +38,9 @@ export interface RunHooks {
  * Runs started over HTTP: each run's events are numbered and stored as they happen (the SSE `id`
  * is the number), so a client that reconnects with `Last-Event-ID` gets exactly what it missed,
  * from the database, then the rest live. No broker: a run started on another node (one database,
- * several processes) is followed by polling its stored events. A run a killed process left
- * running is closed on the next start (`recoverInterrupted`) with `run-finish` (finish reason `error`).
+ * several processes) is followed by polling its stored events. Each run is held under this node's
+ * lease (leases.ts), renewed while it is live; a run whose node was killed is closed once its lease
+ * runs out, by whichever node recovers first (`recoverInterrupted`), with `run-finish` (reason `error`).
  * The agent reports events synchronously and the state is async: each event is stored through one
  * ordered chain and, once stored, kept in memory (what subscribers of a live run read) and
  * published; a run leaves `live` only once every event and its result are stored, so from then on
@@ -50,13 +52,17 @@ export class RunManager {
   constructor(
     private readonly state: ServerState,
     private readonly dossier: Dossier,
+    private readonly leases: NodeLeases,
     private readonly askDefaults: Pick<AskOptions, 'policy' | 'runsDir' | 'model'> = {},
-  ) {}
+  ) {
+    // A run this node lost its lease on has been closed by another node: stop spending on it.
+    leases.onLost = (runId) => void this.cancel(runId);
+  }
 
-  /** Closes the runs a killed process left running: an error event, `run-finish`, status failed. */
+  /** Closes the runs whose node stopped (their lease ran out): an error event, `run-finish`, status failed. */
   async recoverInterrupted(): Promise<void> {
-    for (const id of await this.state.runsLeftRunning()) {
-      const error = { code: 'interrupted', message: 'the server stopped while this run was going' };
+    for (const id of await this.state.claimExpiredRuns(this.leases.lease)) {
+      const error = { code: 'interrupted', message: 'the server running this run stopped while it was going (its lease expired)' };
       await this.state.appendEvent(id, (await this.state.lastSeq(id)) + 1, { type: 'error', step: 0, ...error } as never);
       await this.state.appendEvent(id, (await this.state.lastSeq(id)) + 1, { type: 'run-finish', finishReason: 'error', steps: 0, toolCalls: 0, usage: { inputTokens: 0, outputTokens: 0 }, ms: 0 } as never);
       await this.state.finishRun(id, 'failed', 'error', { error });
@@ -70,8 +76,10 @@ export class RunManager {
   async start(principal: Principal, request: RunRequest, extra: Pick<AskOptions, 'question'> & { context?: string } = { question: request.question }, hooks: RunHooks = {}): Promise<{ runId: string; done: Promise<AskResult> }> {
     const runId = randomUUID();
     const scope = principal.readScope(request.collections);
-    await this.state.createRun({ id: runId, userId: principal.user.id, ...(request.conversationId ? { conversationId: request.conversationId } : {}), question: request.question, mode: request.mode });
+    await this.state.createRun({ id: runId, userId: principal.user.id, ...(request.conversationId ? { conversationId: request.conversationId } : {}), question: request.question, mode: request.mode }, this.leases.lease);
     await hooks.beforeRun?.(runId);
+    // Renewed from here until the run is stored finished (a run whose beforeRun failed is left to expire and be closed).
+    const release = this.leases.hold('run', runId);
     const live: LiveRun = { events: [], listeners: new Set(), controller: new AbortController(), done: undefined as never, writes: Promise.resolve() };
     let seq = 0;
     // Published only once stored: whatever a client has seen survives a crash, and recovery never reuses its seq.
@@ -105,7 +113,10 @@ export class RunManager {
         bookkeepingFailed(runId, error);
       }
       return result;
-    })().finally(() => this.live.delete(runId));
+    })().finally(() => {
+      release();
+      this.live.delete(runId);
+    });
     return { runId, done: live.done };
   }
 

@@ -16,14 +16,17 @@ import {
   type JobQueue,
   type JobRecord,
   type JobUpdate,
+  type Lease,
   type MessageRecord,
   type Role,
   type RunRecord,
   type ServerState,
   type StoredEvent,
   type User,
+  serverTablesTooNew,
 } from './state.ts';
 import { DossierError } from '../errors/index.ts';
+import { unavailableError } from '../store/postgres/unavailable.ts';
 
 /**
  * Advisory lock key for the server tables' migrations: its own key, so a server starting beside an
@@ -37,7 +40,7 @@ export const SERVER_SCHEMA_LOCK = 0x73727673; // "srvs"
  * holds the last one applied; all pending ones run in one transaction under the advisory lock, so
  * whichever node starts first migrates and the others find nothing left to do. Migrations only add.
  */
-const SERVER_MIGRATIONS: ReadonlyArray<{ version: number; name: string; sql: string }> = [
+export const SERVER_MIGRATIONS: ReadonlyArray<{ version: number; name: string; sql: string }> = [
   {
     version: 1,
     name: 'users, keys, members, conversations, messages, runs, events, jobs',
@@ -72,25 +75,38 @@ CREATE INDEX IF NOT EXISTS srv_jobs_claimable ON srv_jobs (created_at) WHERE sta
 CREATE TABLE IF NOT EXISTS srv_rate_limits (key TEXT NOT NULL, "window" BIGINT NOT NULL, count INTEGER NOT NULL, PRIMARY KEY (key, "window"));
 `,
   },
+  {
+    version: 4,
+    name: 'run leases: the node running each run and until when (in-process jobs reuse worker and lease_until)',
+    // Rows from before leases have none: recovery treats them as expired (their node cannot renew them).
+    sql: `
+ALTER TABLE srv_runs ADD COLUMN IF NOT EXISTS node TEXT, ADD COLUMN IF NOT EXISTS lease_until TIMESTAMPTZ;
+CREATE INDEX IF NOT EXISTS srv_runs_running ON srv_runs (lease_until) WHERE status = 'running';
+`,
+  },
 ];
 
 export const SERVER_SCHEMA_VERSION = SERVER_MIGRATIONS[SERVER_MIGRATIONS.length - 1]!.version;
 
-async function migrate(pool: pg.Pool): Promise<void> {
+/** Applies the pending server migrations under the advisory lock; returns the versions this call applied. */
+async function migrate(pool: pg.Pool, where: string): Promise<number[]> {
   const client = await pool.connect();
+  const applied: number[] = [];
   try {
     await client.query('BEGIN');
     await client.query('SELECT pg_advisory_xact_lock($1)', [SERVER_SCHEMA_LOCK]);
     await client.query('CREATE TABLE IF NOT EXISTS srv_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)');
     const row = await client.query("SELECT value FROM srv_meta WHERE key = 'schema_version'");
     const from = Number(row.rows[0]?.value ?? 0); // read under the lock: another node may have just migrated
-    if (from > SERVER_SCHEMA_VERSION) throw new DossierError('store-failed', `the server tables have schema version ${from}, newer than this Dossier reads (${SERVER_SCHEMA_VERSION}); upgrade Dossier`);
+    if (from > SERVER_SCHEMA_VERSION) throw serverTablesTooNew(where, from, SERVER_SCHEMA_VERSION);
     for (const migration of SERVER_MIGRATIONS) {
       if (migration.version <= from) continue;
       await client.query(migration.sql);
       await client.query("INSERT INTO srv_meta(key, value) VALUES ('schema_version', $1) ON CONFLICT (key) DO UPDATE SET value = excluded.value", [String(migration.version)]);
+      applied.push(migration.version);
     }
     await client.query('COMMIT');
+    return applied;
   } catch (error) {
     await client.query('ROLLBACK').catch(() => undefined);
     throw error;
@@ -104,32 +120,64 @@ type Row = Record<string, any>;
 const toUser = (r: Row | undefined): User | undefined => (r ? { id: r.id, name: r.name, admin: r.admin === true, createdAt: r.created_at } : undefined);
 const toConversation = (r: Row): ConversationRecord => ({ id: r.id, userId: r.user_id, title: r.title, createdAt: r.created_at });
 
+/** host:port of a connection string, for messages (never the password). */
+function hostOf(url: string): string {
+  try {
+    const parsed = new URL(url);
+    return `${parsed.hostname || 'localhost'}:${parsed.port || '5432'}`;
+  } catch {
+    return 'unknown host';
+  }
+}
+
 /** PostgreSQL: the `srv_*` tables in the index's database, on a pool of their own. */
 export class PgServerState implements ServerState, JobQueue {
   private constructor(
     private readonly pool: pg.Pool,
     private readonly url: string,
+    /** Migration versions this instance applied when it opened (empty when another node did). */
+    readonly migrated: number[],
   ) {}
 
   static async open(url: string): Promise<PgServerState> {
-    const pool = new pg.Pool({ connectionString: url, max: 4 });
+    // A bounded wait for a connection: with PostgreSQL unreachable a request fails (503) instead of hanging.
+    const pool = new pg.Pool({ connectionString: url, max: 4, connectionTimeoutMillis: 10_000, application_name: 'dossier-server' });
     // An idle client's error (the server restarting) must not crash the process; the next query reports it.
     pool.on('error', () => undefined);
+    // Nor a checked-out client's between two queries (pg emits it on the client, unheard by the pool).
+    pool.on('connect', (client) => client.on('error', () => undefined));
+    const host = hostOf(url);
     try {
-      await migrate(pool);
+      return new PgServerState(pool, url, await migrate(pool, `PostgreSQL at ${host}`));
     } catch (error) {
-      await pool.end();
-      throw error;
+      await pool.end().catch(() => undefined);
+      throw unavailableError(error, host) ?? error;
     }
-    return new PgServerState(pool, url);
+  }
+
+  /** PostgreSQL down or restarting becomes 'store-unavailable' (HTTP 503); any other error is left as it is. */
+  private mapped(error: unknown): unknown {
+    return unavailableError(error, hostOf(this.url)) ?? error;
+  }
+
+  private async query(sql: string, params: unknown[] = []): Promise<pg.QueryResult<Row>> {
+    try {
+      return await this.pool.query(sql, params);
+    } catch (error) {
+      throw this.mapped(error);
+    }
   }
 
   private async rows(sql: string, params: unknown[] = []): Promise<Row[]> {
-    return (await this.pool.query(sql, params)).rows;
+    return (await this.query(sql, params)).rows;
   }
 
   async close(): Promise<void> {
     await this.pool.end();
+  }
+
+  async ping(): Promise<void> {
+    await this.query('SELECT 1');
   }
 
   queue(): JobQueue {
@@ -201,9 +249,13 @@ export class PgServerState implements ServerState, JobQueue {
 
   // Runs and their events
 
-  async createRun(run: Omit<RunRecord, 'status' | 'createdAt'>): Promise<RunRecord> {
+  async createRun(run: Omit<RunRecord, 'status' | 'createdAt'>, lease: Lease): Promise<RunRecord> {
     const record: RunRecord = { ...run, status: 'running', createdAt: now() };
-    await this.rows('INSERT INTO srv_runs (id, user_id, conversation_id, question, mode, status, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7)', [record.id, record.userId, record.conversationId ?? null, record.question, record.mode, record.status, record.createdAt]);
+    // lease_until on the database's clock, as for queue jobs: nodes with skewed clocks agree on expiry.
+    await this.rows(
+      'INSERT INTO srv_runs (id, user_id, conversation_id, question, mode, status, created_at, node, lease_until) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, now() + make_interval(secs => $9::double precision / 1000))',
+      [record.id, record.userId, record.conversationId ?? null, record.question, record.mode, record.status, record.createdAt, lease.node, lease.ms],
+    );
     return record;
   }
 
@@ -212,7 +264,7 @@ export class PgServerState implements ServerState, JobQueue {
   }
 
   async finishRun(runId: string, status: 'finished' | 'failed', finishReason: string, result: unknown): Promise<void> {
-    await this.rows('UPDATE srv_runs SET status = $1, finish_reason = $2, result = $3, finished_at = $4 WHERE id = $5', [status, finishReason, JSON.stringify(result ?? null), now(), runId]);
+    await this.rows("UPDATE srv_runs SET status = $1, finish_reason = $2, result = $3, finished_at = $4, lease_until = NULL WHERE id = $5 AND status = 'running'", [status, finishReason, JSON.stringify(result ?? null), now(), runId]);
   }
 
   async run(id: string): Promise<RunRecord | undefined> {
@@ -255,8 +307,23 @@ export class PgServerState implements ServerState, JobQueue {
     return row!.count;
   }
 
-  async runsLeftRunning(): Promise<string[]> {
-    return (await this.rows("SELECT id FROM srv_runs WHERE status = 'running'")).map((row) => row.id);
+  async renewLeases(lease: Lease, held: { runs: string[]; jobs: string[] }): Promise<string[]> {
+    const until = 'now() + make_interval(secs => $3::double precision / 1000)';
+    if (held.jobs.length > 0) await this.rows(`UPDATE srv_jobs SET lease_until = ${until} WHERE id = ANY($1) AND worker = $2 AND status = 'running' AND payload IS NULL`, [held.jobs, lease.node, lease.ms]);
+    if (held.runs.length === 0) return [];
+    const renewed = new Set((await this.rows(`UPDATE srv_runs SET lease_until = ${until} WHERE id = ANY($1) AND node = $2 AND status = 'running' RETURNING id`, [held.runs, lease.node, lease.ms])).map((row) => row.id as string));
+    return held.runs.filter((id) => !renewed.has(id));
+  }
+
+  async claimExpiredRuns(lease: Lease): Promise<string[]> {
+    // SKIP LOCKED and the re-checked expiry: two nodes recovering at once never take the same run.
+    const claimed = await this.rows(
+      `UPDATE srv_runs SET node = $1, lease_until = now() + make_interval(secs => $2::double precision / 1000)
+       WHERE id IN (SELECT id FROM srv_runs WHERE status = 'running' AND (lease_until IS NULL OR lease_until < now()) FOR UPDATE SKIP LOCKED)
+       RETURNING id`,
+      [lease.node, lease.ms],
+    );
+    return claimed.map((row) => row.id as string);
   }
 
   // Conversations
@@ -305,9 +372,9 @@ export class PgServerState implements ServerState, JobQueue {
 
   // Ingestion jobs
 
-  async createJob(userId: string, collection: string): Promise<JobRecord> {
+  async createJob(userId: string, collection: string, lease: Lease): Promise<JobRecord> {
     const record: JobRecord = { id: randomUUID(), userId, collection, status: 'running', createdAt: now() };
-    await this.rows('INSERT INTO srv_jobs (id, user_id, collection, status, created_at) VALUES ($1, $2, $3, $4, $5)', [record.id, userId, collection, record.status, record.createdAt]);
+    await this.rows('INSERT INTO srv_jobs (id, user_id, collection, status, created_at, worker, lease_until) VALUES ($1, $2, $3, $4, $5, $6, now() + make_interval(secs => $7::double precision / 1000))', [record.id, userId, collection, record.status, record.createdAt, lease.node, lease.ms]);
     return record;
   }
 
@@ -331,11 +398,11 @@ export class PgServerState implements ServerState, JobQueue {
   }
 
   /**
-   * Only jobs of the in-process kind (no payload) are failed at start: a queued job left running by a
-   * killed process is not lost, its lease runs out and another worker claims it again.
+   * Only jobs of the in-process kind (no payload) whose lease ran out are failed: a queued job left
+   * running by a killed process is not lost, its lease runs out and another worker claims it again.
    */
   async failInterruptedJobs(): Promise<number> {
-    return (await this.pool.query("UPDATE srv_jobs SET status = 'failed', error = $1, finished_at = $2 WHERE status = 'running' AND payload IS NULL", [INTERRUPTED_JOB, now()])).rowCount ?? 0;
+    return (await this.query("UPDATE srv_jobs SET status = 'failed', error = $1, finished_at = $2, lease_until = NULL WHERE status = 'running' AND payload IS NULL AND (lease_until IS NULL OR lease_until < now())", [INTERRUPTED_JOB, now()])).rowCount ?? 0;
   }
 
   // The ingestion queue.
@@ -361,14 +428,18 @@ export class PgServerState implements ServerState, JobQueue {
     // A connection of its own: LISTEN holds it for as long as the worker runs.
     const client = new pg.Client({ connectionString: this.url });
     client.on('error', () => undefined);
-    await client.connect();
+    await client.connect().catch((error: unknown) => {
+      throw this.mapped(error);
+    });
     client.on('notification', () => onQueued());
     await client.query(`LISTEN ${JOBS_CHANNEL}`);
     return () => client.end().catch(() => undefined);
   }
 
   async claimJob(worker: string, leaseMs: number, maxAttempts: number): Promise<ClaimedJob | undefined> {
-    const client = await this.pool.connect();
+    const client = await this.pool.connect().catch((error: unknown) => {
+      throw this.mapped(error);
+    });
     try {
       await client.query('BEGIN');
       // Expired jobs that used all their attempts end here, failed, instead of being claimed again.
@@ -388,14 +459,14 @@ export class PgServerState implements ServerState, JobQueue {
       return row ? { ...toJob(row), payload: JSON.parse(row.payload) as JobPayload, attempts: row.attempts } : undefined;
     } catch (error) {
       await client.query('ROLLBACK').catch(() => undefined);
-      throw error;
+      throw this.mapped(error);
     } finally {
       client.release();
     }
   }
 
   async heartbeat(id: string, worker: string, leaseMs: number, progress?: unknown): Promise<boolean> {
-    const result = await this.pool.query(
+    const result = await this.query(
       `UPDATE srv_jobs SET lease_until = now() + make_interval(secs => $3::double precision / 1000), progress = COALESCE($4, progress) WHERE id = $1 AND worker = $2 AND status = 'running'`,
       [id, worker, leaseMs, progress === undefined ? null : JSON.stringify(progress)],
     );
@@ -403,7 +474,7 @@ export class PgServerState implements ServerState, JobQueue {
   }
 
   async completeJob(id: string, worker: string, outcome: { status: 'finished'; report: unknown } | { status: 'failed'; error: string }): Promise<boolean> {
-    const result = await this.pool.query(
+    const result = await this.query(
       `UPDATE srv_jobs SET status = $3, report = $4, error = $5, finished_at = $6, lease_until = NULL WHERE id = $1 AND worker = $2 AND status = 'running'`,
       [id, worker, outcome.status, outcome.status === 'finished' ? JSON.stringify(outcome.report ?? null) : null, outcome.status === 'failed' ? outcome.error : null, now()],
     );
@@ -411,7 +482,7 @@ export class PgServerState implements ServerState, JobQueue {
   }
 
   async releaseJob(id: string, worker: string): Promise<void> {
-    await this.pool.query(`UPDATE srv_jobs SET status = 'queued', attempts = GREATEST(attempts - 1, 0), worker = NULL, lease_until = NULL WHERE id = $1 AND worker = $2 AND status = 'running'`, [id, worker]);
+    await this.query(`UPDATE srv_jobs SET status = 'queued', attempts = GREATEST(attempts - 1, 0), worker = NULL, lease_until = NULL WHERE id = $1 AND worker = $2 AND status = 'running'`, [id, worker]);
   }
 }
 

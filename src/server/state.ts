@@ -96,9 +96,22 @@ export interface JobQueue {
   releaseJob(id: string, worker: string): Promise<void>;
 }
 
+/**
+ * Who holds a live run or an in-process ingestion job: the node (one id per server process, see
+ * leases.ts) and how long the claim lasts without a heartbeat. A row whose lease has run out belongs
+ * to a node that stopped; only such rows are closed by recovery, so a starting node never closes the
+ * live runs of another node on the same database.
+ */
+export interface Lease {
+  node: string;
+  ms: number;
+}
+
 /** The server's own records; every method is async so the PostgreSQL implementation fits the same callers. */
 export interface ServerState {
   close(): Promise<void>;
+  /** Resolves when the database answers (readiness); rejects with the reason otherwise. */
+  ping(): Promise<void>;
   createUser(name: string, options?: { admin?: boolean }): Promise<User>;
   /** The local user of a loopback server without keys: created once, an admin. */
   localUser(): Promise<User>;
@@ -113,25 +126,36 @@ export interface ServerState {
   /** The collections a user is a member of, with the role. */
   memberships(userId: string): Promise<Array<{ collection: string; role: Role }>>;
   members(collection: string): Promise<Array<{ userId: string; name: string; role: Role }>>;
-  createRun(run: Omit<RunRecord, 'status' | 'createdAt'>): Promise<RunRecord>;
+  /** A new running run held by `lease.node` for `lease.ms`. */
+  createRun(run: Omit<RunRecord, 'status' | 'createdAt'>, lease: Lease): Promise<RunRecord>;
   appendEvent(runId: string, seq: number, event: { type: string }): Promise<void>;
+  /** Ends a running run (once: a run already ended, e.g. closed by recovery, stays as it is). */
   finishRun(runId: string, status: 'finished' | 'failed', finishReason: string, result: unknown): Promise<void>;
   run(id: string): Promise<RunRecord | undefined>;
   /** Stored events after `afterSeq`, in order. */
   events(runId: string, afterSeq?: number): Promise<StoredEvent[]>;
   lastSeq(runId: string): Promise<number>;
-  /** Runs a previous process left running (it was killed): each gets a closing run-finish and is failed. */
-  runsLeftRunning(): Promise<string[]>;
+  /**
+   * Extends the leases of the runs and in-process jobs this node holds; returns the runs it no longer
+   * holds (their lease ran out and another node closed them), which the node should stop.
+   */
+  renewLeases(lease: Lease, held: { runs: string[]; jobs: string[] }): Promise<string[]>;
+  /**
+   * Takes over the running runs whose lease has run out (their node stopped or was killed), so that
+   * exactly one node closes each; the caller then gives each a closing run-finish and fails it.
+   */
+  claimExpiredRuns(lease: Lease): Promise<string[]>;
   createConversation(userId: string, title: string): Promise<ConversationRecord>;
   conversation(id: string): Promise<ConversationRecord | undefined>;
   conversations(userId: string): Promise<ConversationRecord[]>;
   deleteConversation(id: string): Promise<void>;
   addMessage(message: Omit<MessageRecord, 'id' | 'createdAt'>): Promise<MessageRecord>;
   messages(conversationId: string): Promise<MessageRecord[]>;
-  createJob(userId: string, collection: string): Promise<JobRecord>;
+  /** An in-process ingestion job (SQLite), held by `lease.node` while it runs. */
+  createJob(userId: string, collection: string, lease: Lease): Promise<JobRecord>;
   updateJob(id: string, update: JobUpdate): Promise<void>;
   job(id: string): Promise<JobRecord | undefined>;
-  /** Jobs a killed process left running: reported failed on the next start. */
+  /** In-process jobs whose lease ran out (their node stopped while they ran): reported failed. */
   failInterruptedJobs(): Promise<number>;
   /** The durable queue where the backend has one (PostgreSQL); SQLite ingests in-process. */
   queue(): JobQueue | undefined;
@@ -173,24 +197,89 @@ CREATE TABLE IF NOT EXISTS srv_run_events (run_id TEXT NOT NULL REFERENCES srv_r
 CREATE TABLE IF NOT EXISTS srv_jobs (id TEXT PRIMARY KEY, user_id TEXT NOT NULL, collection TEXT NOT NULL, status TEXT NOT NULL, progress TEXT, report TEXT, error TEXT, created_at TEXT NOT NULL, finished_at TEXT);
 `;
 
+/**
+ * The SQLite server tables as numbered migrations, like the PostgreSQL ones (state-postgres.ts):
+ * `srv_meta.schema_version` holds the last one applied (a file from before versioning has the tables
+ * but no srv_meta: version 1 is idempotent, so it is simply applied again). Pending ones run in one
+ * IMMEDIATE transaction, so two processes opening the file migrate it once.
+ */
+const SQLITE_MIGRATIONS: ReadonlyArray<{ version: number; name: string; up(db: Database.Database): void }> = [
+  { version: 1, name: 'users, keys, members, conversations, messages, runs, events, jobs', up: (db) => db.exec(SCHEMA) },
+  {
+    version: 2,
+    name: 'run and job leases: the node holding each and until when (ISO time)',
+    up(db) {
+      const add = (table: string, column: string, type: string) => {
+        const columns = (db.pragma(`table_info(${table})`) as Array<{ name: string }>).map((c) => c.name);
+        if (!columns.includes(column)) db.exec(`ALTER TABLE ${table} ADD COLUMN ${column} ${type}`);
+      };
+      add('srv_runs', 'node', 'TEXT');
+      add('srv_runs', 'lease_until', 'TEXT');
+      add('srv_jobs', 'worker', 'TEXT');
+      add('srv_jobs', 'lease_until', 'TEXT');
+      db.exec("CREATE INDEX IF NOT EXISTS srv_runs_running ON srv_runs (lease_until) WHERE status = 'running'");
+    },
+  },
+];
+
+export const SQLITE_SERVER_SCHEMA_VERSION = SQLITE_MIGRATIONS[SQLITE_MIGRATIONS.length - 1]!.version;
+
+/** The one-line refusal of server tables made by a newer Dossier (both backends). */
+export function serverTablesTooNew(where: string, found: number, reads: number): DossierError {
+  return new DossierError('store-failed', `the server tables in ${where} have schema version ${found}, newer than this Dossier reads (${reads}); upgrade Dossier`);
+}
+
+/** Applies the pending SQLite server migrations; returns the versions applied. */
+function migrateSqlite(db: Database.Database, path: string): number[] {
+  return db
+    .transaction(() => {
+      db.exec('CREATE TABLE IF NOT EXISTS srv_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)');
+      const row = db.prepare("SELECT value FROM srv_meta WHERE key = 'schema_version'").get() as { value: string } | undefined;
+      const from = Number(row?.value ?? 0);
+      if (from > SQLITE_SERVER_SCHEMA_VERSION) throw serverTablesTooNew(path, from, SQLITE_SERVER_SCHEMA_VERSION);
+      const applied: number[] = [];
+      for (const migration of SQLITE_MIGRATIONS) {
+        if (migration.version <= from) continue;
+        migration.up(db);
+        db.prepare("INSERT INTO srv_meta (key, value) VALUES ('schema_version', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value").run(String(migration.version));
+        applied.push(migration.version);
+      }
+      return applied;
+    })
+    .immediate();
+}
+
 export const now = () => new Date().toISOString();
+/** The ISO time `ms` from now: SQLite lease expiry (ISO strings of one format compare as times). */
+const leaseUntil = (ms: number) => new Date(Date.now() + ms).toISOString();
 export const hashKey = (key: string) => createHash('sha256').update(key).digest('hex');
 export const json = (text: unknown) => (typeof text === 'string' ? JSON.parse(text) : undefined);
 
 /** SQLite: the tables live in the index file, on a connection of their own (better-sqlite3 is synchronous; the methods resolve at once). */
 export class SqliteServerState implements ServerState {
   readonly db: Database.Database;
+  /** Migration versions this instance applied when it opened (empty when the file was current). */
+  readonly migrated: number[];
 
   constructor(path: string) {
     if (path === ':memory:') throw new DossierError('config', 'the server needs an index file, not :memory:');
     this.db = new Database(path);
-    this.db.pragma('busy_timeout = 5000');
-    this.db.pragma('foreign_keys = ON');
-    this.db.exec(SCHEMA);
+    try {
+      this.db.pragma('busy_timeout = 5000');
+      this.db.pragma('foreign_keys = ON');
+      this.migrated = migrateSqlite(this.db, path);
+    } catch (error) {
+      this.db.close();
+      throw error;
+    }
   }
 
   async close(): Promise<void> {
     this.db.close();
+  }
+
+  async ping(): Promise<void> {
+    this.db.prepare('SELECT 1').get();
   }
 
   queue(): undefined {
@@ -260,9 +349,11 @@ export class SqliteServerState implements ServerState {
 
   // Runs and their events
 
-  async createRun(run: Omit<RunRecord, 'status' | 'createdAt'>): Promise<RunRecord> {
+  async createRun(run: Omit<RunRecord, 'status' | 'createdAt'>, lease: Lease): Promise<RunRecord> {
     const record: RunRecord = { ...run, status: 'running', createdAt: now() };
-    this.db.prepare('INSERT INTO srv_runs (id, user_id, conversation_id, question, mode, status, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)').run(record.id, record.userId, record.conversationId ?? null, record.question, record.mode, record.status, record.createdAt);
+    this.db
+      .prepare('INSERT INTO srv_runs (id, user_id, conversation_id, question, mode, status, created_at, node, lease_until) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)')
+      .run(record.id, record.userId, record.conversationId ?? null, record.question, record.mode, record.status, record.createdAt, lease.node, leaseUntil(lease.ms));
     return record;
   }
 
@@ -271,7 +362,7 @@ export class SqliteServerState implements ServerState {
   }
 
   async finishRun(runId: string, status: 'finished' | 'failed', finishReason: string, result: unknown): Promise<void> {
-    this.db.prepare('UPDATE srv_runs SET status = ?, finish_reason = ?, result = ?, finished_at = ? WHERE id = ?').run(status, finishReason, JSON.stringify(result ?? null), now(), runId);
+    this.db.prepare("UPDATE srv_runs SET status = ?, finish_reason = ?, result = ?, finished_at = ?, lease_until = NULL WHERE id = ? AND status = 'running'").run(status, finishReason, JSON.stringify(result ?? null), now(), runId);
   }
 
   async run(id: string): Promise<RunRecord | undefined> {
@@ -300,9 +391,26 @@ export class SqliteServerState implements ServerState {
     return (this.db.prepare('SELECT COALESCE(MAX(seq), 0) AS seq FROM srv_run_events WHERE run_id = ?').get(runId) as { seq: number }).seq;
   }
 
-  /** Runs a previous process left running (it was killed): each gets a closing run-finish and is failed. */
-  async runsLeftRunning(): Promise<string[]> {
-    return (this.db.prepare("SELECT id FROM srv_runs WHERE status = 'running'").all() as Array<{ id: string }>).map((row) => row.id);
+  async renewLeases(lease: Lease, held: { runs: string[]; jobs: string[] }): Promise<string[]> {
+    const until = leaseUntil(lease.ms);
+    const run = this.db.prepare("UPDATE srv_runs SET lease_until = ? WHERE id = ? AND node = ? AND status = 'running'");
+    const job = this.db.prepare("UPDATE srv_jobs SET lease_until = ? WHERE id = ? AND worker = ? AND status = 'running'");
+    return this.db.transaction(() => {
+      for (const id of held.jobs) job.run(until, id, lease.node);
+      return held.runs.filter((id) => run.run(until, id, lease.node).changes === 0);
+    })();
+  }
+
+  async claimExpiredRuns(lease: Lease): Promise<string[]> {
+    // IMMEDIATE: another process on the file claims after this one, and finds nothing left.
+    return this.db
+      .transaction(() => {
+        const ids = (this.db.prepare("SELECT id FROM srv_runs WHERE status = 'running' AND (lease_until IS NULL OR lease_until < ?)").all(now()) as Array<{ id: string }>).map((row) => row.id);
+        const claim = this.db.prepare('UPDATE srv_runs SET node = ?, lease_until = ? WHERE id = ?');
+        for (const id of ids) claim.run(lease.node, leaseUntil(lease.ms), id);
+        return ids;
+      })
+      .immediate();
   }
 
   // Conversations
@@ -350,9 +458,9 @@ export class SqliteServerState implements ServerState {
 
   // Ingestion jobs
 
-  async createJob(userId: string, collection: string): Promise<JobRecord> {
+  async createJob(userId: string, collection: string, lease: Lease): Promise<JobRecord> {
     const record: JobRecord = { id: randomUUID(), userId, collection, status: 'running', createdAt: now() };
-    this.db.prepare('INSERT INTO srv_jobs (id, user_id, collection, status, created_at) VALUES (?, ?, ?, ?, ?)').run(record.id, userId, collection, record.status, record.createdAt);
+    this.db.prepare('INSERT INTO srv_jobs (id, user_id, collection, status, created_at, worker, lease_until) VALUES (?, ?, ?, ?, ?, ?, ?)').run(record.id, userId, collection, record.status, record.createdAt, lease.node, leaseUntil(lease.ms));
     return record;
   }
 
@@ -381,9 +489,8 @@ export class SqliteServerState implements ServerState {
     };
   }
 
-  /** Jobs a killed process left running: reported failed on the next start. */
   async failInterruptedJobs(): Promise<number> {
-    return this.db.prepare("UPDATE srv_jobs SET status = 'failed', error = ?, finished_at = ? WHERE status = 'running'").run(INTERRUPTED_JOB, now()).changes;
+    return this.db.prepare("UPDATE srv_jobs SET status = 'failed', error = ?, finished_at = ?, lease_until = NULL WHERE status = 'running' AND (lease_until IS NULL OR lease_until < ?)").run(INTERRUPTED_JOB, now(), now()).changes;
   }
 
   private toUser(row: unknown): User | undefined {

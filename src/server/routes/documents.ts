@@ -89,7 +89,9 @@ export function registerDocuments(app: OpenAPIHono<Env>): void {
         const queued = await queue.enqueueJob(principal.user.id, collection, { paths, ...(metadata ? { metadata } : {}) });
         return c.json({ job: { id: queued.id, collection, status: 'queued' as const } }, 202);
       }
-      const job = await deps.state.createJob(principal.user.id, collection);
+      const job = await deps.state.createJob(principal.user.id, collection, deps.leases.lease);
+      // Held under this node's lease while it runs: only a job whose node stopped is failed by recovery.
+      const release = deps.leases.hold('job', job.id);
       // The job's updates are chained so they land in order: a late progress never overwrites the finish.
       let updates = Promise.resolve();
       const update = (change: JobUpdate) =>
@@ -103,7 +105,8 @@ export function registerDocuments(app: OpenAPIHono<Env>): void {
       void deps.dossier
         .ingest(paths, { collection, metadata, workers: 1, onProgress: (progress) => void update({ progress }) })
         .then((report) => update({ status: 'finished', report }))
-        .catch((error: unknown) => update({ status: 'failed', error: oneLine(error) }));
+        .catch((error: unknown) => update({ status: 'failed', error: oneLine(error) }))
+        .finally(release);
       return c.json({ job: { id: job.id, collection, status: 'running' as const } }, 202);
     },
   );

@@ -9,9 +9,13 @@ export function registerHealth(app: OpenAPIHono<Env>, version: string): void {
     createRoute({ method: 'get', path: '/ready', summary: 'The index answers', responses: { 200: json(z.object({ ready: z.boolean(), documents: z.number() }), 'Ready'), 503: json(z.object({ ready: z.boolean(), error: z.string() }), 'Not ready') } }),
     async (c) => {
       try {
-        const stats = await depsOf(c).dossier.stats({ scope: { collections: '*' } });
+        const deps = depsOf(c);
+        // Both the index and the server's own tables must answer (one database on PostgreSQL, two pools).
+        await deps.state.ping();
+        const stats = await deps.dossier.stats({ scope: { collections: '*' } });
         return c.json({ ready: true, documents: stats.documents }, 200);
       } catch (error) {
+        c.header('Retry-After', '2');
         return c.json({ ready: false, error: (error as Error).message }, 503);
       }
     },

@@ -9,6 +9,7 @@ import { DossierError } from '../../errors/index.ts';
 import { SqliteStore } from '../sqlite/sqlite-store.ts';
 import type { ChunkInput, DocumentInput, Store } from '../types.ts';
 import { PgStore } from './pg-store.ts';
+import { PG_MIGRATIONS } from './schema.ts';
 import { freshDatabase } from './test-database.ts';
 
 /**
@@ -120,7 +121,7 @@ describe('PgStore specifics', { skip: SKIP }, () => {
     try {
       stores.push(...(await Promise.all([PgStore.open(db.url), PgStore.open(db.url), PgStore.open(db.url)])));
       const applied = stores.flatMap((store) => store.migrated).sort();
-      assert.deepEqual(applied, [1, 2], 'each migration applied by exactly one opener');
+      assert.deepEqual(applied, PG_MIGRATIONS.map((migration) => migration.version), 'each migration applied by exactly one opener');
       const identities = await Promise.all(stores.map((store) => store.identity()));
       assert.equal(new Set(identities.map((identity) => identity.id)).size, 1, 'one index id');
       const reopened = await PgStore.open(db.url);
@@ -204,6 +205,35 @@ describe('PgStore specifics', { skip: SKIP }, () => {
     }
   });
 
+  it('keeps every term\'s row count exact through concurrent writers, replaces and deletes', async () => {
+    const { store, url, cleanup } = await freshStore();
+    const second = await PgStore.open(url);
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      await store.assertEmbedder({ embedderId: 't', dimensions: 2 });
+      const v = Float32Array.from([1, 0]);
+      const words = ['shared', 'alpha', 'beta', 'gamma', 'delta'];
+      const write = (writer: PgStore, name: string, i: number) =>
+        writer.upsertDocument(doc(name, { description: `about ${words[i % 5]}`, descriptionTerms: `about ${words[i % 5]}` }), [chunk(0, `shared ${words[i % 5]} ${words[(i + 1) % 5]}`), chunk(1, `shared w${i}`)], [v, v]);
+      // Two stores (two pools, as two nodes) writing overlapping terms at once: no deadlock, no lost count.
+      await Promise.all(Array.from({ length: 24 }, (_, i) => write(i % 2 ? second : store, `d${i}`, i)));
+      await write(store, 'd3', 7); // a replace with other terms
+      const d5 = (await store.listDocuments(ALL, { limit: 100 })).find((d) => d.source === 'd5')!;
+      await store.deleteDocument(ALL, d5.id);
+      for (const [stats, terms] of [['chunk_term_stats', 'chunk_terms'], ['document_term_stats', 'document_terms']]) {
+        const kept = (await client.query(`SELECT term, rows::int AS n FROM ${stats} WHERE rows <> 0 ORDER BY term`)).rows;
+        const truth = (await client.query(`SELECT term, count(*)::int AS n FROM ${terms} GROUP BY term ORDER BY term`)).rows;
+        assert.deepEqual(kept, truth, `${stats} equals a fresh count of ${terms}`);
+      }
+      assert.equal((await store.documentFrequencies(['shared'])).frequencies.get('shared'), 46, 'two chunks in each of 23 documents');
+    } finally {
+      await client.end();
+      await second.close();
+      await cleanup();
+    }
+  });
+
   it('moves the generation on with every write and refuses writes when read-only', async () => {
     const { store, url, cleanup } = await freshStore();
     const reader = await PgStore.open(url, { readonly: true });
@@ -230,8 +260,8 @@ describe('PgStore specifics', { skip: SKIP }, () => {
 
   it('reports an unreachable server and a missing index clearly', async () => {
     const refused = await PgStore.open('postgres://nobody:secret@127.0.0.1:1/none').then(() => undefined, (error: unknown) => error);
-    assert.ok(DossierError.isInstance(refused) && refused.code === 'store-failed', String(refused));
-    assert.match((refused as Error).message, /cannot connect to PostgreSQL at 127\.0\.0\.1:1 \(ECONNREFUSED\)/);
+    assert.ok(DossierError.isInstance(refused) && refused.code === 'store-unavailable', String(refused));
+    assert.match((refused as Error).message, /PostgreSQL at 127\.0\.0\.1:1 is unavailable \(ECONNREFUSED\); retry shortly \(is it running, and is --db/);
     assert.doesNotMatch((refused as Error).message, /secret/);
     const db = await freshDatabase();
     try {

@@ -18,18 +18,24 @@ import type {
   StoredDocument,
   UpsertStatus,
 } from '../types.ts';
+import { unavailableError } from './unavailable.ts';
+import { BM25_B as B, BM25_K1 as K1, topKSearch } from '../full-text-top-k.ts';
 import { migratePg, PG_SCHEMA_VERSION, pgNeedsMigration, pgSchemaVersion, pgTooNew, SCHEMA_LOCK } from './schema.ts';
 import { toChunk, toDocument, type ChunkRow as SqlChunkRow, type DocumentRow } from '../rows.ts';
 
 type ChunkRow = SqlChunkRow<string[]>;
 
-/** FTS5's bm25() constants; the SQLite store uses them, so rankings agree. */
-const K1 = 1.2;
-const B = 0.75;
 /** Same cap as the SQLite store: longer queries keep their rarest terms. */
 const MAX_QUERY_TERMS = 48;
 /** pgvector's HNSW on `vector` stops at 2000 dimensions; above that the index is built over halfvec. */
 const HNSW_VECTOR_MAX = 2000;
+
+/** The HNSW index over the vectors (cosine, as the SQLite store scores); halfvec past vector's 2,000-dimension limit. */
+export function vectorIndexSql(dimensions: number): string {
+  return dimensions <= HNSW_VECTOR_MAX
+    ? 'CREATE INDEX IF NOT EXISTS chunk_vectors_hnsw ON chunk_vectors USING hnsw (embedding vector_cosine_ops)'
+    : `CREATE INDEX IF NOT EXISTS chunk_vectors_hnsw ON chunk_vectors USING hnsw ((embedding::halfvec(${dimensions})) halfvec_cosine_ops)`;
+}
 
 export interface PgStoreOptions {
   /** BM25 weight of the title/heading column relative to the body (as in the SQLite store). */
@@ -106,16 +112,14 @@ function describeUrl(url: string): string {
   }
 }
 
-const CONNECT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EHOSTUNREACH', 'ETIMEDOUT', 'ECONNRESET', 'EAI_AGAIN']);
-
 /** Driver errors become one-line DossierErrors naming the index (never its password). */
 function toStoreError(error: unknown, label: string, host: string): unknown {
   if (DossierError.isInstance(error)) return error;
   const err = error as { code?: string; errors?: { code?: string }[] } | undefined;
   const code = err?.code ?? err?.errors?.[0]?.code ?? '';
-  if (CONNECT_CODES.has(code)) {
-    return new DossierError('store-failed', `cannot connect to PostgreSQL at ${host} (${code}); is the server running and is --db / DOSSIER_DB right?`, { cause: error });
-  }
+  // PostgreSQL down, restarting or unreachable: 'store-unavailable' (retry shortly), not a failed query.
+  const unavailable = unavailableError(error, host);
+  if (unavailable) return unavailable;
   if (code === '28P01' || code === '28000') return new DossierError('config', `PostgreSQL at ${host} refused the login for ${label}: ${oneLine(error)}`, { cause: error });
   if (code === '3D000') return new DossierError('config', `PostgreSQL at ${host} has no such database (${label}); create it first`, { cause: error });
   if (code === '25006') return new DossierError('read-only', `index ${label} is open for reading only: ${oneLine(error)}`, { cause: error });
@@ -131,9 +135,26 @@ function parseVector(text: string): Float32Array {
   return Float32Array.from(text.slice(1, -1).split(','), Number);
 }
 
-/** tsquery OR of literal lexemes (quoted, so no parser or dictionary touches them). */
-function tsQuery(terms: readonly string[]): string {
-  return terms.map((term) => `'${term.replace(/'/g, "''")}'`).join(' | ');
+/**
+ * Adds one row per (row, term) pair to a term-statistics table. Terms are locked in sorted order, so
+ * concurrent writers of overlapping terms wait for each other instead of deadlocking.
+ */
+async function countTerms(client: pg.PoolClient, table: 'chunk_term_stats' | 'document_term_stats', terms: readonly string[]): Promise<void> {
+  if (terms.length === 0) return;
+  await client.query(
+    `INSERT INTO ${table}(term, rows) SELECT term, count(*) FROM unnest($1::text[]) AS u(term) GROUP BY term ORDER BY term
+     ON CONFLICT (term) DO UPDATE SET rows = ${table}.rows + excluded.rows`,
+    [terms],
+  );
+}
+
+/** Takes back what countTerms added for the (row, term) pairs `pairs` selects (one term per pair). */
+async function uncountTerms(client: pg.PoolClient, table: 'chunk_term_stats' | 'document_term_stats', pairs: string, documentId: number): Promise<void> {
+  await client.query(
+    `INSERT INTO ${table}(term, rows) SELECT p.term, -count(*) FROM (${pairs}) p GROUP BY p.term ORDER BY p.term
+     ON CONFLICT (term) DO UPDATE SET rows = ${table}.rows + excluded.rows`,
+    [documentId],
+  );
 }
 
 
@@ -169,6 +190,7 @@ export class PgStore implements Store {
   private readonly host: string;
   private readonly titleWeight: number;
   private iterativeScan = false;
+  private countedChunks: { generation: string; count: number } | undefined;
   private closed = false;
 
   private constructor(url: string, options: PgStoreOptions) {
@@ -194,6 +216,10 @@ export class PgStore implements Store {
     });
     // An idle client losing its connection must not crash the process; the next query reports it.
     this.pool.on('error', () => undefined);
+    // Nor a checked-out one between two queries (PostgreSQL restarting mid-transaction): pg emits
+    // 'error' on the client, which the pool does not listen to then. Its next query fails instead
+    // (store-unavailable) and the pool drops it on release.
+    this.pool.on('connect', (client) => client.on('error', () => undefined));
   }
 
   /** Connects, migrates (under an advisory lock; not when read-only) and checks the schema version. */
@@ -313,11 +339,7 @@ export class PgStore implements Store {
         const d = info.dimensions;
         // The dimensions are known only now; HNSW needs them fixed (cosine distance, as the SQLite store scores).
         await client.query(`ALTER TABLE chunk_vectors ALTER COLUMN embedding TYPE vector(${d})`);
-        await client.query(
-          d <= HNSW_VECTOR_MAX
-            ? 'CREATE INDEX IF NOT EXISTS chunk_vectors_hnsw ON chunk_vectors USING hnsw (embedding vector_cosine_ops)'
-            : `CREATE INDEX IF NOT EXISTS chunk_vectors_hnsw ON chunk_vectors USING hnsw ((embedding::halfvec(${d})) halfvec_cosine_ops)`,
-        );
+        await client.query(vectorIndexSql(d));
       });
     });
   }
@@ -406,7 +428,7 @@ export class PgStore implements Store {
     if (existing) {
       id = existing.id;
       await this.deleteChunksOf(client, id);
-      await client.query('DELETE FROM document_terms WHERE document_id = $1', [id]);
+      await this.deleteDocumentTerms(client, id);
       await client.query(
         `UPDATE documents SET title=$1, media_type=$2, content_hash=$3, metadata=$4, text=$5, bytes=$6, description=$7, updated_at=$8,
            fts = array_to_tsvector($9::text[]), fts_length = $10 WHERE id = $11`,
@@ -423,9 +445,10 @@ export class PgStore implements Store {
     }
     if (docTerms.terms.length) {
       await client.query(
-        'INSERT INTO document_terms(document_id, term, tf_title, tf_body) SELECT $1, * FROM unnest($2::text[], $3::int[], $4::int[])',
-        [id, docTerms.terms, docTerms.tfTitle, docTerms.tfBody],
+        'INSERT INTO document_terms(document_id, term, tf_title, tf_body, length) SELECT $1, u.*, $5 FROM unnest($2::text[], $3::int[], $4::int[]) AS u',
+        [id, docTerms.terms, docTerms.tfTitle, docTerms.tfBody, docTerms.length],
       );
+      await countTerms(client, 'document_term_stats', docTerms.terms);
     }
     // A replaced description counts as a new row, as FTS5 counts it (see deleteChunksOf).
     await client.query("UPDATE fts_stats SET rows = rows + 1, tokens = tokens + $1 WHERE name = 'documents'", [docTerms.length]);
@@ -461,21 +484,22 @@ export class PgStore implements Store {
       const termText: string[] = [];
       const tfTitle: number[] = [];
       const tfBody: number[] = [];
+      const termLength: number[] = [];
       rows.forEach((r, i) => {
         r.terms.forEach((term, j) => {
           termChunk.push(chunkIds[i]);
           termText.push(term);
           tfTitle.push(r.tfTitle[j]);
           tfBody.push(r.tfBody[j]);
+          termLength.push(r.length);
         });
       });
       if (termText.length) {
-        await client.query('INSERT INTO chunk_terms(chunk_id, term, tf_title, tf_body) SELECT * FROM unnest($1::bigint[], $2::text[], $3::int[], $4::int[])', [
-          termChunk,
-          termText,
-          tfTitle,
-          tfBody,
-        ]);
+        await client.query(
+          'INSERT INTO chunk_terms(chunk_id, term, tf_title, tf_body, length) SELECT * FROM unnest($1::bigint[], $2::text[], $3::int[], $4::int[], $5::int[])',
+          [termChunk, termText, tfTitle, tfBody, termLength],
+        );
+        await countTerms(client, 'chunk_term_stats', termText);
       }
       await client.query(
         'INSERT INTO chunk_vectors(chunk_id, document_id, collection_id, embedding) SELECT u.chunk_id, $1, $2, u.embedding::vector FROM unnest($3::bigint[], $4::text[]) AS u(chunk_id, embedding)',
@@ -496,7 +520,13 @@ export class PgStore implements Store {
    * row ever inserted; document frequencies do drop).
    */
   private async deleteChunksOf(client: pg.PoolClient, documentId: number): Promise<void> {
+    await uncountTerms(client, 'chunk_term_stats', 'SELECT t.term FROM chunk_terms t JOIN chunks c ON c.id = t.chunk_id WHERE c.document_id = $1', documentId);
     await client.query('DELETE FROM chunks WHERE document_id = $1', [documentId]);
+  }
+
+  private async deleteDocumentTerms(client: pg.PoolClient, documentId: number): Promise<void> {
+    await uncountTerms(client, 'document_term_stats', 'SELECT term FROM document_terms WHERE document_id = $1', documentId);
+    await client.query('DELETE FROM document_terms WHERE document_id = $1', [documentId]);
   }
 
   updateMetadata(scope: Scope, id: number, patch: Record<string, unknown>): Promise<StoredDocument | undefined> {
@@ -533,7 +563,8 @@ export class PgStore implements Store {
         if (!row) return false;
         await this.bumpGeneration(client);
         await this.deleteChunksOf(client, id);
-        await client.query('DELETE FROM documents WHERE id = $1', [id]); // document_terms cascade; statistics stay (see deleteChunksOf)
+        await this.deleteDocumentTerms(client, id);
+        await client.query('DELETE FROM documents WHERE id = $1', [id]); // BM25's totals stay (see deleteChunksOf)
         return true;
       });
     });
@@ -606,14 +637,29 @@ export class PgStore implements Store {
 
   private async readFrequencies(terms: readonly string[]): Promise<{ chunks: number; frequencies: Map<string, number> }> {
     const unique = [...new Set(terms)];
+    const { rows: found, generation } = await this.termStatistics('chunks', unique);
+    // count(*) over a million chunks is a scan and the embedder asks on every query: kept per write generation.
+    if (this.countedChunks?.generation !== generation) {
+      this.countedChunks = { generation, count: Number((await this.pool.query('SELECT count(*) AS n FROM chunks')).rows[0].n) };
+    }
+    return { chunks: this.countedChunks.count, frequencies: new Map(unique.map((term) => [term, found.get(term) ?? 0])) };
+  }
+
+  /** Rows holding each term (term statistics, kept by every write) and the index's write generation. */
+  private async termStatistics(kind: 'chunks' | 'documents', terms: readonly string[]): Promise<{ rows: Map<string, number>; generation: string }> {
+    const table = kind === 'chunks' ? 'chunk_term_stats' : 'document_term_stats';
     const result = await this.pool.query(
-      `SELECT u.term, (SELECT count(*) FROM chunk_terms t WHERE t.term = u.term) AS n, (SELECT count(*) FROM chunks) AS chunks
-       FROM unnest($1::text[]) AS u(term)`,
-      [unique],
+      `SELECT NULL AS term, value::bigint AS n FROM meta WHERE key = 'generation'
+       UNION ALL SELECT term, rows FROM ${table} WHERE term = ANY($1::text[])`,
+      [[...terms]],
     );
-    const found = new Map<string, number>(result.rows.map((row: { term: string; n: number }) => [row.term, row.n]));
-    const chunks = result.rows[0]?.chunks ?? Number((await this.pool.query('SELECT count(*) AS n FROM chunks')).rows[0].n);
-    return { chunks, frequencies: new Map(unique.map((term) => [term, found.get(term) ?? 0])) };
+    const rows = new Map<string, number>();
+    let generation = '';
+    for (const row of result.rows as { term: string | null; n: string | number }[]) {
+      if (row.term === null) generation = String(row.n);
+      else rows.set(row.term, Number(row.n));
+    }
+    return { rows, generation };
   }
 
   documentFrequencies(terms: readonly string[]): Promise<{ chunks: number; frequencies: Map<string, number> }> {
@@ -634,50 +680,84 @@ export class PgStore implements Store {
   }
 
   /**
-   * FTS5's bm25() (fts5_aux.c), computed in SQL over one of our term tables:
+   * FTS5's bm25() (fts5_aux.c), computed in SQL from posting lists (`chunk_terms` / `document_terms`,
+   * read through an index that carries each posting's frequencies and row length):
    *   score = Σ_terms idf(t) · f·(k1+1) / (f + k1·(1 − b + b·D/avgdl))
    * with f = Σ_columns weight_c · tf_c (the column weights scale frequencies, not per-column scores),
    * D = the row's tokens over all columns, avgdl = all tokens / rows, and
    * idf = ln((N − n + 0.5) / (n + 0.5)), or 1e-6 when that is ≤ 0; N and n are index-wide,
    * so scope and filters never change a row's score (as in FTS5).
+   *
+   * One step of full-text-top-k.ts: every row holding an `essential` term is scored by those terms
+   * from their postings. On the last step (no rest) that is the score. Otherwise a row can enter the
+   * top k only if its essential score plus the most the rest can add (`restBound`) reaches the k-th
+   * essential score, and only those rows look up their rest terms (one index probe each).
    */
-  private bm25Sql(kind: 'chunks' | 'documents', termsParam: string, condition: string, queryParam: string, kParam: string): string {
+  private bm25Sql(kind: 'chunks' | 'documents', p: { terms: string; frequencies: string; essential: string; rest: string; restBound: string; k: string }, final: boolean, condition: string | undefined): string {
     const rows = kind === 'chunks' ? 'chunks' : 'documents';
     const termTable = kind === 'chunks' ? 'chunk_terms' : 'document_terms';
     const key = kind === 'chunks' ? 'chunk_id' : 'document_id';
-    const from = kind === 'chunks'
-      ? 'chunks c JOIN documents d ON d.id = c.document_id JOIN collections col ON col.id = d.collection_id'
-      : 'documents d JOIN collections col ON col.id = d.collection_id';
-    const alias = kind === 'chunks' ? 'c' : 'd';
+    const contribution = `idf.w * (f.freq * ${K1 + 1}::float8) / (f.freq + ${K1}::float8 * (${1 - B}::float8 + ${B}::float8 * t.length::float8 / s.avgdl))`;
+    const postings = (terms: string, only = '') => `SELECT t.${key} AS id, sum(${contribution}) AS score
+        FROM ${termTable} t JOIN idf ON idf.term = t.term CROSS JOIN s
+          CROSS JOIN LATERAL (SELECT (${this.titleWeight}::float8 * t.tf_title + t.tf_body)::float8 AS freq) f
+        WHERE t.term = ANY(${terms}::text[])${only} GROUP BY t.${key}`;
+    const scoped = condition === undefined
+      ? 'SELECT id, score FROM essential'
+      : kind === 'chunks'
+        ? `SELECT e.id, e.score FROM essential e JOIN chunks c ON c.id = e.id JOIN documents d ON d.id = c.document_id JOIN collections col ON col.id = d.collection_id WHERE ${condition}`
+        : `SELECT e.id, e.score FROM essential e JOIN documents d ON d.id = e.id JOIN collections col ON col.id = d.collection_id WHERE ${condition}`;
+    const ranked = final
+      ? `SELECT id, score FROM scoped ORDER BY score DESC, id LIMIT ${p.k}`
+      : `WITH kth AS (SELECT score FROM scoped ORDER BY score DESC LIMIT 1 OFFSET ${p.k} - 1),
+          contenders AS (SELECT id, score FROM scoped WHERE score + ${p.restBound}::float8 >= coalesce((SELECT score FROM kth), '-Infinity'::float8)),
+          rest AS (${postings(p.rest, ` AND t.${key} IN (SELECT id FROM contenders)`)})
+        SELECT c.id, c.score + coalesce(r.score, 0) AS score FROM contenders c LEFT JOIN rest r ON r.id = c.id ORDER BY score DESC, c.id LIMIT ${p.k}`;
+    const documentOf = kind === 'chunks' ? 'JOIN chunks c ON c.id = top.id' : '';
     return `WITH s AS (
         SELECT greatest(rows, 1)::float8 AS n_rows, greatest(tokens, 1)::float8 / greatest(rows, 1)::float8 AS avgdl FROM fts_stats WHERE name = '${rows}'
       ), idf AS (
         SELECT u.term, CASE WHEN x.v <= 0 THEN 1e-6::float8 ELSE x.v END AS w
-        FROM unnest(${termsParam}::text[]) AS u(term)
+        FROM unnest(${p.terms}::text[], ${p.frequencies}::float8[]) AS u(term, hits)
         CROSS JOIN s
-        CROSS JOIN LATERAL (SELECT count(*)::float8 AS hits FROM ${termTable} t WHERE t.term = u.term) h
-        CROSS JOIN LATERAL (SELECT ln((s.n_rows - h.hits + 0.5::float8) / (h.hits + 0.5::float8)) AS v) x
-      ), cand AS (
-        SELECT ${alias}.id, ${kind === 'chunks' ? 'c.document_id' : 'd.id AS document_id'}, ${alias}.fts_length
-        FROM ${from} WHERE ${alias}.fts @@ ${queryParam}::tsquery AND ${condition}
-      )
-      SELECT cand.id, cand.document_id,
-        sum(idf.w * (f.freq * ${K1 + 1}::float8) / (f.freq + ${K1}::float8 * (${1 - B}::float8 + ${B}::float8 * cand.fts_length::float8 / s.avgdl))) AS score
-      FROM cand JOIN ${termTable} t ON t.${key} = cand.id JOIN idf ON idf.term = t.term CROSS JOIN s
-        CROSS JOIN LATERAL (SELECT (${this.titleWeight}::float8 * t.tf_title + t.tf_body)::float8 AS freq) f
-      GROUP BY cand.id, cand.document_id
-      ORDER BY score DESC, cand.id
-      LIMIT ${kParam}`;
+        CROSS JOIN LATERAL (SELECT ln((s.n_rows - u.hits + 0.5::float8) / (u.hits + 0.5::float8)) AS v) x
+      ), essential AS (${postings(p.essential)}),
+      scoped AS (${scoped})
+      SELECT top.id, ${kind === 'chunks' ? 'c.document_id' : 'top.id AS document_id'}, top.score
+      FROM (${ranked}) top ${documentOf} ORDER BY top.score DESC, top.id`;
   }
 
   private async bm25(kind: 'chunks' | 'documents', scope: Scope, terms: readonly string[], options: SearchOptions): Promise<{ id: number; document_id: number; score: number }[]> {
     if (!(options.k > 0)) return [];
     const query = await this.queryTerms(terms);
     if (query.length === 0) return [];
-    const params = new Params();
-    const condition = this.documentWhere(scope, options.filter, params);
-    const sql = this.bm25Sql(kind, params.add(query), condition, params.add(tsQuery(query)), params.add(options.k));
-    return (await this.pool.query(sql, params.values)).rows;
+    const [{ rows: frequencies }, rowCount] = await Promise.all([
+      this.termStatistics(kind, query),
+      this.pool.query('SELECT rows FROM fts_stats WHERE name = $1', [kind]).then((result) => Number(result.rows[0]?.rows ?? 0)),
+    ]);
+    const present = query.filter((term) => (frequencies.get(term) ?? 0) > 0);
+    const restricted = scope.collections !== '*' || options.filter !== undefined;
+    const search = topKSearch<{ id: number; document_id: number; score: number }>(present.map((term) => ({ term, documentFrequency: frequencies.get(term)! })), rowCount, options.k);
+    for (let next = search.next(); ; ) {
+      if (next.done) return next.value;
+      const step = next.value;
+      const params = new Params();
+      const condition = restricted ? this.documentWhere(scope, options.filter, params) : undefined;
+      const sql = this.bm25Sql(
+        kind,
+        {
+          terms: params.add(present),
+          frequencies: params.add(present.map((term) => frequencies.get(term)!)),
+          essential: params.add(step.essential),
+          k: params.add(options.k),
+          // Only the rest step reads these, and PostgreSQL refuses parameters a statement never uses.
+          ...(step.final ? { rest: '', restBound: '' } : { rest: params.add(step.rest), restBound: params.add(step.restBound) }),
+        },
+        step.final,
+        condition,
+      );
+      next = search.next((await this.pool.query(sql, params.values)).rows.map((row: { id: string | number; document_id: string | number; score: number }) => ({ id: Number(row.id), document_id: Number(row.document_id), score: row.score })));
+    }
   }
 
   searchFullText(scope: Scope, terms: readonly string[], options: SearchOptions): Promise<ScoredChunkId[]> {
@@ -857,6 +937,10 @@ export class PgStore implements Store {
     await this.run(async () => this.assertWritable());
     if (exported.embedder) await this.assertEmbedder(exported.embedder);
     for (const [key, value] of Object.entries(exported.settings)) await this.assertSetting(key, value);
+    // Inserting into HNSW searches the graph for every row; building it once after the load is many
+    // times faster (pgvector's advice). The target is empty (copyIndex checks), so nothing loses its index
+    // for long; finishImport builds it, and until then vector search is exact.
+    await this.run(async () => void (await this.pool.query('DROP INDEX IF EXISTS chunk_vectors_hnsw')));
   }
 
   importDocument(exported: ExportedDocument): Promise<{ id: number }> {
@@ -875,12 +959,16 @@ export class PgStore implements Store {
     return this.run(async () => {
       this.assertWritable();
       const totals = exported.fullTextTotals;
-      if (!totals) return;
-      await this.transaction(async (client) => {
-        for (const [name, total] of [['chunks', totals.chunks], ['documents', totals.documents]] as const) {
-          await client.query('UPDATE fts_stats SET rows = $2, tokens = $3 WHERE name = $1', [name, total.rows, total.tokens]);
-        }
-      });
+      if (totals) {
+        await this.transaction(async (client) => {
+          for (const [name, total] of [['chunks', totals.chunks], ['documents', totals.documents]] as const) {
+            await client.query('UPDATE fts_stats SET rows = $2, tokens = $3 WHERE name = $1', [name, total.rows, total.tokens]);
+          }
+        });
+      }
+      const info = await this.readIndexInfo();
+      if (info) await this.pool.query(vectorIndexSql(info.dimensions));
+      await this.pool.query('ANALYZE'); // fresh statistics, so the first queries on the copy are planned well
     });
   }
 

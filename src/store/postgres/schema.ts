@@ -7,7 +7,7 @@ import { DossierError } from '../../errors/index.ts';
  * `meta.schema_version` holds the last one applied. All pending migrations run in ONE transaction
  * under a transaction-level advisory lock, so whichever node starts first migrates and the others
  * wait, then find nothing left to do (PostgreSQL DDL is transactional, so a failure leaves nothing half-made).
- * Migrations only ever add.
+ * Migrations move forward only; a database newer than the code is refused.
  */
 export interface PgMigration {
   version: number;
@@ -104,6 +104,33 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
         "INSERT INTO meta(key, value) VALUES ('index_id', $1), ('generation', '0') ON CONFLICT (key) DO NOTHING",
         [randomUUID()],
       );
+    },
+  },
+  {
+    version: 3,
+    name: 'posting lists and term statistics',
+    async up(client) {
+      // Full text is ranked from posting lists: an index over (term, row) that also carries the row's
+      // frequencies and length, so BM25 reads index entries only — no heap row and no per-candidate
+      // lookup (which cost ~10–30 µs each and made a million chunks slow). Document frequencies are
+      // kept per term by every write, one lookup each. The GIN indexes and the by-term indexes served
+      // the old candidate search and counts only.
+      await client.query(`
+        CREATE TABLE IF NOT EXISTS chunk_term_stats (term TEXT PRIMARY KEY, rows BIGINT NOT NULL);
+        CREATE TABLE IF NOT EXISTS document_term_stats (term TEXT PRIMARY KEY, rows BIGINT NOT NULL);
+        INSERT INTO chunk_term_stats(term, rows) SELECT term, count(*) FROM chunk_terms GROUP BY term ON CONFLICT (term) DO NOTHING;
+        INSERT INTO document_term_stats(term, rows) SELECT term, count(*) FROM document_terms GROUP BY term ON CONFLICT (term) DO NOTHING;
+        ALTER TABLE chunk_terms ADD COLUMN IF NOT EXISTS length INTEGER NOT NULL DEFAULT 0;
+        UPDATE chunk_terms t SET length = c.fts_length FROM chunks c WHERE c.id = t.chunk_id AND c.fts_length <> 0;
+        ALTER TABLE document_terms ADD COLUMN IF NOT EXISTS length INTEGER NOT NULL DEFAULT 0;
+        UPDATE document_terms t SET length = d.fts_length FROM documents d WHERE d.id = t.document_id AND d.fts_length <> 0;
+        DROP INDEX IF EXISTS chunk_terms_by_term;
+        DROP INDEX IF EXISTS document_terms_by_term;
+        DROP INDEX IF EXISTS chunks_fts;
+        DROP INDEX IF EXISTS documents_fts;
+        CREATE INDEX IF NOT EXISTS chunk_term_postings ON chunk_terms (term, chunk_id) INCLUDE (tf_title, tf_body, length);
+        CREATE INDEX IF NOT EXISTS document_term_postings ON document_terms (term, document_id) INCLUDE (tf_title, tf_body, length);
+      `);
     },
   },
 ];

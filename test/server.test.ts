@@ -354,9 +354,12 @@ for (const backend of serverBackends()) {
         const health = (await (await fetch(`${url}/health`)).json()) as any;
         assert.equal(health.ok, true);
       } finally {
-        const exited = new Promise((resolve) => child.once('exit', resolve));
-        child.kill('SIGTERM');
-        await exited;
+        // A serve that failed to start has exited already: waiting for its 'exit' would hang the suite.
+        if (child.exitCode === null && child.signalCode === null) {
+          const exited = new Promise((resolve) => child.once('exit', resolve));
+          child.kill('SIGTERM');
+          await exited;
+        }
         temp.cleanup();
       }
     });

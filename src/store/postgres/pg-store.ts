@@ -136,28 +136,44 @@ function parseVector(text: string): Float32Array {
 }
 
 /**
- * Adds one row per (row, term) pair to a term-statistics table. Terms are locked in sorted order, so
- * concurrent writers of overlapping terms wait for each other instead of deadlocking.
+ * What one write changes in the rows every writer shares (the generation, BM25's totals, the term
+ * statistics). Collected while the document's own rows are written and applied last, in one fixed
+ * order (generation, totals, terms sorted), just before COMMIT: those row locks are then held for
+ * milliseconds rather than the whole transaction, so concurrent writers (workers) barely wait on
+ * each other, and the fixed order means they never deadlock.
  */
-async function countTerms(client: pg.PoolClient, table: 'chunk_term_stats' | 'document_term_stats', terms: readonly string[]): Promise<void> {
-  if (terms.length === 0) return;
-  await client.query(
-    `INSERT INTO ${table}(term, rows) SELECT term, count(*) FROM unnest($1::text[]) AS u(term) GROUP BY term ORDER BY term
-     ON CONFLICT (term) DO UPDATE SET rows = ${table}.rows + excluded.rows`,
-    [terms],
-  );
+class SharedCounts {
+  private readonly totals = { chunks: { rows: 0, tokens: 0 }, documents: { rows: 0, tokens: 0 } };
+  private readonly terms = { chunk_term_stats: new Map<string, number>(), document_term_stats: new Map<string, number>() };
+
+  addRows(kind: 'chunks' | 'documents', rows: number, tokens: number): void {
+    this.totals[kind].rows += rows;
+    this.totals[kind].tokens += tokens;
+  }
+
+  /** One (row, term) pair per entry of `terms`: +1 each when added, −1 when removed. */
+  countTerms(table: 'chunk_term_stats' | 'document_term_stats', terms: readonly string[], sign: 1 | -1): void {
+    const counts = this.terms[table];
+    for (const term of terms) counts.set(term, (counts.get(term) ?? 0) + sign);
+  }
+
+  async apply(client: pg.PoolClient): Promise<void> {
+    await client.query("UPDATE meta SET value = (value::bigint + 1)::text WHERE key = 'generation'");
+    for (const kind of ['chunks', 'documents'] as const) {
+      const { rows, tokens } = this.totals[kind];
+      if (rows || tokens) await client.query('UPDATE fts_stats SET rows = rows + $2, tokens = tokens + $3 WHERE name = $1', [kind, rows, tokens]);
+    }
+    for (const table of ['chunk_term_stats', 'document_term_stats'] as const) {
+      const changed = [...this.terms[table]].filter(([, delta]) => delta !== 0).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+      if (changed.length === 0) continue;
+      await client.query(
+        `INSERT INTO ${table}(term, rows) SELECT * FROM unnest($1::text[], $2::bigint[]) ORDER BY 1
+         ON CONFLICT (term) DO UPDATE SET rows = ${table}.rows + excluded.rows`,
+        [changed.map(([term]) => term), changed.map(([, delta]) => delta)],
+      );
+    }
+  }
 }
-
-/** Takes back what countTerms added for the (row, term) pairs `pairs` selects (one term per pair). */
-async function uncountTerms(client: pg.PoolClient, table: 'chunk_term_stats' | 'document_term_stats', pairs: string, documentId: number): Promise<void> {
-  await client.query(
-    `INSERT INTO ${table}(term, rows) SELECT p.term, -count(*) FROM (${pairs}) p GROUP BY p.term ORDER BY p.term
-     ON CONFLICT (term) DO UPDATE SET rows = ${table}.rows + excluded.rows`,
-    [documentId],
-  );
-}
-
-
 
 const DOCUMENT_SELECT = `SELECT d.id, d.source, d.title, d.media_type, d.content_hash, d.metadata, d.bytes, d.description, d.created_at, d.updated_at,
     col.name AS collection, (SELECT count(*) FROM chunks c WHERE c.document_id = d.id) AS chunk_count
@@ -419,7 +435,7 @@ export class PgStore implements Store {
     ).rows[0] as { id: number; content_hash: string } | undefined;
     if (existing && imported) throw new DossierError('bad-input', `index ${this.label} already holds ${document.source} in collection ${document.collection}`);
     if (existing && existing.content_hash === document.contentHash) return { id: existing.id, status: 'unchanged' };
-    await this.bumpGeneration(client);
+    const shared = new SharedCounts();
 
     const description = document.description ?? '';
     // As in SQLite: without index terms the raw title/description are indexed (unstemmed).
@@ -427,8 +443,8 @@ export class PgStore implements Store {
     let id: number;
     if (existing) {
       id = existing.id;
-      await this.deleteChunksOf(client, id);
-      await this.deleteDocumentTerms(client, id);
+      await this.deleteChunksOf(client, id, shared);
+      await this.deleteDocumentTerms(client, id, shared);
       await client.query(
         `UPDATE documents SET title=$1, media_type=$2, content_hash=$3, metadata=$4, text=$5, bytes=$6, description=$7, updated_at=$8,
            fts = array_to_tsvector($9::text[]), fts_length = $10 WHERE id = $11`,
@@ -448,10 +464,10 @@ export class PgStore implements Store {
         'INSERT INTO document_terms(document_id, term, tf_title, tf_body, length) SELECT $1, u.*, $5 FROM unnest($2::text[], $3::int[], $4::int[]) AS u',
         [id, docTerms.terms, docTerms.tfTitle, docTerms.tfBody, docTerms.length],
       );
-      await countTerms(client, 'document_term_stats', docTerms.terms);
+      shared.countTerms('document_term_stats', docTerms.terms, 1);
     }
     // A replaced description counts as a new row, as FTS5 counts it (see deleteChunksOf).
-    await client.query("UPDATE fts_stats SET rows = rows + 1, tokens = tokens + $1 WHERE name = 'documents'", [docTerms.length]);
+    shared.addRows('documents', 1, docTerms.length);
 
     if (chunks.length) {
       // Ids drawn first, so chunk rows, their terms and vectors are tied without relying on RETURNING order.
@@ -499,17 +515,15 @@ export class PgStore implements Store {
           'INSERT INTO chunk_terms(chunk_id, term, tf_title, tf_body, length) SELECT * FROM unnest($1::bigint[], $2::text[], $3::int[], $4::int[], $5::int[])',
           [termChunk, termText, tfTitle, tfBody, termLength],
         );
-        await countTerms(client, 'chunk_term_stats', termText);
+        shared.countTerms('chunk_term_stats', termText, 1);
       }
       await client.query(
         'INSERT INTO chunk_vectors(chunk_id, document_id, collection_id, embedding) SELECT u.chunk_id, $1, $2, u.embedding::vector FROM unnest($3::bigint[], $4::text[]) AS u(chunk_id, embedding)',
         [id, collectionId, chunkIds, vectors.map(vectorLiteral)],
       );
-      await client.query("UPDATE fts_stats SET rows = rows + $1, tokens = tokens + $2 WHERE name = 'chunks'", [
-        chunks.length,
-        rows.reduce((sum, r) => sum + r.length, 0),
-      ]);
+      shared.addRows('chunks', chunks.length, rows.reduce((sum, r) => sum + r.length, 0));
     }
+    await shared.apply(client);
     return { id, status: existing ? 'updated' : 'inserted' };
   }
 
@@ -519,13 +533,15 @@ export class PgStore implements Store {
    * token totals, and matching its scores exactly matters more than the drift (N and avgdl count every
    * row ever inserted; document frequencies do drop).
    */
-  private async deleteChunksOf(client: pg.PoolClient, documentId: number): Promise<void> {
-    await uncountTerms(client, 'chunk_term_stats', 'SELECT t.term FROM chunk_terms t JOIN chunks c ON c.id = t.chunk_id WHERE c.document_id = $1', documentId);
+  private async deleteChunksOf(client: pg.PoolClient, documentId: number, shared: SharedCounts): Promise<void> {
+    const removed = await client.query('SELECT t.term FROM chunk_terms t JOIN chunks c ON c.id = t.chunk_id WHERE c.document_id = $1', [documentId]);
+    shared.countTerms('chunk_term_stats', removed.rows.map((row: { term: string }) => row.term), -1);
     await client.query('DELETE FROM chunks WHERE document_id = $1', [documentId]);
   }
 
-  private async deleteDocumentTerms(client: pg.PoolClient, documentId: number): Promise<void> {
-    await uncountTerms(client, 'document_term_stats', 'SELECT term FROM document_terms WHERE document_id = $1', documentId);
+  private async deleteDocumentTerms(client: pg.PoolClient, documentId: number, shared: SharedCounts): Promise<void> {
+    const removed = await client.query('SELECT term FROM document_terms WHERE document_id = $1', [documentId]);
+    shared.countTerms('document_term_stats', removed.rows.map((row: { term: string }) => row.term), -1);
     await client.query('DELETE FROM document_terms WHERE document_id = $1', [documentId]);
   }
 
@@ -561,10 +577,11 @@ export class PgStore implements Store {
         const row = (await client.query(`SELECT d.id FROM documents d JOIN collections col ON col.id = d.collection_id WHERE d.id = ${params.add(id)} AND ${where} FOR UPDATE OF d`, params.values))
           .rows[0] as { id: number } | undefined;
         if (!row) return false;
-        await this.bumpGeneration(client);
-        await this.deleteChunksOf(client, id);
-        await this.deleteDocumentTerms(client, id);
+        const shared = new SharedCounts();
+        await this.deleteChunksOf(client, id, shared);
+        await this.deleteDocumentTerms(client, id, shared);
         await client.query('DELETE FROM documents WHERE id = $1', [id]); // BM25's totals stay (see deleteChunksOf)
+        await shared.apply(client);
         return true;
       });
     });

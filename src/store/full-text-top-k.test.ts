@@ -42,6 +42,11 @@ describe('full-text top k by pruning', () => {
     assert.deepEqual(run(commonOnly + 0.01).seen, [['rare'], ['rare', 'mid']]);
     // Below both: no pruned step is proven, so straight to the plain query (a step that may fail costs more).
     assert.deepEqual(run(0.5).seen, [['rare'], ['rare', 'mid', 'common']]);
+    // Rows the store left unscored count as a bound too: proven only once the k-th score beats them.
+    const partly = topKSearch<{ id: number; score: number }>(terms, N, 1);
+    partly.next();
+    const unproven = partly.next({ rows: [{ id: 1, score: 20 }], unscoredBound: 25 });
+    assert.equal(unproven.done, false, 'an unscored row might reach 25, above the k-th score 20');
     // Fewer than k rows tell nothing: the next step.
     assert.deepEqual(run(0, [{ id: 1, score: 30 }]).seen, [['rare'], ['rare', 'mid'], ['rare', 'mid', 'common']]);
   });

@@ -74,11 +74,20 @@ const FIRST_STEP_POSTINGS = 5_000;
  * score is then their essential-terms score) plus every row holding both kinds is enough, since a
  * row's essential-terms score never exceeds its full score.
  */
-export function exactTopK<T extends { id: number; score: number }>(scored: readonly T[], k: number, step: TopKStep): T[] | undefined {
+export function exactTopK<T extends { id: number; score: number }>(scored: readonly T[], k: number, step: TopKStep, unscoredBound = -Infinity): T[] | undefined {
   const top = bestK(scored, k);
   if (step.final) return top;
   if (top.length < k) return undefined;
-  return top[k - 1].score >= step.restBound ? top : undefined;
+  return top[k - 1].score >= Math.max(step.restBound, unscoredBound) ? top : undefined;
+}
+
+/**
+ * A step's scored rows, when the store left some essential rows unscored (to cap the work): none of
+ * those can score above `unscoredBound`, which then counts as a bound like the rest's.
+ */
+export interface PartlyScored<T> {
+  rows: T[];
+  unscoredBound: number;
 }
 
 /** The k highest-scoring rows, one per id (the highest score an id came with), ties by id. */
@@ -99,12 +108,13 @@ function bestK<T extends { id: number; score: number }>(scored: readonly T[], k:
  *   const run = topKSearch(terms, rows, k); let next = run.next();
  *   while (!next.done) next = run.next(score(next.value));
  */
-export function* topKSearch<T extends { id: number; score: number }>(terms: readonly TermFrequency[], rows: number, k: number): Generator<TopKStep, T[], T[]> {
+export function* topKSearch<T extends { id: number; score: number }>(terms: readonly TermFrequency[], rows: number, k: number): Generator<TopKStep, T[], T[] | PartlyScored<T>> {
   const steps = topKSteps(terms, rows);
   for (let i = 0; i < steps.length; ) {
     const step = steps[i];
-    const scored: T[] = yield step;
-    const top = exactTopK(scored, k, step);
+    const answer = yield step;
+    const scored = Array.isArray(answer) ? answer : answer.rows;
+    const top = exactTopK(scored, k, step, Array.isArray(answer) ? -Infinity : answer.unscoredBound);
     if (top) return top;
     const kth = bestK(scored, k)[k - 1]?.score;
     const proven = kth === undefined ? -1 : steps.findIndex((later, j) => j > i && (later.final || later.restBound <= kth));

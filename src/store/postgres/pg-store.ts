@@ -27,6 +27,8 @@ type ChunkRow = SqlChunkRow<string[]>;
 
 /** Same cap as the SQLite store: longer queries keep their rarest terms. */
 const MAX_QUERY_TERMS = 48;
+/** Essential rows a pruned step looks up the rest terms for, at most (one index probe each). */
+const REST_LOOKUPS = 1000;
 /** pgvector's HNSW on `vector` stops at 2000 dimensions; above that the index is built over halfvec. */
 const HNSW_VECTOR_MAX = 2000;
 
@@ -724,12 +726,17 @@ export class PgStore implements Store {
       : kind === 'chunks'
         ? `SELECT e.id, e.score FROM essential e JOIN chunks c ON c.id = e.id JOIN documents d ON d.id = c.document_id JOIN collections col ON col.id = d.collection_id WHERE ${condition}`
         : `SELECT e.id, e.score FROM essential e JOIN documents d ON d.id = e.id JOIN collections col ON col.id = d.collection_id WHERE ${condition}`;
+    // Rest lookups are capped (REST_LOOKUPS): an essential row left out scores at most the best left-out
+    // essential score plus restBound, returned as `unscored` for the caller's check. Every CTE is
+    // materialised: its size is unknown to the planner, which otherwise loops over them.
     const ranked = final
-      ? `SELECT id, score FROM scoped ORDER BY score DESC, id LIMIT ${p.k}`
-      : `WITH kth AS (SELECT score FROM scoped ORDER BY score DESC LIMIT 1 OFFSET ${p.k} - 1),
-          contenders AS (SELECT id, score FROM scoped WHERE score + ${p.restBound}::float8 >= coalesce((SELECT score FROM kth), '-Infinity'::float8)),
-          rest AS (${postings(p.rest, ` AND t.${key} IN (SELECT id FROM contenders)`)})
-        SELECT c.id, c.score + coalesce(r.score, 0) AS score FROM contenders c LEFT JOIN rest r ON r.id = c.id ORDER BY score DESC, c.id LIMIT ${p.k}`;
+      ? `SELECT id, score, NULL::float8 AS unscored FROM scoped ORDER BY score DESC, id LIMIT ${p.k}`
+      : `WITH ranked AS MATERIALIZED (SELECT id, score, row_number() OVER (ORDER BY score DESC, id) AS n FROM scoped),
+          kth AS (SELECT score FROM ranked WHERE n = ${p.k}),
+          contenders AS MATERIALIZED (SELECT id, score FROM ranked WHERE n <= ${REST_LOOKUPS} AND score + ${p.restBound}::float8 >= coalesce((SELECT score FROM kth), '-Infinity'::float8)),
+          rest AS MATERIALIZED (${postings(p.rest, ` AND t.${key} IN (SELECT id FROM contenders)`)}),
+          combined AS (SELECT id, sum(score) AS score FROM (SELECT id, score FROM contenders UNION ALL SELECT id, score FROM rest) x GROUP BY id)
+        SELECT id, score, (SELECT score + ${p.restBound}::float8 FROM ranked WHERE n = ${REST_LOOKUPS + 1}) AS unscored FROM combined ORDER BY score DESC, id LIMIT ${p.k}`;
     const documentOf = kind === 'chunks' ? 'JOIN chunks c ON c.id = top.id' : '';
     return `WITH s AS (
         SELECT greatest(rows, 1)::float8 AS n_rows, greatest(tokens, 1)::float8 / greatest(rows, 1)::float8 AS avgdl FROM fts_stats WHERE name = '${rows}'
@@ -740,7 +747,7 @@ export class PgStore implements Store {
         CROSS JOIN LATERAL (SELECT ln((s.n_rows - u.hits + 0.5::float8) / (u.hits + 0.5::float8)) AS v) x
       ), essential AS (${postings(p.essential)}),
       scoped AS (${scoped})
-      SELECT top.id, ${kind === 'chunks' ? 'c.document_id' : 'top.id AS document_id'}, top.score
+      SELECT top.id, ${kind === 'chunks' ? 'c.document_id' : 'top.id AS document_id'}, top.score, top.unscored
       FROM (${ranked}) top ${documentOf} ORDER BY top.score DESC, top.id`;
   }
 
@@ -773,7 +780,10 @@ export class PgStore implements Store {
         step.final,
         condition,
       );
-      next = search.next((await this.pool.query(sql, params.values)).rows.map((row: { id: string | number; document_id: string | number; score: number }) => ({ id: Number(row.id), document_id: Number(row.document_id), score: row.score })));
+      const result = (await this.pool.query(sql, params.values)).rows as { id: string | number; document_id: string | number; score: number; unscored: number | null }[];
+      const rows = result.map((row) => ({ id: Number(row.id), document_id: Number(row.document_id), score: row.score }));
+      const unscored = result.find((row) => row.unscored !== null)?.unscored ?? undefined;
+      next = search.next(unscored === undefined ? rows : { rows, unscoredBound: unscored });
     }
   }
 

@@ -39,15 +39,7 @@ export class SyntheticText {
   }
 
   word(): string {
-    const r = this.random();
-    let lo = 0;
-    let hi = this.cumulative.length - 1;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (this.cumulative[mid] < r) lo = mid + 1;
-      else hi = mid;
-    }
-    return this.vocabulary[lo];
+    return this.vocabulary[drawIndex(this.cumulative, this.random())];
   }
 
   sentence(): string {
@@ -68,10 +60,61 @@ export class SyntheticText {
   }
 }
 
+/** The index a uniform draw `r` falls on in a cumulative distribution (binary search). */
+function drawIndex(cumulative: Float64Array, r: number): number {
+  let lo = 0;
+  let hi = cumulative.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (cumulative[mid] < r) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
 export function argValue(name: string, fallback: number): number {
   const index = process.argv.indexOf(`--${name}`);
   if (index === -1) return fallback;
   const value = Number(process.argv[index + 1]);
   if (!Number.isFinite(value) || value <= 0) throw new Error(`--${name} needs a positive number`);
   return value;
+}
+
+/**
+ * SyntheticText with topics, as real collections have: each document is about one of `topics`
+ * topics, and most of its words come from that topic's own Zipf-ranked vocabulary (the rest from
+ * the global one); a query is asked about one topic. Words then co-occur the way they do in real
+ * text, so vectors of related passages lie near each other — what approximate nearest-neighbour
+ * indexes rely on. Without topics the vectors are nearly equidistant.
+ */
+export class TopicalText extends SyntheticText {
+  private readonly topicWords: string[][];
+  private readonly topicCumulative: Float64Array;
+  private topic = 0;
+
+  constructor(seed = 42, private readonly topics = 200, private readonly topicShare = 0.6, topicVocabulary = 2_000) {
+    super(seed);
+    this.topicWords = Array.from({ length: topics }, () => Array.from({ length: topicVocabulary }, () => this.vocabulary[Math.floor(this.random() * this.vocabulary.length)]));
+    this.topicCumulative = new Float64Array(topicVocabulary);
+    let sum = 0;
+    for (let i = 0; i < topicVocabulary; i++) this.topicCumulative[i] = sum += 1 / (i + 1);
+    for (let i = 0; i < topicVocabulary; i++) this.topicCumulative[i] /= sum;
+  }
+
+  /** Starts a document (or a query) about a topic drawn at random. */
+  startDocument(): void {
+    this.topic = Math.floor(this.random() * this.topics);
+  }
+
+  override word(): string {
+    if (this.random() >= this.topicShare) return super.word();
+    return this.topicWords[this.topic][drawIndex(this.topicCumulative, this.random())];
+  }
+
+  /** 2–6 words of one topic's vocabulary, from past its most frequent words. */
+  override query(): string {
+    this.startDocument();
+    const count = 2 + Math.floor(this.random() * 5);
+    return Array.from({ length: count }, () => this.topicWords[this.topic][20 + Math.floor(this.random() * 500)]).join(' ');
+  }
 }

@@ -10,11 +10,14 @@ import { processIo, progressBar } from '../src/cli/io.ts';
 import { percentile } from '../src/eval/metrics.ts';
 import { SEARCH_MODES, type SearchMode } from '../src/retrieve/search.ts';
 import type { Block } from '../src/ingest/types.ts';
-import { argValue, SyntheticText } from './corpus.ts';
+import { argValue, SyntheticText, TopicalText } from './corpus.ts';
 
 const chunks = argValue('chunks', 100_000);
 const queryCount = argValue('queries', 300);
 const recallQueries = argValue('recall-queries', 50);
+// --topics N: documents and queries about N topics (TopicalText); without it, topic-less text.
+const topics = process.argv.includes('--topics') ? argValue('topics', 200) : 0;
+const corpusText = (seed: number) => (topics ? new TopicalText(seed, topics) : new SyntheticText(seed));
 const modeIndex = process.argv.indexOf('--mode');
 const mode = (modeIndex === -1 ? 'hybrid' : process.argv[modeIndex + 1]) as SearchMode;
 if (!SEARCH_MODES.includes(mode)) throw new Error(`--mode must be one of ${SEARCH_MODES.join(', ')}`);
@@ -25,10 +28,11 @@ const CHUNKS_PER_DOCUMENT = 10;
 
 /** Writes the synthetic corpus: every paragraph behind its own heading, so exactly `chunks` chunks. */
 async function buildCorpus(dossier: Dossier, afterFirst: () => Promise<void> = async () => {}): Promise<void> {
-  const text = new SyntheticText(11);
+  const text = corpusText(11);
   const bar = await progressBar(processIo(), 'build corpus');
   const documents = Math.ceil(chunks / CHUNKS_PER_DOCUMENT);
   for (let d = 0; d < documents; d++) {
+    if (text instanceof TopicalText) text.startDocument();
     const blocks: Block[] = [];
     for (let c = 0; c < CHUNKS_PER_DOCUMENT && d * CHUNKS_PER_DOCUMENT + c < chunks; c++) {
       blocks.push({ type: 'heading', level: 2, text: `Section ${c + 1}` }, { type: 'text', text: text.paragraph() });
@@ -42,7 +46,7 @@ async function buildCorpus(dossier: Dossier, afterFirst: () => Promise<void> = a
 
 async function openSqlite(): Promise<Dossier> {
   mkdirSync('.bench', { recursive: true });
-  const db = join('.bench', `query-${chunks}.db`);
+  const db = join('.bench', `query-${chunks}${topics ? `-topics${topics}` : ''}.db`);
   if (!existsSync(db)) {
     const building = `${db}.building`;
     rmSync(building, { force: true });
@@ -84,7 +88,7 @@ async function hnswRecall(dossier: Dossier, url: string): Promise<number> {
   const { default: pg } = await import('pg');
   const sql = new pg.Client({ connectionString: url });
   await sql.connect();
-  const queries = new SyntheticText(7);
+  const queries = corpusText(7);
   let found = 0;
   try {
     for (let i = 0; i < recallQueries; i++) {
@@ -105,7 +109,7 @@ async function hnswRecall(dossier: Dossier, url: string): Promise<number> {
 
 const dossier = postgres ? await openPostgres(postgres) : await openSqlite();
 const stats = await dossier.stats();
-const queries = new SyntheticText(99);
+const queries = corpusText(99);
 const scope = { collections: '*' } as const;
 for (let i = 0; i < 20; i++) await dossier.retriever.rank({ query: queries.query(), scope, mode, k: 10 }); // warm caches and the vector index
 const latencies: number[] = [];
@@ -120,12 +124,13 @@ await dossier.close();
 const round = (value: number) => Math.round(value * 100) / 100;
 const result = {
   store: postgres ? 'postgres' : 'sqlite',
+  ...(topics ? { topics } : {}),
   chunks: stats.chunks,
   mode,
   queries: queryCount,
   p50Ms: round(percentile(latencies, 50)),
   p99Ms: round(percentile(latencies, 99)),
-  ...(recall === undefined ? {} : { hnswRecallAt10: round(recall * 1000) / 1000 }),
+  ...(recall === undefined ? {} : { hnswRecallAt10: Math.round(recall * 1000) / 1000 }),
 };
 if (process.argv.includes('--json')) console.log(JSON.stringify(result));
 else console.log(`${result.store}, ${result.chunks} chunks, ${mode}: p50 ${result.p50Ms} ms, p99 ${result.p99Ms} ms over ${queryCount} queries${recall === undefined ? '' : `; HNSW recall@10 ${result.hnswRecallAt10}`}`);

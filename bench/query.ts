@@ -2,7 +2,9 @@
 // Usage: npm run bench:query -- [--chunks 100000] [--mode hybrid] [--queries 300] [--store postgres://…] [--json]
 // The generated SQLite index is cached in .bench/; a PostgreSQL database (--store) is built once and
 // reused while it holds the same number of chunks. On PostgreSQL the run also measures HNSW recall@10
-// against an exact scan of the same vectors (--recall-queries, default 50).
+// against an exact scan of the same vectors (--recall-queries, default 50). --hnsw-m and
+// --hnsw-ef-construction set the index's build parameters; a higher hnsw.ef_search goes in the URL
+// (`?options=-c%20hnsw.ef_search%3D400`).
 import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { createDossier, type Dossier } from '../src/dossier.ts';
@@ -73,7 +75,11 @@ async function openPostgres(url: string): Promise<Dossier> {
     await buildCorpus(dossier, async () => void (await sql.query('DROP INDEX IF EXISTS chunk_vectors_hnsw')));
     const dimensions = dossier.embedder.dimensions;
     process.stderr.write('building the HNSW index…\n');
-    await sql.query(vectorIndexSql(dimensions));
+    // --hnsw-m / --hnsw-ef-construction: the index built with other parameters than pgvector's defaults (16, 64).
+    const m = process.argv.includes('--hnsw-m') ? argValue('hnsw-m', 16) : undefined;
+    const efConstruction = process.argv.includes('--hnsw-ef-construction') ? argValue('hnsw-ef-construction', 64) : undefined;
+    const parameters = [...(m ? [`m = ${m}`] : []), ...(efConstruction ? [`ef_construction = ${efConstruction}`] : [])];
+    await sql.query(vectorIndexSql(dimensions) + (parameters.length ? ` WITH (${parameters.join(', ')})` : ''));
     await sql.query('VACUUM ANALYZE');
   } finally {
     await sql.end();

@@ -839,8 +839,10 @@ export class PgStore implements Store {
         if (this.iterativeScan) {
           // Filtered/scoped HNSW scans keep going until k rows pass the filter, instead of returning fewer.
           await client.query('SET LOCAL hnsw.iterative_scan = relaxed_order');
-          await client.query(`SET LOCAL hnsw.ef_search = ${Math.min(1000, Math.max(100, 2 * k))}`);
         }
+        // At least 100 candidates and 2k, at most pgvector's 1000 — or more if the operator set a higher
+        // hnsw.ef_search (ALTER DATABASE/ROLE … SET, or `options=-c hnsw.ef_search=…` in the URL).
+        await client.query("SELECT set_config('hnsw.ef_search', least(1000, greatest($1::int, current_setting('hnsw.ef_search', true)::int))::text, true)", [Math.max(100, 2 * k)]);
         const rows = (await client.query(sql, params.values)).rows as { chunk_id: number; document_id: number; score: number }[];
         return rows.map((row) => ({ chunkId: row.chunk_id, documentId: row.document_id, score: row.score }));
       });

@@ -26,6 +26,11 @@ export interface IngestOptions {
   /** Worker threads for parsing and preparing; 0 prepares in this thread. Default: one per core, for batches of 8+ files. */
   workers?: number;
   /**
+   * Parsing threads owned by the caller and kept across calls (the queue worker runs one per process,
+   * so each job does not start its threads and parsers again); overrides `workers`, never closed here.
+   */
+  preparePool?: PreparePool;
+  /**
    * Writes document descriptions instead of the extractive one made at prepare time (e.g.
    * `modelDescriber` when a model is configured). Runs in the main thread, document by document.
    */
@@ -82,7 +87,8 @@ export class IngestPipeline {
     const collection = options.collection ?? 'default';
     const settings = this.settings(options.chunking, options.ocr);
     const workers = options.workers ?? (files.length >= WORKER_THRESHOLD ? undefined : 0);
-    const pool = workers === 0 ? undefined : new PreparePool(workers);
+    const ownPool = options.preparePool || workers === 0 ? undefined : new PreparePool(workers);
+    const pool = options.preparePool ?? ownPool;
     const local = {};
     const window = (pool?.size ?? 1) * 8; // deep enough that neither the workers nor the writer wait on each other
 
@@ -122,7 +128,7 @@ export class IngestPipeline {
       }
     } finally {
       // Worker threads take their OCR engines with them; one started in this thread is stopped here.
-      await Promise.all([pool?.close(), pool ? undefined : closeOcr()]);
+      await Promise.all([ownPool?.close(), pool ? undefined : closeOcr()]);
     }
     options.onProgress?.({ done: files.length, total: files.length, bytesDone: bytesTotal, bytesTotal, path: '' });
     if (options.sync) report.removed = await this.removeMissing(collection, inputs, new Set(files), gone);

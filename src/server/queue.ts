@@ -2,6 +2,7 @@ import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
 import type { Dossier } from '../dossier.ts';
 import { oneLine } from '../errors/index.ts';
+import type { PreparePool } from '../ingest/worker-pool.ts';
 import type { ClaimedJob, JobQueue } from './state.ts';
 
 /**
@@ -72,6 +73,10 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerSummary> 
     return undefined;
   });
 
+  // One set of parsing threads for the whole run: a job starting its own cost ~1.5 CPU-s each.
+  const { PreparePool } = await import('../ingest/worker-pool.ts');
+  const preparePool = options.prepareWorkers === 0 ? undefined : new PreparePool(options.prepareWorkers);
+
   const slot = async (n: number) => {
     // One id per slot and run, so two slots (or a restarted process with the same pid) never share a lease.
     const worker = `${base}:${n}:${randomUUID().slice(0, 8)}`;
@@ -87,7 +92,7 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerSummary> 
         await sleep(pollMs, signal, wakers);
         continue;
       }
-      const outcome = await processJob(options.dossier, queue, job, worker, leaseMs, signal, options.prepareWorkers);
+      const outcome = await processJob(options.dossier, queue, job, worker, leaseMs, signal, preparePool);
       summary[outcome.outcome]++;
       options.onJob?.({ job, worker, ...outcome });
     }
@@ -95,12 +100,12 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerSummary> 
   try {
     await Promise.all(Array.from({ length: Math.max(1, options.concurrency ?? 1) }, (_, n) => slot(n)));
   } finally {
-    await unlisten?.();
+    await Promise.all([unlisten?.(), preparePool?.close()]);
   }
   return summary;
 }
 
-async function processJob(dossier: Dossier, queue: JobQueue, job: ClaimedJob, worker: string, leaseMs: number, stop: AbortSignal, prepareWorkers: number | undefined): Promise<{ outcome: 'finished' | 'failed' | 'released' | 'lost'; detail: string }> {
+async function processJob(dossier: Dossier, queue: JobQueue, job: ClaimedJob, worker: string, leaseMs: number, stop: AbortSignal, preparePool: PreparePool | undefined): Promise<{ outcome: 'finished' | 'failed' | 'released' | 'lost'; detail: string }> {
   // Aborted when the worker stops or the lease is lost: the pipeline stops taking new files.
   const controller = new AbortController();
   const onStop = () => controller.abort();
@@ -131,7 +136,7 @@ async function processJob(dossier: Dossier, queue: JobQueue, job: ClaimedJob, wo
     const report = await dossier.ingest(job.payload.paths, {
       collection: job.collection,
       metadata: job.payload.metadata,
-      workers: prepareWorkers,
+      ...(preparePool ? { preparePool } : { workers: 0 }),
       onProgress: (p) => (progress = p),
       signal: controller.signal,
     });

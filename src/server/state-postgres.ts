@@ -26,6 +26,7 @@ import {
   serverTablesTooNew,
 } from './state.ts';
 import { DossierError } from '../errors/index.ts';
+import { runLockedMigrations } from '../store/postgres/schema.ts';
 import { unavailableError } from '../store/postgres/unavailable.ts';
 
 /**
@@ -89,30 +90,13 @@ CREATE INDEX IF NOT EXISTS srv_runs_running ON srv_runs (lease_until) WHERE stat
 export const SERVER_SCHEMA_VERSION = SERVER_MIGRATIONS[SERVER_MIGRATIONS.length - 1]!.version;
 
 /** Applies the pending server migrations under the advisory lock; returns the versions this call applied. */
-async function migrate(pool: pg.Pool, where: string): Promise<number[]> {
-  const client = await pool.connect();
-  const applied: number[] = [];
-  try {
-    await client.query('BEGIN');
-    await client.query('SELECT pg_advisory_xact_lock($1)', [SERVER_SCHEMA_LOCK]);
-    await client.query('CREATE TABLE IF NOT EXISTS srv_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)');
-    const row = await client.query("SELECT value FROM srv_meta WHERE key = 'schema_version'");
-    const from = Number(row.rows[0]?.value ?? 0); // read under the lock: another node may have just migrated
-    if (from > SERVER_SCHEMA_VERSION) throw serverTablesTooNew(where, from, SERVER_SCHEMA_VERSION);
-    for (const migration of SERVER_MIGRATIONS) {
-      if (migration.version <= from) continue;
-      await client.query(migration.sql);
-      await client.query("INSERT INTO srv_meta(key, value) VALUES ('schema_version', $1) ON CONFLICT (key) DO UPDATE SET value = excluded.value", [String(migration.version)]);
-      applied.push(migration.version);
-    }
-    await client.query('COMMIT');
-    return applied;
-  } catch (error) {
-    await client.query('ROLLBACK').catch(() => undefined);
-    throw error;
-  } finally {
-    client.release();
-  }
+function migrate(pool: pg.Pool, where: string): Promise<number[]> {
+  return runLockedMigrations(pool, {
+    lock: SERVER_SCHEMA_LOCK,
+    metaTable: 'srv_meta',
+    migrations: SERVER_MIGRATIONS.map((migration) => ({ version: migration.version, name: migration.name, up: async (client) => void (await client.query(migration.sql)) })),
+    tooNew: (version) => serverTablesTooNew(where, version, SERVER_SCHEMA_VERSION),
+  });
 }
 
 type Row = Record<string, any>;

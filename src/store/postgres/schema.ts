@@ -146,22 +146,34 @@ export async function pgSchemaVersion(client: pg.PoolClient | pg.Pool): Promise<
   return Number.isInteger(version) ? version : 0;
 }
 
-/** Applies every pending migration under the advisory lock; returns the versions this call applied. */
-export async function migratePg(pool: pg.Pool, label: string): Promise<number[]> {
+/**
+ * Runs numbered migrations once across every process on the database: all pending ones in ONE
+ * transaction under a transaction-level advisory lock, the version kept in `metaTable`. Whichever
+ * process comes first migrates; the others wait, then find nothing left to do (DDL is transactional,
+ * so a failure leaves nothing half-made). Returns the versions this call applied. Used for the index
+ * (here) and for the server's tables (state-postgres.ts).
+ */
+export async function runLockedMigrations(
+  pool: pg.Pool,
+  plan: { lock: number; metaTable: string; before?: string[]; migrations: readonly PgMigration[]; tooNew: (version: number) => Error },
+): Promise<number[]> {
   const client = await pool.connect();
   const applied: number[] = [];
   try {
     await client.query('BEGIN');
-    await client.query('SELECT pg_advisory_xact_lock($1)', [SCHEMA_LOCK]);
-    await client.query('CREATE EXTENSION IF NOT EXISTS vector');
-    await client.query('CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)');
-    const from = await pgSchemaVersion(client); // read under the lock: another node may have just migrated
-    if (from > PG_SCHEMA_VERSION) throw pgTooNew(label, from);
-    for (const migration of PG_MIGRATIONS) {
+    await client.query('SELECT pg_advisory_xact_lock($1)', [plan.lock]);
+    for (const sql of plan.before ?? []) await client.query(sql);
+    await client.query(`CREATE TABLE IF NOT EXISTS ${plan.metaTable} (key TEXT PRIMARY KEY, value TEXT NOT NULL)`);
+    // Read under the lock: another node may have just migrated.
+    const row = await client.query(`SELECT value FROM ${plan.metaTable} WHERE key = 'schema_version'`);
+    const from = Number(row.rows[0]?.value ?? 0);
+    const latest = plan.migrations[plan.migrations.length - 1]?.version ?? 0;
+    if (from > latest) throw plan.tooNew(from);
+    for (const migration of plan.migrations) {
       if (migration.version <= from) continue;
       await migration.up(client);
       await client.query(
-        "INSERT INTO meta(key, value) VALUES ('schema_version', $1) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+        `INSERT INTO ${plan.metaTable}(key, value) VALUES ('schema_version', $1) ON CONFLICT (key) DO UPDATE SET value = excluded.value`,
         [String(migration.version)],
       );
       applied.push(migration.version);
@@ -174,6 +186,11 @@ export async function migratePg(pool: pg.Pool, label: string): Promise<number[]>
   } finally {
     client.release();
   }
+}
+
+/** Applies every pending index migration under the advisory lock; returns the versions this call applied. */
+export function migratePg(pool: pg.Pool, label: string): Promise<number[]> {
+  return runLockedMigrations(pool, { lock: SCHEMA_LOCK, metaTable: 'meta', before: ['CREATE EXTENSION IF NOT EXISTS vector'], migrations: PG_MIGRATIONS, tooNew: (version) => pgTooNew(label, version) });
 }
 
 export function pgTooNew(label: string, version: number): DossierError {

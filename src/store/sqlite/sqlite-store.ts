@@ -423,14 +423,19 @@ export class SqliteStore implements Store {
     });
   }
 
-  private readFrequencies(terms: readonly string[]): { chunks: number; frequencies: Map<string, number> } {
+  /** Chunks holding each term (FTS5's own counts). */
+  private termFrequencies(terms: readonly string[]): Map<string, number> {
     const frequencies = new Map<string, number>();
     const lookup = this.db.prepare('SELECT doc FROM chunks_fts_vocab WHERE term = ?');
     for (const term of new Set(terms)) {
       const row = lookup.get(term) as { doc: number } | undefined;
       frequencies.set(term, row?.doc ?? 0);
     }
-    return { chunks: this.chunkCount(), frequencies };
+    return frequencies;
+  }
+
+  private readFrequencies(terms: readonly string[]): { chunks: number; frequencies: Map<string, number> } {
+    return { chunks: this.chunkCount(), frequencies: this.termFrequencies(terms) };
   }
 
   /**
@@ -455,7 +460,7 @@ export class SqliteStore implements Store {
     if (unique.length > MAX_QUERY_TERMS) {
       // Keep the rarest terms: they carry the ranking, and common ones make FTS5 score huge posting lists.
       // Terms absent from the index cannot match, so they never take a place.
-      const { frequencies } = this.readFrequencies(unique);
+      const frequencies = this.termFrequencies(unique);
       unique = unique
         .filter((term) => (frequencies.get(term) ?? 0) > 0)
         .sort((a, b) => frequencies.get(a)! - frequencies.get(b)!)
@@ -494,7 +499,7 @@ export class SqliteStore implements Store {
           .all(match, ...where.params, ...(limit === undefined ? [] : [limit])) as { id: number; rank: number }[])
           // FTS5's bm25() is negative (lower is better); flipped so every search returns higher-is-better.
           .map((row) => ({ id: row.id, score: -row.rank }));
-      const { frequencies } = this.readFrequencies(unique);
+      const frequencies = this.termFrequencies(unique);
       const search = topKSearch<{ id: number; score: number }>(
         unique.map((term) => ({ term, documentFrequency: frequencies.get(term) ?? 0 })),
         this.fullTextTotals('chunks_fts').rows,

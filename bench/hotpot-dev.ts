@@ -1,6 +1,7 @@
 // Development loop for the offline agent on HotpotQA: questions [offset, offset+limit) only.
 // Tune on the first 100 questions (--offset 0 --limit 100); report the rest and the whole file.
 //   node --import tsx bench/hotpot-dev.ts --limit 100 [--db /tmp/hotpot.db] [--details out.jsonl]
+// --data eval/hotpot-comparison-dev/questions.jsonl asks the comparison development set against the same pool.
 import { existsSync, renameSync, writeFileSync } from 'node:fs';
 import { createDossier } from '../src/dossier.ts';
 import { evaluateHotpot, indexHotpot, loadHotpot, type HotpotOutcome } from '../src/eval/hotpotqa.ts';
@@ -11,11 +12,12 @@ const stringArg = (name: string) => {
   const index = process.argv.indexOf(`--${name}`);
   return index === -1 ? undefined : process.argv[index + 1];
 };
-const data = loadHotpot('../shared/data/hotpotqa/dev-500.jsonl');
+const pool = loadHotpot('../shared/data/hotpotqa/dev-500.jsonl');
+const data = stringArg('data') ? loadHotpot(stringArg('data')!) : pool;
 const db = stringArg('db') ?? '.bench/hotpot.db';
 if (!existsSync(db)) {
   const building = await createDossier({ db: `${db}.building` });
-  await indexHotpot(building, data);
+  await indexHotpot(building, pool);
   await building.close();
   renameSync(`${db}.building`, db);
 }

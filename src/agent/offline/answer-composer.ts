@@ -586,18 +586,25 @@ function focusMatch(span: Span, sentence: string, focusWords: string[], focusTer
   return 0;
 }
 
-/** "Is X a Y?" without options: yes when a relevant sentence about X says Y, else no. */
+/**
+ * "Is X a Y?" without options: yes when a sentence about X (the question's first name) says Y —
+ * most of the question's other words — without a negation or another nationality; else no.
+ */
 function yesNo(analysis: QuestionAnalysis, sentences: ReaderSentence[], tokenizer: Tokenizer, questionTerms: Set<string>): { line: string; support: Chosen[] } | undefined {
-  const best = sentences[0];
+  // The passage titled with the subject ("Kasper Hvidt") says what it is; without one, the most relevant sentence
+  const subject = analysis.entities[0]?.toLowerCase();
+  const own = subject ? sentences.filter((s) => s.evidence.title.replace(/\s*\([^)]*\)\s*$/, '').toLowerCase() === subject) : [];
+  const subjectTerms = new Set(subject ? tokenizer.terms(subject) : []);
+  const predicate = [...questionTerms].filter((t) => !subjectTerms.has(t));
+  const coverage = (s: ReaderSentence) => (predicate.length ? predicate.filter((t) => s.terms.includes(t)).length / predicate.length : 0);
+  const best = own.length ? own.reduce((a, b) => (coverage(b) > coverage(a) + 1e-9 ? b : a)) : sentences[0];
   if (!best) return undefined;
-  const covered = best.terms.filter((t) => questionTerms.has(t)).length / Math.max(1, questionTerms.size);
+  const covered = own.length ? coverage(best) : best.terms.filter((t) => questionTerms.has(t)).length / Math.max(1, questionTerms.size);
   const negated = /\b(?:not|never|no longer|neither|nor)\b/i.test(best.segment.text);
   // "Is Jane Doe an American actress?" is no when the sentence gives another nationality
   const demonyms = analysis.question.split(/[^\p{L}-]+/u).filter((w) => NATIONALITY.test(w));
   const otherDemonym = demonyms.length > 0 && !demonyms.every((d) => new RegExp(`\\b${d}\\b`).test(best.segment.text));
   const yes = covered >= 0.6 && !negated && !otherDemonym;
-  void analysis;
-  void tokenizer;
   return { line: yes ? 'Yes' : 'No', support: [{ evidence: best.evidence, segment: best.segment, text: best.segment.text }] };
 }
 

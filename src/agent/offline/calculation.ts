@@ -298,13 +298,24 @@ export function compareCandidates(analysis: QuestionAnalysis, sentences: ReaderS
   const candidates = analysis.candidates;
   if (!spec || candidates.length < 2) return undefined;
   void evidence;
+  // "Is A older than B?" answers whether the first option wins; otherwise the winner is named
+  const verdict = (winner: string, values: string) => `${spec.firstWins ? (winner === candidates[0] ? 'Yes' : 'No') : winner}\n${values}`;
+  if (spec.event === 'lifespan') {
+    const lives = candidates.map((candidate) => ({ candidate, found: candidateLife(candidate, sentences, tokenizer) }));
+    if (lives.some((l) => !l.found)) return partialComparison(lives.filter((l) => !l.found).map((l) => l.candidate), [], 'the dates of birth and death');
+    const sorted = [...lives].sort((a, b) => a.found!.days - b.found!.days);
+    const winner = spec.direction === 'min' ? sorted[0] : sorted[sorted.length - 1];
+    const values = lives.map((l) => `${l.candidate}: ${l.found!.born.text} – ${l.found!.died.text} [${l.found!.sentence.evidence.id}]`).join('; ');
+    return { line: verdict(winner.candidate, values), support: lives.map((l) => support(l.found!.sentence)) };
+  }
   if (spec.byDate) {
-    const dated = candidates.map((candidate) => ({ candidate, found: candidateDate(candidate, sentences, tokenizer) }));
-    if (dated.some((d) => !d.found)) return partialComparison(dated.filter((d) => !d.found).map((d) => d.candidate), dated.filter((d) => d.found).map((d) => ({ candidate: d.candidate, value: d.found!.date.text, sentence: d.found!.sentence })), 'a date');
+    const dated = candidates.map((candidate) => ({ candidate, found: candidateDate(candidate, sentences, tokenizer, spec.event === 'death') }));
+    const what = spec.event === 'death' ? 'a date of death' : 'a date';
+    if (dated.some((d) => !d.found)) return partialComparison(dated.filter((d) => !d.found).map((d) => d.candidate), dated.filter((d) => d.found).map((d) => ({ candidate: d.candidate, value: d.found!.date.text, sentence: d.found!.sentence })), what);
     const sorted = [...dated].sort((a, b) => dateOrder(a.found!.date, b.found!.date));
     const winner = spec.direction === 'min' ? sorted[0] : sorted[sorted.length - 1];
     const values = dated.map((d) => `${d.candidate}: ${d.found!.date.text} [${d.found!.sentence.evidence.id}]`).join('; ');
-    return { line: `${winner.candidate}\n${values}`, support: dated.map((d) => support(d.found!.sentence)) };
+    return { line: verdict(winner.candidate, values), support: dated.map((d) => support(d.found!.sentence)) };
   }
   if (spec.direction === 'same') {
     // "Were A and B of the same nationality?" / "Are both A and B types of plant?"
@@ -359,7 +370,7 @@ export function compareCandidates(analysis: QuestionAnalysis, sentences: ReaderS
   const sorted = [...values].sort((a, b) => compare(a.operand!.quantity.value, b.operand!.quantity.value));
   const winner = spec.direction === 'min' ? sorted[0] : sorted[sorted.length - 1];
   const shown = values.map((v) => `${v.candidate}: ${v.operand!.quantity.text} [${v.operand!.sentence.evidence.id}]`).join('; ');
-  return { line: `${winner.candidate}\n${shown}`, support: values.map((v) => support(v.operand!.sentence)) };
+  return { line: verdict(winner.candidate, shown), support: values.map((v) => support(v.operand!.sentence)) };
 }
 
 function partialComparison(missing: string[], found: Array<{ candidate: string; value: string; sentence: ReaderSentence }>, what: string): ReaderResult {
@@ -379,20 +390,55 @@ function nationalityIn(text: string): string | undefined {
   return NATIONALITY_WORD.exec(text)?.[1];
 }
 
-/** A candidate's date for an age or order comparison: a birth (or founding, release) date in a sentence about it. */
-function candidateDate(candidate: string, sentences: ReaderSentence[], tokenizer: Tokenizer): { date: DateMention; sentence: ReaderSentence } | undefined {
+/** "(April 23, 1928 – February 10, 2014)": a life's two dates, as a biography's first sentence gives them. */
+function lifeDates(text: string): { born: DateMention; died: DateMention } | undefined {
+  const dates = datesIn(text).filter((d) => d.year > 0 && !d.range).sort((a, b) => a.start - b.start);
+  for (let i = 0; i + 1 < dates.length; i++) {
+    const between = text.slice(dates[i].end, dates[i + 1].start);
+    if (/^\s*(?:[–—-]|to)\s*(?:(?:presumably|probably|possibly|c\.|circa|about)\s+)?(?:(?:on|in)\s+)?(?:or\s+(?:after|before)\s+)?$/.test(between) && dateOrder(dates[i], dates[i + 1]) < 0) return { born: dates[i], died: dates[i + 1] };
+  }
+  return undefined;
+}
+
+/**
+ * A candidate's date for an age or order comparison, in a sentence about it: a birth (or founding,
+ * release) date, or with `death` the date it died ("(1881 – 1927)", "died in 1927").
+ */
+function candidateDate(candidate: string, sentences: ReaderSentence[], tokenizer: Tokenizer, death = false): { date: DateMention; sentence: ReaderSentence } | undefined {
   let best: { date: DateMention; sentence: ReaderSentence; score: number } | undefined;
   for (const sentence of sentences) {
     if (!ownedBy(sentence, candidate, tokenizer)) continue;
     const text = sentence.segment.text;
-    const dates = datesIn(text).filter((d) => d.year > 0);
+    const dates = datesIn(text).filter((d) => d.year > 0).sort((a, b) => a.start - b.start);
     if (dates.length === 0) continue;
-    const born = /\b(?:born|b\.)\s*/i.exec(text);
-    const date = born ? (dates.find((d) => d.start >= born.index) ?? dates[0]) : dates[0];
-    const score = (born ? 1 : 0) + (EVENT_DATE_WORDS.test(text) ? 0.3 : 0) + (sentence.segment.index === 0 ? 0.2 : 0) + (date.month ? 0.1 : 0) + 0.05 * sentence.relevance;
+    let date: DateMention | undefined;
+    let marked = false;
+    if (death) {
+      const died = /\b(?:died|death|killed|executed|passed away)\b/i.exec(text);
+      date = lifeDates(text)?.died ?? (died ? dates.find((d) => d.start >= died.index) : undefined);
+      marked = date !== undefined;
+      if (!date) continue;
+    } else {
+      const born = /\b(?:born|b\.)\s*/i.exec(text);
+      date = born ? (dates.find((d) => d.start >= born.index) ?? dates[0]) : (lifeDates(text)?.born ?? dates[0]);
+      marked = born !== null;
+    }
+    const score = (marked ? 1 : 0) + (EVENT_DATE_WORDS.test(text) ? 0.3 : 0) + (sentence.segment.index === 0 ? 0.2 : 0) + (date.month ? 0.1 : 0) + 0.05 * sentence.relevance;
     if (!best || score > best.score) best = { date, sentence, score };
   }
   return best;
+}
+
+/** How long a candidate lived, from the two dates of a sentence about it. */
+function candidateLife(candidate: string, sentences: ReaderSentence[], tokenizer: Tokenizer): { born: DateMention; died: DateMention; days: number; sentence: ReaderSentence } | undefined {
+  for (const sentence of [...sentences].sort((a, b) => a.segment.index - b.segment.index || b.relevance - a.relevance)) {
+    if (!ownedBy(sentence, candidate, tokenizer)) continue;
+    const life = lifeDates(sentence.segment.text);
+    if (!life) continue;
+    const day = (d: DateMention) => d.year * 372 + ((d.month ?? 7) - 1) * 31 + (d.day ?? 15);
+    return { ...life, days: day(life.died) - day(life.born), sentence };
+  }
+  return undefined;
 }
 
 /** "How many people … at the end of 2023 and at the end of 2024?": one value per year, each cited. */

@@ -1,9 +1,13 @@
+import { splitSentences } from './sentences.ts';
 import { MAX_ENTITIES } from './tuning.ts';
 
 /** Words that start questions or join clauses: never an entity on their own. */
 const QUESTION_WORDS = new Set(
   'what which who whom whose when where why how is are was were do does did the a an in of on for to and or by with from at as that this these those name'.split(' '),
 );
+
+/** Abbreviations inside names: "Ken St. Andre", "Edgar Kaiser Jr.", "Dr. Seuss". */
+const ABBREVIATED = /^(?:St|Sr|Jr|Dr|Mr|Mrs|Ms|Mt|Ft|Gen|Col|Lt|Capt|Sgt|Rev|Hon|Gov|Sen|Prof)\.$/;
 
 const MONTHS = /^(January|February|March|April|May|June|July|August|September|October|November|December|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)$/;
 const CONNECTORS = new Set(['of', 'the', 'for', 'and', 'de', 'von', 'van', 'la', 'le', 'du', 'del', 'da', 'di', '&']);
@@ -22,7 +26,7 @@ export function entitiesIn(text: string): string[] {
     found.push(clean);
   };
   for (const match of text.matchAll(/["“]([^"”]{2,80})["”]/g)) add(match[1]);
-  for (const sentence of text.split(/(?<=[.!?])\s+(?=[A-Z"“])/)) {
+  for (const sentence of splitSentences(text)) {
     const words = sentence.split(/\s+/);
     let run: string[] = [];
     const flush = (index: number) => {
@@ -39,7 +43,7 @@ export function entitiesIn(text: string): string[] {
       const connector = run.length > 0 && CONNECTORS.has(word.toLowerCase());
       if (capital || connector) {
         run.push(word.replace(/[,;:)"”’]+$/, ''));
-        if (/[,;:)"”]$/.test(word) || (/[.!?]$/.test(word) && !/^(?:[A-Z]\.)+$/.test(word))) flush(index + 1);
+        if (/[,;:)"”]$/.test(word) || (/[.!?]$/.test(word) && !/^(?:[A-Z]\.)+$/.test(word) && !ABBREVIATED.test(word))) flush(index + 1);
       } else flush(index);
     });
     flush(words.length);

@@ -136,8 +136,12 @@ export function quantitiesIn(sentence: string): Quantity[] {
       scale = scaleMatch[1].toLowerCase();
       end += scaleMatch[0].length;
     }
+    const hyphenated = /^-([a-z][a-z]+)\b(?!-)/.exec(sentence.slice(end)); // "a 1,800-seat arena", "a 60-member choir"
     if (percent) unit = '%';
-    else if (!row) {
+    else if (hyphenated && !scale) {
+      unit = hyphenated[1];
+      end += hyphenated[0].length;
+    } else if (!row) {
       const unitMatch = /^\s+([A-Za-z\u00C0-\u024F][\w\u00C0-\u024F-]*)/.exec(sentence.slice(end));
       const word = unitMatch?.[1];
       // a unit is a lower-case word that is not a function word ("14 engineers", "80 euros", "nine days")

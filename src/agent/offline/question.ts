@@ -1,5 +1,6 @@
 import { entitiesIn } from './entities.ts';
 import { NATIONALITY } from './spans.ts';
+import { splitSentences } from './sentences.ts';
 
 /**
  * Question analysis for the offline reader: what kind of question it is, what kind of answer it
@@ -52,6 +53,10 @@ export interface ComparisonSpec {
   byDate: boolean;
   /** No comparative: the option the question's description fits wins ("Which writer was from England, A or B?"). */
   byProperty?: boolean;
+  /** The date compared: a death ("Who died first?") or the length of a life ("Who lived longer?"); otherwise a birth, founding or release. */
+  event?: 'death' | 'lifespan';
+  /** "Is A older than B?": the answer is whether the first option wins. */
+  firstWins?: boolean;
 }
 
 export interface QuestionAnalysis {
@@ -189,6 +194,9 @@ function candidatesIn(question: string): string[] {
   if (both) return [clean(both[1]), clean(both[2])].map(stripArticle).map(nameOnly);
   const pair = /^(?:is|are|was|were|do|does|did|have|has|had|can|could)\s+(.+?)\s+and\s+(.+?)\s+(?:both|each|the same|of the same|from the same|in the same|located|considered|members|part)\b/i.exec(q);
   if (pair) return [clean(pair[1]), clean(pair[2])].map(stripArticle).map(nameOnly);
+  // "Is Kasper Hvidt older than Kasper Schmeichel?" / "Was the Apple Remote released before the Siri Remote?"
+  const than = /^(?:is|are|was|were|do|does|did|has|have|had)\s+(?:the\s+)?(\p{Lu}.*?|["“].+?["”])\s+(?:(?:born|founded|established|formed|released|published|created|opened|built|launched|started|die|died|have|has|had)\s+)?(?:older|younger|taller|shorter|larger|smaller|bigger|longer|earlier|later|higher|lower|greater|wider|deeper|heavier|(?:more|fewer|less)\s+[\w-]+(?:\s+[\w-]+)?|before|after)\s+(?:than\s+)?(?:the\s+)?(\p{Lu}.*|["“].+)$/u.exec(q.replace(/^\p{Lu}/u, (c) => c.toLowerCase()));
+  if (than) return [clean(than[1]), clean(than[2])];
   // "Is the Pyrenees or the Alps higher?" / "Was Kanye West or Jay-Z born first?"
   const either = /^(?:is|are|was|were|do|does|did|has|have|had)\s+(?:the\s+)?(\p{Lu}.*?)\s+or\s+(?:the\s+)?(\p{Lu}.*?)\s+(?:older|younger|taller|shorter|larger|smaller|bigger|longer|earlier|later|higher|lower|greater|wider|deeper|heavier|more|less|fewer|born|founded|established|formed|released|published|created|first)\b/u.exec(q.replace(/^\p{Lu}/u, (c) => c.toLowerCase()));
   if (either) return [clean(either[1]), clean(either[2])];
@@ -289,7 +297,7 @@ export function analyseQuestion(question: string): QuestionAnalysis {
   // A trailing or leading "according to …" names the source, not the answer.
   const core = text.replace(/,?\s*according to [^,?]+(?=[?,]|$)/i, '').replace(/^according to [^,]+,\s*/i, '').replace(/^in the (?:documents|docs|text),?\s*/i, '');
   // Several sentences: the question is the last one that asks ("… born may 6 1945. What was …?")
-  const sentences = core.split(/(?<=[.?!])\s+(?=[A-Z])/);
+  const sentences = splitSentences(core);
   const asking = sentences.length > 1 ? (sentences.filter((s) => /\?\s*$|^(?:what|which|who|when|where|why|how)\b/i.test(s)).pop() ?? core) : core;
   const q = asking.toLowerCase().replace(/\bwhat['’]s\b/g, 'what is').replace(/\bwho['’]s\b/g, 'who is');
   const years = [...text.matchAll(/\b(1[5-9]\d\d|20\d\d)\b/g)].map((m) => m[1]);
@@ -324,7 +332,7 @@ export function analyseQuestion(question: string): QuestionAnalysis {
     type = 'calculation';
     answerType = 'number';
     unit = calculation.unit;
-  } else if (candidates.length >= 2 && (/\bor\b/.test(q) || /\bboth\b|\bsame\b/.test(q))) {
+  } else if (candidates.length >= 2 && (/\bor\b/.test(q) || /\bboth\b|\bsame\b|\bthan\b|\bbefore\b|\bafter\b/.test(q))) {
     type = isYesNo && !/\bor\b/.test(q) ? 'yes-no' : 'comparison';
     answerType = type === 'yes-no' ? 'yes-no' : 'entity';
   } else if (isYesNo) {
@@ -393,7 +401,17 @@ export function analyseQuestion(question: string): QuestionAnalysis {
       [/\b(\w+)\s+(?:higher|lower|larger|smaller|bigger|greater|more|less)\b/.exec(q)?.[1]].find((w) => w && !candidates.some((c) => c.toLowerCase().split(/\s+/).includes(w))) ??
       /\bsame\s+([\w-]+)/.exec(q)?.[1] ??
       (byDate ? 'date' : (focus ?? 'value'));
-    comparison = { attribute, direction, byDate, ...(!same && !byDate && !comparativeDirection ? { byProperty: true } : {}) };
+    const event = /\b(?:lived|live|lives)\s+(?:the\s+)?long(?:er|est)\b|\blong(?:er|est)\s+(?:life|lives|lifespan)\b/.test(q) ? 'lifespan' : /\b(?:died|die|dies|death|dead|passed away)\b/.test(q) ? 'death' : undefined;
+    if (event === 'lifespan') direction = /\bshort(?:er|est)\b/.test(q) ? 'min' : 'max';
+    const firstWins = type === 'yes-no' && !same;
+    comparison = {
+      attribute: event === 'lifespan' ? 'lifespan' : attribute,
+      direction,
+      byDate: byDate || event === 'lifespan',
+      ...(!same && !byDate && !comparativeDirection && !event ? { byProperty: true } : {}),
+      ...(event ? { event } : {}),
+      ...(firstWins ? { firstWins } : {}),
+    };
     if (type === 'who' || type === 'which' || type === 'what' || type === 'when' || type === 'where') type = 'comparison';
     if (type === 'comparison') answerType = 'entity';
   }

@@ -291,6 +291,41 @@ describe('offline reader: answers', () => {
     assert.equal(answer('Which is a genus of flowering plants, Ferocactus or Silene?', [ferocactus, silene]).split('\n')[0], 'Silene');
   });
 
+  it('answers "Is A older than B?" by whether the first option wins, and compares deaths and lifespans', () => {
+    const hvidt = chunk('Kasper Hvidt', 'Kasper Hvidt (born 6 February 1976 in Copenhagen) is a Danish retired handball goalkeeper.');
+    const schmeichel = chunk('Kasper Schmeichel', 'Kasper Peter Schmeichel (born 5 November 1986) is a Danish professional footballer.');
+    assert.equal(analyseQuestion('Is Kasper Hvidt older than Kasper Schmeichel?').comparison?.firstWins, true);
+    const older = answer('Is Kasper Hvidt older than Kasper Schmeichel?', [hvidt, schmeichel]).split('\n');
+    assert.equal(older[0], 'Yes');
+    assert.match(older[1], /Kasper Hvidt: 6 February 1976 \[E1\]; Kasper Schmeichel: 5 November 1986 \[E2\]/);
+    assert.equal(answer('Is Kasper Schmeichel older than Kasper Hvidt?', [hvidt, schmeichel]).split('\n')[0], 'No');
+    const coli = chunk('François Coli', 'François Coli (June 5, 1881 – presumably on or after May 8, 1927) was a French pilot and navigator.');
+    const madon = chunk('Georges Madon', 'Georges Félix Madon (July 28, 1892 – November 11, 1924) was a French ace pilot.');
+    const died = answer('Who died first, François Coli or Georges Madon?', [coli, madon]).split('\n');
+    assert.equal(died[0], 'Georges Madon');
+    assert.match(died[1], /François Coli: May 8, 1927 \[E1\]; Georges Madon: November 11, 1924 \[E2\]/);
+    const temple = chunk('Shirley Temple', 'Shirley Temple Black (April 23, 1928 – February 10, 2014) was an American actress.');
+    const waldo = chunk('Janet Waldo', 'Janet Marie Waldo (February 4, 1920 – June 12, 2016) was an American radio and voice actress.');
+    assert.equal(answer('Who lived longer, Shirley Temple or Janet Waldo?', [temple, waldo]).split('\n')[0], 'Janet Waldo');
+    const gym = chunk('Case Gym', 'Case Gym is a 1,800-seat multi-purpose arena at Boston University.');
+    const colisee = chunk('Androscoggin Bank Colisée', 'The Androscoggin Bank Colisée is a 4,000 capacity (3,677 seated) multi-purpose arena in Lewiston, Maine.');
+    assert.equal(answer('Which arena has more seats, Case Gym or the Androscoggin Bank Colisée?', [gym, colisee]).split('\n')[0], 'Androscoggin Bank Colisée');
+  });
+
+  it('keeps abbreviations inside names: a question is not split at "St."', () => {
+    const analysis = analyseQuestion('Who was born first, Ken St. Andre or Jon St. Andre?');
+    assert.deepEqual(analysis.candidates, ['Ken St. Andre', 'Jon St. Andre']);
+    assert.equal(analysis.comparison?.byDate, true);
+    assert.deepEqual(analysis.entities, ['Ken St. Andre', 'Jon St. Andre']);
+  });
+
+  it('answers "Is X a Y?" from the passage about X, not from another passage that says Y', () => {
+    const hvidt = chunk('Kasper Hvidt', 'Kasper Hvidt (born 6 February 1976 in Copenhagen) is a Danish retired handball goalkeeper.');
+    const schmeichel = chunk('Kasper Schmeichel', 'Kasper Peter Schmeichel (born 5 November 1986) is a Danish professional footballer.');
+    assert.equal(answer('Is Kasper Hvidt a footballer?', [schmeichel, hvidt]).split('\n')[0], 'No');
+    assert.equal(answer('Is Kasper Schmeichel a footballer?', [hvidt, schmeichel]).split('\n')[0], 'Yes');
+  });
+
   it('says no to "Is X an American …?" when the passage gives another nationality', () => {
     const doe = chunk('Jane Doe', 'Jane Doe (born 1970) is a Canadian actress.');
     assert.equal(answer('Is Jane Doe an American actress?', [doe]).split('\n')[0], 'No');

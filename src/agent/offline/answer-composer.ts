@@ -408,8 +408,11 @@ function titleForm(text: string, titles: string[], ownTitle?: string): string {
   const words = text.replace(/,?\s+(?:Jr|Sr|II|III|IV)\.?$/, '').split(/\s+/);
   if (words.length < 2) return text;
   if (ownTitle) {
+    // "Henry John Kaiser" in the passage "Henry J. Kaiser": each title word is a word of the name or its initial
     const t = ownTitle.split(/\s+/);
-    if (t.length >= 2 && t.length < words.length && t[t.length - 1] === words[words.length - 1] && t.slice(0, -1).every((w) => words.includes(w))) return ownTitle;
+    const inName = (w: string) => words.includes(w) || (/^\p{Lu}\.$/u.test(w) && words.slice(1, -1).some((n) => n[0] === w[0]));
+    const shorter = t.length < words.length || t.some((w) => /^\p{Lu}\.$/u.test(w));
+    if (t.length >= 2 && t.length <= words.length && shorter && t[t.length - 1] === words[words.length - 1] && t.slice(0, -1).every(inName)) return ownTitle;
   }
   for (const title of titles) {
     const t = title.split(/\s+/);

@@ -312,6 +312,14 @@ describe('offline reader: answers', () => {
     assert.equal(answer('Which arena has more seats, Case Gym or the Androscoggin Bank Colisée?', [gym, colisee]).split('\n')[0], 'Androscoggin Bank Colisée');
   });
 
+  it('names a person as the passage about them is titled, initials included', () => {
+    const kaiser = chunk('Henry J. Kaiser', 'Henry John Kaiser (May 9, 1882 – August 24, 1967) was an American industrialist who became known as the father of modern American shipbuilding.  He established the Kaiser Shipyards, which built Liberty ships during World War II, after which he formed Kaiser Aluminum and Kaiser Steel.');
+    const ventures = chunk('Kaiser Ventures', 'Kaiser Ventures (formerly Kaiser Steel) corporation, headquartered in Ontario, California.  It was founded by Henry J. Kaiser to provide steel plate for the Pacific Coast shipbuilding industry, which expanded during World War II.');
+    const named = answer('Kaiser Ventures corporation was founded by an American industrialist who became known as the father of modern American shipbuilding?', [ventures, kaiser]).split('\n')[0];
+    assert.equal(named, 'Henry J. Kaiser [E2]');
+    assert.equal(analyseQuestion('What was the Roud Folk Song Index of the nursery rhyme?').answerType, 'number');
+  });
+
   it('keeps abbreviations inside names: a question is not split at "St."', () => {
     const analysis = analyseQuestion('Who was born first, Ken St. Andre or Jon St. Andre?');
     assert.deepEqual(analysis.candidates, ['Ken St. Andre', 'Jon St. Andre']);

@@ -16,6 +16,7 @@ import {
   MIN_SECOND_HOP_GAIN,
   HOWTO_CODE_WEIGHT,
   SPAN_MIN_SCORE,
+  NAMED_PASSAGES_ALWAYS,
   SPAN_SENTENCES,
   ANTECEDENT_MAX_CHARS,
   HOWTO_ITEM_WEIGHT,
@@ -151,9 +152,11 @@ export function composeAnswer(state: PromptState, tokenizer: Tokenizer, maxSente
   if ((absent.share > NOT_FOUND_ABSENT_SHARE && absent.terms >= NOT_FOUND_ABSENT_TERMS) || score.coverage(chain) < MIN_CHAIN_COVERAGE) return notFound(absentPhrase(analysis, score));
   // How to do something with a thing no passage names (a protocol, a product): the documents do not say.
   if (HOWTO_NEEDS_ENTITIES && analysis.type === 'how-to' && analysis.entities.some((entity) => !score.mentions(entity))) return notFound(absentPhrase(analysis, score));
-  const chosen = withSecondHop(selectSupport(state, score, best, chain, maxSentences), score, best);
-  if (chosen.length === 0) return NOT_FOUND;
-  const sentences = rankSentences(state, tokenizer, score, chain, chosen);
+  const selected = withSecondHop(selectSupport(state, score, best, chain, maxSentences), score, best);
+  if (selected.length === 0) return NOT_FOUND;
+  // Spans are read from what the selection chose; the passages the question names join the support shown.
+  const sentences = rankSentences(state, tokenizer, score, chain, selected);
+  const chosen = withNamedPassages(selected, score, analysis, state.evidence);
   const questionTerms = new Set(tokenizer.terms(state.question));
 
   switch (analysis.type) {
@@ -296,6 +299,34 @@ function selectSupport(state: PromptState, score: QuestionCoverage, best: { firs
  */
 function withSecondHop(chosen: Chosen[], score: QuestionCoverage, best: { first: OfflineEvidence; second?: OfflineEvidence }): Chosen[] {
   return best.second ? withPassage(chosen, score, best.second) : chosen;
+}
+
+/**
+ * The passages the question names by their titles ("Poison's album …" → "Poison (American band)")
+ * each give a supporting sentence when none of theirs was chosen, ahead of second sentences from
+ * passages already shown: a reader sees every named thing the answer rests on.
+ */
+function withNamedPassages(chosen: Chosen[], score: QuestionCoverage, analysis: QuestionAnalysis, evidence: OfflineEvidence[]): Chosen[] {
+  if (!NAMED_PASSAGES_ALWAYS) return chosen;
+  // "Alfred Gell and Edmund Leach" names two passages
+  const names = new Set(
+    analysis.entities
+      .flatMap((entity) => {
+        const sides = entity.split(/\s+and\s+/);
+        return sides.length > 1 && sides.every((side) => side.split(/\s+/).length >= 2) ? [entity, ...sides] : [entity];
+      })
+      .map((entity) => entity.toLowerCase().replace(/['’]s$/, '')),
+  );
+  let out = chosen;
+  for (const passage of evidence) {
+    if (!names.has(plainTitle(passage.title).toLowerCase()) || /\(disambiguation\)\s*$/i.test(passage.title) || out.some((c) => c.evidence === passage)) continue;
+    const added = withPassage(out, score, passage);
+    if (added === out) continue;
+    const pick = added[added.length - 1];
+    const repeat = out.findIndex((c, i) => out.slice(0, i).some((earlier) => earlier.evidence === c.evidence));
+    out = repeat < 0 ? added : [...out.slice(0, repeat), pick, ...out.slice(repeat)];
+  }
+  return out;
 }
 
 /** The chosen support plus the best sentence of the given passage, when none of it was chosen. */

@@ -320,6 +320,14 @@ describe('offline reader: answers', () => {
     assert.equal(analyseQuestion('What was the Roud Folk Song Index of the nursery rhyme?').answerType, 'number');
   });
 
+  it('supports the answer from every passage the question names by its title', () => {
+    const song = chunk('Shut Up, Make Love', '"Shut Up, Make Love" is a song by American rock band Poison; released in 2000, it was the first single from their 2000 album.');
+    const band = chunk('Poison (American band)', 'Poison is an American glam metal band that achieved commercial success in the mid-1980s. The band has sold over 45 million records worldwide.');
+    const text = answer('When was Poison\'s album "Shut Up, Make Love" released?', [song, band]);
+    assert.equal(text.split('\n')[0], '2000 [E1]');
+    assert.ok(text.split('\n').some((line) => line.startsWith('Poison is an American glam metal band') && line.endsWith('[E2]')), text);
+  });
+
   it('keeps abbreviations inside names: a question is not split at "St."', () => {
     const analysis = analyseQuestion('Who was born first, Ken St. Andre or Jon St. Andre?');
     assert.deepEqual(analysis.candidates, ['Ken St. Andre', 'Jon St. Andre']);

@@ -328,6 +328,12 @@ describe('offline reader: answers', () => {
     assert.ok(text.split('\n').some((line) => line.startsWith('Poison is an American glam metal band') && line.endsWith('[E2]')), text);
   });
 
+  it('answers "what county seat" with a town, and "which airplane" with no country', () => {
+    const lempster = chunk('East Lempster, New Hampshire', 'East Lempster is an unincorporated community in the town of Lempster in Sullivan County, New Hampshire, United States.');
+    const sullivan = chunk('Sullivan County, New Hampshire', 'Sullivan County is a county in the U.S. state of New Hampshire. Its county seat is Newport.');
+    assert.equal(answer('What is the county seat of the county where East Lempster, New Hampshire is located?', [lempster, sullivan]).split('\n')[0], 'Newport [E2]');
+  });
+
   it('keeps abbreviations inside names: a question is not split at "St."', () => {
     const analysis = analyseQuestion('Who was born first, Ken St. Andre or Jon St. Andre?');
     assert.deepEqual(analysis.candidates, ['Ken St. Andre', 'Jon St. Andre']);

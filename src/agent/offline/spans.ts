@@ -131,10 +131,11 @@ export function looksLikePerson(text: string): boolean {
 export function looksLikePlace(text: string, sentence: string, start: number, focus = ''): number {
   const words = text.split(/\s+/);
   const head = focus.split(/\s+/).pop() ?? '';
-  const settlement = /^(?:city|town|village|hometown|birthplace|suburb|capital)$/.test(head);
+  const settlement = /^(?:city|town|village|hometown|birthplace|suburb|capital|seat)$/.test(head); // a county seat is a town
   if (settlement) {
     if (/\b(?:City|Town|Village)\b/.test(text) || words.some((w) => CITY_NAMES.has(w)) || /^(?:New York|Los Angeles|San Francisco|Las Vegas|New Orleans|Mexico City|Tel Aviv|Kuala Lumpur|Buenos Aires|Rio de Janeiro)$/.test(text)) return 1;
     if ((words.length === 1 && REGION_NAMES.has(text)) || MULTIWORD_PLACES.test(text)) return 0.3;
+    if (/\b(?:County|State|Province|Region|District|Kingdom|Republic|Country)\b/.test(text)) return 0.3;
   } else if (COUNTRY_LIKE.test(head)) {
     if (REGION_NAMES.has(text) || MULTIWORD_PLACES.test(text)) return 1;
     if (words.length === 1 && CITY_NAMES.has(text)) return 0.3;
@@ -150,6 +151,7 @@ export function looksLikePlace(text: string, sentence: string, start: number, fo
   const after = sentence.slice(start + text.length, start + text.length + 30);
   let fit = 0.3;
   if (/\b(?:in|at|from|near|to|of|outside|across|around|based in|located in|born in|headquartered in)\s+(?:the\s+)?$/i.test(before)) fit += 0.35;
+  else if (/\b(?:seat|capital|headquarters)\s+(?:is|was|are|were)\s+(?:in\s+)?$/i.test(before)) fit += 0.5; // "Its county seat is Newport"
   if (/^,\s*\p{Lu}/u.test(after)) fit += 0.25; // "Bergen, Norway"
   if (ORG_WORDS.test(text)) fit -= 0.3;
   if (looksLikePerson(text) && !/\b(?:in|at|from|near)\s+$/i.test(before)) fit -= 0.2;
@@ -274,6 +276,8 @@ export function candidateSpans(sentence: string, context: SpanContext): Span[] {
       // entity: any name; titles in quotes fit works (films, songs, books)
       fit = span.kind === 'quoted' ? 0.8 : 0.6;
       if (NATIONALITY.test(span.text) && !/\bnationality|language\b/.test(focus)) fit = 0.15;
+      // a country or state answers "which way", "what airplane" … only when a place is asked for
+      if ((REGION_NAMES.has(span.text) || MULTIWORD_PLACES.test(span.text) || /^(?:U\.S\.?|U\.K\.?|US|UK|USA)$/.test(span.text)) && !COUNTRY_LIKE.test(focus)) fit = 0.3;
       if (MONTHS.test(span.text.split(' ')[0])) fit = 0.2;
     }
     if (commonStart) fit *= 0.3;

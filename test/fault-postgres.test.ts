@@ -106,8 +106,9 @@ describe('dossier serve while PostgreSQL restarts', { skip: SKIP }, () => {
     const dossier = await createDossier({ db: url });
     await dossier.ingest([join(REGRESSION_DIR, 'corpus')]);
     await dossier.close();
-    // The built CLI, one queue worker (the default), polling the queue often so the check after the outage is quick.
-    child = startCli(['serve', '--port', '0', '--db', url], { env: { DOSSIER_UPLOADS_DIR: uploads.dir, DOSSIER_JOB_POLL_MS: '200' } });
+    // The built CLI, one queue worker (the default), polling the queue only every 10 minutes: the
+    // upload after the outage is taken at once only if the worker listens for enqueue notifications again.
+    child = startCli(['serve', '--port', '0', '--db', url], { env: { DOSSIER_UPLOADS_DIR: uploads.dir, DOSSIER_JOB_POLL_MS: '600000' } });
     child.stderr!.on('data', (data) => (stderr += data));
     serverUrl = await new Promise<string>((resolve, reject) => {
       createInterface({ input: child.stdout! }).on('line', (line) => {
@@ -165,7 +166,8 @@ describe('dossier serve while PostgreSQL restarts', { skip: SKIP }, () => {
     assert.ok(during.some((s) => s.path === '/ready'), '/ready was asked during the outage');
     assert.ok(alive(child), `the server is still running: ${stderr}`);
 
-    // The same process works fully again: its queue worker ingests an upload, which is then searchable.
+    // The same process works fully again: its queue worker, woken by the enqueue notification on a
+    // connection it opened again after the outage, ingests an upload, which is then searchable.
     const form = new FormData();
     form.append('file', new Blob(['# Otter survey\n\nThe otter survey of the Lofoten coast counted 312 Eurasian otters.\n'], { type: 'text/markdown' }), 'otters.md');
     form.append('collection', 'default');
@@ -173,7 +175,7 @@ describe('dossier serve while PostgreSQL restarts', { skip: SKIP }, () => {
     assert.equal(accepted.status, 202, await accepted.clone().text());
     const { job } = (await accepted.json()) as any;
     let polled: any;
-    for (let i = 0; i < 400; i++) {
+    for (let i = 0; i < 800; i++) {
       polled = ((await (await fetch(`${serverUrl}/v1/jobs/${job.id}`)).json()) as any).job;
       if (!['queued', 'running'].includes(polled.status)) break;
       await new Promise((resolve) => setTimeout(resolve, 25));

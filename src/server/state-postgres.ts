@@ -409,15 +409,58 @@ export class PgServerState implements ServerState, JobQueue {
   }
 
   async listen(onQueued: () => void): Promise<() => Promise<void>> {
-    // A connection of its own: LISTEN holds it for as long as the worker runs.
-    const client = new pg.Client({ connectionString: this.url });
-    client.on('error', () => undefined);
-    await client.connect().catch((error: unknown) => {
-      throw this.mapped(error);
-    });
-    client.on('notification', () => onQueued());
-    await client.query(`LISTEN ${JOBS_CHANNEL}`);
-    return () => client.end().catch(() => undefined);
+    // A connection of its own: LISTEN holds it for as long as the worker runs. When it drops (the
+    // database restarted), it is opened again with a growing pause, and the worker is woken once
+    // then: jobs queued while it was gone sent their notifications to nobody.
+    let closed = false;
+    let client: pg.Client | undefined;
+    let retry: NodeJS.Timeout | undefined;
+    let pauseMs = LISTEN_RETRY_MIN_MS;
+    const open = async (): Promise<void> => {
+      const next = new pg.Client({ connectionString: this.url });
+      next.on('error', () => undefined);
+      next.on('end', () => {
+        if (closed || client !== next) return;
+        client = undefined;
+        schedule();
+      });
+      next.on('notification', () => onQueued());
+      try {
+        await next.connect();
+        await next.query(`LISTEN ${JOBS_CHANNEL}`);
+      } catch (error) {
+        next.end().catch(() => undefined);
+        throw this.mapped(error);
+      }
+      if (closed) {
+        await next.end().catch(() => undefined);
+        return;
+      }
+      client = next;
+    };
+    const schedule = () => {
+      if (closed || retry) return;
+      retry = setTimeout(() => {
+        retry = undefined;
+        open().then(
+          () => {
+            pauseMs = LISTEN_RETRY_MIN_MS;
+            onQueued();
+          },
+          () => {
+            pauseMs = Math.min(LISTEN_RETRY_MAX_MS, pauseMs * 2);
+            schedule();
+          },
+        );
+      }, pauseMs);
+      retry.unref();
+    };
+    await open();
+    return async () => {
+      closed = true;
+      if (retry) clearTimeout(retry);
+      await client?.end().catch(() => undefined);
+    };
   }
 
   async claimJob(worker: string, leaseMs: number, maxAttempts: number): Promise<ClaimedJob | undefined> {
@@ -471,6 +514,9 @@ export class PgServerState implements ServerState, JobQueue {
 }
 
 const JOBS_CHANNEL = 'srv_jobs_queued';
+/** Pauses between attempts to listen again after the connection dropped: 250 ms doubling to 5 s. */
+const LISTEN_RETRY_MIN_MS = 250;
+const LISTEN_RETRY_MAX_MS = 5000;
 
 const toJob = (row: Row): JobRecord => ({
   id: row.id,

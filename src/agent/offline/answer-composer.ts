@@ -506,7 +506,9 @@ function bestSpan(
       if (overlap >= 1 && !numeric) continue; // the question's own words are not its answer
       if (questionLower.includes(span.text.toLowerCase()) && span.text.length > 3) continue;
       const lowerSpan = span.text.toLowerCase();
-      const isBridge = bridgeNames.some((name) => name === lowerSpan || (name.length > 3 && lowerSpan.includes(name)));
+      // "Peter Bolesław Schmeichel MBE" is the bridge "Peter Schmeichel": every word of the name is in the span
+      const spanWords = lowerSpan.split(/\s+/);
+      const isBridge = bridgeNames.some((name) => name === lowerSpan || (name.length > 3 && lowerSpan.includes(name)) || (name.includes(' ') && name.split(/\s+/).every((w) => spanWords.includes(w))));
       const subject = !numeric && /^[\s"“'‘(]*(?:The\s+)?$/.test(text.slice(0, span.start)) && /^\s*(?:\([^)]*\)\s*)?,?\s*(?:[^,]{0,60},\s*)?(?:is|was|are|were|has been|had been)\b/.test(text.slice(span.end));
       const defines = subject && definesAsAsked(text, focusTerm, personAsked, tokenizer) ? 1 : 0;
       const value =

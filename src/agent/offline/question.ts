@@ -225,7 +225,7 @@ function chainIn(question: string): Hop[] {
   const q = question.replace(/\s+/g, ' ').trim();
   const patterns: RegExp[] = [
     // the founder of Harbor Station / the director of the romantic comedy "Big Stone Gap"
-    new RegExp(`\\b(?:[Tt]he|[Aa]n?|[Ii]ts|[Hh]is|[Hh]er|[Tt]heir)\\s+((?:[\\w-]+\\s+){0,2}?(?:${BOTH_CASES}))\\s+of\\s+((?:the\\s+)?(?:[a-z][\\w-]*\\s+){0,3}?(?:"[^"]+"|“[^”]+”|(?:[\\p{Lu}\\d][\\w.'’&-]*)(?:\\s+(?:of|the|and|de|&|[\\p{Lu}\\d][\\w.'’&-]*))*))`, 'gu'),
+    new RegExp(`\\b(?:[Tt]he|[Aa]n?|[Ii]ts|[Hh]is|[Hh]er|[Tt]heir)\\s+((?:[\\w-]+\\s+){0,2}?(?:${BOTH_CASES}))\\s+of\\s+((?:the\\s+)?(?:[a-z][\\w-]*\\s+){0,3}?(?:"[^"]+"|“[^”]+”|(?:[\\p{Lu}\\d][\\w.'’&-]*)(?:\\s+(?:of|the|and|de|&|for(?=\\s+\\p{Lu})|[\\p{Lu}\\d][\\w.'’&-]*))*))`, 'gu'),
     // the team that built the Tern-4 salinity sensor / the woman who portrayed Corliss Archer in the film Kiss and Tell
     /\b(?:the|a|an)\s+((?:[\w-]+\s+){0,2}?[\w-]+)\s+(that|which|who|whose)\s+((?:(?!\b(?:is|was|are|were|has|have|did|does)\b\s+(?:based|located|born|known)\b)[^?,])+?)(?=\s+(?:born|based|located|work|works|held|hold|play|played|live|lived|die|died|founded|is|was|are|were|have|has|had|did|does|do)\b[^?]*\?|\?|,|$)/gi,
     // the company founded by Marit Halvorsen
@@ -240,7 +240,8 @@ function chainIn(question: string): Hop[] {
       if (index === 1 && !entity) continue; // a relative clause with no name in it is not a hop we can follow
       if (hops.some((h) => h.phrase.includes(phrase) || phrase.includes(h.phrase))) continue;
       const rest = q.replace(match[0], '{}');
-      const terminal = /^(?:who|what|which)\s+(?:is|was|are|were)\s+\{\}\s*\??$/i.test(rest) || /^(?:name|identify)\s+\{\}/i.test(rest);
+      // "Who was {}?", and "Who was {} and who died in 2007?": the hop's result is the answer
+      const terminal = /^(?:who|what|which)\s+(?:is|was|are|were)\s+\{\}(?:\s*,?\s+(?:and|who|that|which)\s+(?:who|that|which|also)?\b[^{}]*)?\s*\??$/i.test(rest) || /^(?:name|identify)\s+\{\}/i.test(rest);
       hops.push({ phrase: match[0], relation, ...(entity ? { entity } : {}), rest, terminal });
     }
   }

@@ -334,6 +334,13 @@ describe('offline reader: answers', () => {
     assert.equal(answer('What is the county seat of the county where East Lempster, New Hampshire is located?', [lempster, sullivan]).split('\n')[0], 'Newport [E2]');
   });
 
+  it('does not answer a bridge question with the bridge, even written with more names', () => {
+    const kasper = chunk('Kasper Schmeichel', 'Kasper Peter Schmeichel (born 5 November 1986) is a Danish professional footballer. He is the son of former Manchester United goalkeeper Peter Schmeichel.');
+    const peter = chunk('Peter Schmeichel', "Peter Bolesław Schmeichel MBE (born 18 November 1963) is a Danish former professional footballer who played as a goalkeeper, and was voted the IFFHS World's Best Goalkeeper in 1992 and 1993.");
+    const text = answer('What was the father of Kasper Schmeichel voted to be by the IFFHS in 1992?', [kasper, peter], [['Peter Schmeichel', [peter]]]);
+    assert.match(text.split('\n')[0], /World's Best Goalkeeper \[E2\]$/, text);
+  });
+
   it('keeps abbreviations inside names: a question is not split at "St."', () => {
     const analysis = analyseQuestion('Who was born first, Ken St. Andre or Jon St. Andre?');
     assert.deepEqual(analysis.candidates, ['Ken St. Andre', 'Jon St. Andre']);

@@ -341,6 +341,11 @@ describe('offline reader: answers', () => {
     assert.match(text.split('\n')[0], /World's Best Goalkeeper \[E2\]$/, text);
   });
 
+  it('does not take the words of a song title for a person', () => {
+    const song = chunk('To Know Him Is to Love Him', '"To Know Him Is to Love Him" is a song written by Phil Spector, inspired by words on his father\'s tombstone. It was the first track on the box set "Back to Mono".');
+    assert.equal(answer('Who is the writer of this song that was inspired by words on a tombstone and was the first track on the box set Back to Mono?', [song]).split('\n')[0], 'Phil Spector [E1]');
+  });
+
   it('keeps abbreviations inside names: a question is not split at "St."', () => {
     const analysis = analyseQuestion('Who was born first, Ken St. Andre or Jon St. Andre?');
     assert.deepEqual(analysis.candidates, ['Ken St. Andre', 'Jon St. Andre']);

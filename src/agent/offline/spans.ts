@@ -125,6 +125,8 @@ export function looksLikePerson(text: string): boolean {
   if (words.length < 2 || words.length > 5) return false;
   if (ORG_WORDS.test(text) || PLACE_WORDS.test(text)) return false;
   if (words.some((w) => PLACE_NAMES.has(w)) && words.length === 2) return false;
+  // pronouns and verbs belong to titles, not names: "Love Him" (of "To Know Him Is to Love Him"), "Be My Baby"
+  if (words.some((w) => /^(?:Me|My|Mine|You|Your|Yours|He|Him|His|She|Her|Hers|It|Its|We|Us|Our|They|Them|Their|Is|Are|Was|Were|Be|Been|Am|Do|Does|Did|Not|Yes|Oh)$/.test(w))) return false;
   return words.every((w) => /^(?:\p{Lu}[\p{Ll}'’-]+|\p{Lu}\.|(?:\p{Lu}\.)+|de|van|von|der|da|di|del|la|le|bin|ibn|Mc\p{Lu}\p{Ll}+|Mac\p{Lu}\p{Ll}+|O'\p{Lu}\p{Ll}+|Jr\.?|Sr\.?|II|III|IV)$/u.test(w));
 }
 

@@ -487,6 +487,12 @@ function bestSpan(
       .filter((e) => !(bridge && !bridgeAsked && e === bridge))
       .map((e) => normaliseSpan(plainTitle(e.title))),
   );
+  // "… of a South Korean boy group that was formed by who?": the subject of a passage defining it as
+  // the described thing is not the answer (a bonus for those passages' other spans changed nothing on 0–99).
+  const describedHead = analysis.described?.split(/\s+/).pop();
+  const describedTerm = describedHead ? tokenizer.terms(describedHead)[0] : undefined;
+  const describedPassages = new Set(describedTerm ? evidence.filter((e) => definesAsAsked(segmentsOf(e.text)[0]?.text ?? '', describedTerm, false, tokenizer)) : []);
+  const describedNames = new Set([...describedPassages].map((e) => normaliseSpan(plainTitle(e.title))));
   // The bridge entity (the second hop's name) answers only when the question asks for it.
   // Sentences about what the first hop leads to ("Mara Lindqvist was born in Bergen") hold the answer.
   const inHop = (sentence: ReaderSentence) => (hop && !bridgeAsked && sentence.segment === hop.sentence.segment && sentence.evidence === hop.sentence.evidence ? 1 : 0);
@@ -508,8 +514,9 @@ function bestSpan(
       const lowerSpan = span.text.toLowerCase();
       // "Peter Bolesław Schmeichel MBE" is the bridge "Peter Schmeichel": every word of the name is in the span
       const spanWords = lowerSpan.split(/\s+/);
-      const isBridge = bridgeNames.some((name) => name === lowerSpan || (name.length > 3 && lowerSpan.includes(name)) || (name.includes(' ') && name.split(/\s+/).every((w) => spanWords.includes(w))));
       const subject = !numeric && /^[\s"“'‘(]*(?:The\s+)?$/.test(text.slice(0, span.start)) && /^\s*(?:\([^)]*\)\s*)?,?\s*(?:[^,]{0,60},\s*)?(?:is|was|are|were|has been|had been)\b/.test(text.slice(span.end));
+      const isDescribed = !numeric && (describedNames.has(normaliseSpan(span.text)) || (subject && describedPassages.has(sentence.evidence) && sentence.segment.index === 0));
+      const isBridge = isDescribed || bridgeNames.some((name) => name === lowerSpan || (name.length > 3 && lowerSpan.includes(name)) || (name.includes(' ') && name.split(/\s+/).every((w) => spanWords.includes(w))));
       const defines = subject && definesAsAsked(text, focusTerm, personAsked, tokenizer) ? 1 : 0;
       const value =
         SPAN_FIT_WEIGHT * span.fit +
@@ -540,7 +547,7 @@ function bestSpan(
       const title = plainTitle(e.title);
       const key = normaliseSpan(title);
       if (!definingTitles.has(key) || questionLower.includes(title.toLowerCase())) continue;
-      if (bridgeNames.some((name) => name === title.toLowerCase())) continue;
+      if (bridgeNames.some((name) => name === title.toLowerCase()) || describedNames.has(key)) continue;
       const first = top.find((s) => s.evidence === e && s.segment.index === 0);
       if (!first) continue;
       const spanTerms = tokenizer.terms(title);

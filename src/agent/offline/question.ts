@@ -79,6 +79,12 @@ export interface QuestionAnalysis {
   years: string[];
   /** Several values asked at once ("at the end of 2023 and at the end of 2024"). */
   multiValue: boolean;
+  /**
+   * The thing a trailing relative clause asks about, described and not named: "a South Korean boy
+   * group" in "… the debut album of a South Korean boy group that was formed by who?". The answer is
+   * what its passage says, never the thing itself.
+   */
+  described?: string;
 }
 
 const NUMBER_WORDS: Record<string, number> = { two: 2, three: 3, four: 4, five: 5, six: 6, seven: 7, eight: 8, nine: 9, ten: 10, both: 2 };
@@ -417,6 +423,7 @@ export function analyseQuestion(question: string): QuestionAnalysis {
     if (type === 'comparison') answerType = 'entity';
   }
   const multiValue = type === 'how-many' && years.length >= 2 && /\band\b/.test(q);
+  const described = /\b(?:a|an)\s+((?:[\w-]+\s+){0,3}?[\w-]+)\s+(?:that|which|who)\s+[^?]*\b(?:what|which|who|whom|when|where|how)\b[^?]*\??\s*$/i.exec(asking)?.[1];
   return {
     question: text,
     type,
@@ -430,5 +437,6 @@ export function analyseQuestion(question: string): QuestionAnalysis {
     chain,
     years,
     multiValue,
+    ...(described ? { described: described.toLowerCase() } : {}),
   };
 }

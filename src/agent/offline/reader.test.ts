@@ -346,6 +346,13 @@ describe('offline reader: answers', () => {
     assert.equal(answer('Who is the writer of this song that was inspired by words on a tombstone and was the first track on the box set Back to Mono?', [song]).split('\n')[0], 'Phil Spector [E1]');
   });
 
+  it('answers about the thing a relative clause describes, not with it', () => {
+    const album = chunk('2014 S/S', '2014 S/S is the debut album of South Korean group WINNER. It was released on August 12, 2014 by the group\'s record label.');
+    const group = chunk('Winner (band)', 'Winner, often stylized as WINNER, is a South Korean boy group formed in 2013 by YG Entertainment and debuted in 2014.');
+    assert.equal(analyseQuestion('2014 S/S is the debut album of a South Korean boy group that was formed by who?').described, 'south korean boy group');
+    assert.match(answer('2014 S/S is the debut album of a South Korean boy group that was formed by who?', [album, group]).split('\n')[0], /^YG Entertainment \[E2\]$/);
+  });
+
   it('keeps abbreviations inside names: a question is not split at "St."', () => {
     const analysis = analyseQuestion('Who was born first, Ken St. Andre or Jon St. Andre?');
     assert.deepEqual(analysis.candidates, ['Ken St. Andre', 'Jon St. Andre']);

@@ -423,7 +423,7 @@ export function analyseQuestion(question: string): QuestionAnalysis {
     if (type === 'comparison') answerType = 'entity';
   }
   const multiValue = type === 'how-many' && years.length >= 2 && /\band\b/.test(q);
-  const described = /\b(?:a|an)\s+((?:[\w-]+\s+){0,3}?[\w-]+)\s+(?:that|which|who)\s+[^?]*\b(?:what|which|who|whom|when|where|how)\b[^?]*\??\s*$/i.exec(asking)?.[1];
+  const described = /\b(?:a|an)\s+((?:[\w-]+\s+){0,3}?(?!(?:in|of|on|at|for|from|by|with|to)\s)[\w-]+)\s+(?:that|which|who)\s+[^?]*\b(?:what|which|who|whom|when|where|how)\b[^?]*\??\s*$/i.exec(asking)?.[1];
   return {
     question: text,
     type,

@@ -330,7 +330,9 @@ export function compareCandidates(analysis: QuestionAnalysis, sentences: ReaderS
       const values = about.map((a) => ({ ...a, value: a.own.map((s) => nationalityIn(s.segment.text)).find(Boolean) }));
       if (values.some((v) => !v.value)) return partialComparison(values.filter((v) => !v.value).map((v) => v.candidate), [], 'nationality');
       const same = values.every((v) => v.value === values[0].value);
-      return { line: `${same ? 'Yes' : 'No'}\n${values.map((v) => `${v.candidate}: ${v.value} [${v.own[0].evidence.id}]`).join('; ')}`, support: values.map((v) => support(v.own.find((s) => nationalityIn(s.segment.text))!)) };
+      // "What nationality were both A and B?" asks for the nationality; "Were A and B …?" for yes or no
+      const verdict = analysis.type === 'yes-no' ? (same ? 'Yes' : 'No') : same ? values[0].value! : values.map((v) => v.value).join(' and ');
+      return { line: `${verdict}\n${values.map((v) => `${v.candidate}: ${v.value} [${v.own[0].evidence.id}]`).join('; ')}`, support: values.map((v) => support(v.own.find((s) => nationalityIn(s.segment.text))!)) };
     }
     const wanted = attributeTerms.length ? attributeTerms : predicate;
     const checks = about.map((a) => {

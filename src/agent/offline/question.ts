@@ -188,6 +188,21 @@ function answerTypeOfNoun(noun: string): AnswerType | undefined {
   return undefined;
 }
 
+/** "Which is taller …?" compares heights: the noun and the adjective a passage may use for the measure. */
+const MEASURES: Array<[RegExp, string]> = [
+  [/\b(?:taller|tallest)\b/, 'height tall'],
+  [/\b(?:higher|highest)\b/, 'height high'],
+  [/\b(?:longer|longest)\b/, 'length long'],
+  [/\b(?:deeper|deepest)\b/, 'depth deep'],
+  [/\b(?:wider|widest)\b/, 'width wide'],
+  [/\b(?:heavier|heaviest)\b/, 'weight heavy'],
+  [/\b(?:larger|largest|bigger|biggest)\b/, 'area size'],
+];
+
+function measureOf(question: string): string | undefined {
+  return MEASURES.find(([pattern]) => pattern.test(question))?.[1];
+}
+
 /** The options a comparison offers: "…, A or B?", "A or B, which …", "both A and B", "A and B both". */
 function candidatesIn(question: string): string[] {
   const q = question.replace(/\?+\s*$/, '');
@@ -197,9 +212,9 @@ function candidatesIn(question: string): string[] {
   const years = /\b(?:in|at|for|during)?\s*(\d{4})\s+or\s+(?:in|at|for|during)?\s*(\d{4})\b/.exec(q);
   if (years) return [years[1], years[2]];
   const both = /\bboth\s+(.+?)\s+and\s+(.+?)(?=\s+(?:a|an|the|of|from|in|were|are|have|had|located|based|known|considered|members?|types?|kinds?|part)\b|$)/i.exec(q);
-  if (both) return [clean(both[1]), clean(both[2])].map(stripArticle).map(nameOnly);
+  if (both) return [clean(both[1]), clean(both[2])].map(stripArticle).map(nameOnly).map(leadingNounless);
   const pair = /^(?:is|are|was|were|do|does|did|have|has|had|can|could)\s+(.+?)\s+and\s+(.+?)\s+(?:both|each|the same|of the same|from the same|in the same|located|considered|members|part)\b/i.exec(q);
-  if (pair) return [clean(pair[1]), clean(pair[2])].map(stripArticle).map(nameOnly);
+  if (pair) return [clean(pair[1]), clean(pair[2])].map(stripArticle).map(nameOnly).map(leadingNounless);
   // "Is Kasper Hvidt older than Kasper Schmeichel?" / "Was the Apple Remote released before the Siri Remote?"
   const than = /^(?:is|are|was|were|do|does|did|has|have|had)\s+(?:the\s+)?(\p{Lu}.*?|["“].+?["”])\s+(?:(?:born|founded|established|formed|released|published|created|opened|built|launched|started|die|died|have|has|had)\s+)?(?:older|younger|taller|shorter|larger|smaller|bigger|longer|earlier|later|higher|lower|greater|wider|deeper|heavier|(?:more|fewer|less)\s+[\w-]+(?:\s+[\w-]+)?|before|after)\s+(?:than\s+)?(?:the\s+)?(\p{Lu}.*|["“].+)$/u.exec(q.replace(/^\p{Lu}/u, (c) => c.toLowerCase()));
   if (than) return [clean(than[1]), clean(than[2])];
@@ -207,8 +222,9 @@ function candidatesIn(question: string): string[] {
   const either = /^(?:is|are|was|were|do|does|did|has|have|had)\s+(?:the\s+)?(\p{Lu}.*?)\s+or\s+(?:the\s+)?(\p{Lu}.*?)\s+(?:older|younger|taller|shorter|larger|smaller|bigger|longer|earlier|later|higher|lower|greater|wider|deeper|heavier|more|less|fewer|born|founded|established|formed|released|published|created|first)\b/u.exec(q.replace(/^\p{Lu}/u, (c) => c.toLowerCase()));
   if (either) return [clean(either[1]), clean(either[2])];
   // "who is younger Keith Bostic or Jerry Glanville" (no comma)
-  const bare = /\b(?:older|younger|taller|shorter|larger|smaller|bigger|longer|earlier|later|first|more|less|higher|lower|greater)\s+(?:,\s*)?((?:[A-Z][\w.'’-]*\s*)+?)\s+or\s+((?:[A-Z][\w.'’-]*\s*)+)$/.exec(q);
-  if (bare) return [clean(bare[1]), clean(bare[2])];
+  // "Which magazine was started first Arthur's Magazine or First for Women": names may hold "for", "of", "the" …
+  const bare = /\b(?:older|younger|taller|shorter|larger|smaller|bigger|longer|earlier|later|first|more|less|higher|lower|greater)\s+(?:,\s*)?((?:[A-Z][\w.'’-]*\s*)(?:(?:of|for|the|and|de|in|on|to|&)\s+|[A-Z\d][\w.'’-]*\s*)*?)\s+or\s+((?:(?:the\s+)?[A-Z][\w.'’-]*\s*)(?:(?:of|for|the|and|de|in|on|to|&)\s+|[A-Z\d][\w.'’-]*\s*)*)$/.exec(q);
+  if (bare) return [clean(bare[1]), stripArticle(clean(bare[2]))];
   return [];
 }
 
@@ -222,6 +238,14 @@ function nameOnly(option: string): string {
   const words = option.split(/\s+/);
   // trailing lowercase words and demonyms: "Dave Grohl American musicians" → "Dave Grohl"
   while (words.length > 1 && (/^\p{Ll}/u.test(words[words.length - 1]) || NATIONALITY.test(words[words.length - 1]))) words.pop();
+  return words.join(' ');
+}
+
+/** "drinks Gibson" → "Gibson": a common noun before a name is the question's description of it. */
+function leadingNounless(option: string): string {
+  const words = option.split(/\s+/);
+  if (!words.some((w) => /^\p{Lu}/u.test(w))) return option;
+  while (words.length > 1 && /^\p{Ll}+$/u.test(words[0])) words.shift();
   return words.join(' ');
 }
 
@@ -342,6 +366,7 @@ export function analyseQuestion(question: string): QuestionAnalysis {
   } else if (candidates.length >= 2 && (/\bor\b/.test(q) || /\bboth\b|\bsame\b|\bthan\b|\bbefore\b|\bafter\b/.test(q))) {
     type = isYesNo && !/\bor\b/.test(q) ? 'yes-no' : 'comparison';
     answerType = type === 'yes-no' ? 'yes-no' : 'entity';
+    if (phrase) focus = phrase.toLowerCase(); // "What nationality were both A and B?" compares nationalities
   } else if (isYesNo) {
     type = 'yes-no';
     answerType = 'yes-no';
@@ -407,7 +432,7 @@ export function analyseQuestion(question: string): QuestionAnalysis {
       /\bthe (?:most|least|largest|greatest|highest|lowest|smallest|longest|shortest)\s+((?:[\w-]+\s+){0,2}?[\w-]+)/.exec(q)?.[1] ??
       [/\b(\w+)\s+(?:higher|lower|larger|smaller|bigger|greater|more|less)\b/.exec(q)?.[1]].find((w) => w && !candidates.some((c) => c.toLowerCase().split(/\s+/).includes(w))) ??
       /\bsame\s+([\w-]+)/.exec(q)?.[1] ??
-      (byDate ? 'date' : (focus ?? 'value'));
+      (byDate ? 'date' : (measureOf(q) ?? focus ?? 'value'));
     const event = /\b(?:lived|live|lives)\s+(?:the\s+)?long(?:er|est)\b|\blong(?:er|est)\s+(?:life|lives|lifespan)\b/.test(q) ? 'lifespan' : /\b(?:died|die|dies|death|dead|passed away)\b/.test(q) ? 'death' : undefined;
     if (event === 'lifespan') direction = /\bshort(?:er|est)\b/.test(q) ? 'min' : 'max';
     const firstWins = type === 'yes-no' && !same;

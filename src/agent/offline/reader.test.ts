@@ -354,6 +354,20 @@ describe('offline reader: answers', () => {
     assert.match(answer('2014 S/S is the debut album of a South Korean boy group that was formed by who?', [album, group]).split('\n')[0], /^YG Entertainment \[E2\]$/);
   });
 
+  it('reads HotpotQA\'s comparison shapes: no comma, a noun before a name, a shared value, a measure', () => {
+    assert.deepEqual(analyseQuestion("Which magazine was started first Arthur's Magazine or First for Women?").candidates, ["Arthur's Magazine", 'First for Women']);
+    assert.deepEqual(analyseQuestion('Do the drinks Gibson and Zurracapote both contain gin?').candidates, ['Gibson', 'Zurracapote']);
+    const busby = chunk('Matt Busby', 'Sir Alexander Matthew Busby (26 May 1909 – 20 January 1994) was a Scottish football player and manager.');
+    const ferguson = chunk('Alex Ferguson', 'Sir Alexander Chapman Ferguson (born 31 December 1941) is a Scottish former football manager and player.');
+    const shared = answer('What nationality were both Matt Busby and Alex Ferguson?', [busby, ferguson]).split('\n');
+    assert.equal(shared[0], 'Scottish');
+    assert.equal(answer('Were Matt Busby and Alex Ferguson both Scottish?', [busby, ferguson]).split('\n')[0], 'Yes');
+    const empire = chunk('Empire State Building', 'The Empire State Building is a 102-story skyscraper in Midtown Manhattan. It has a roof height of 1,250 feet.');
+    const bank = chunk('Bank of America Tower', 'The Bank of America Tower is a 55-story skyscraper in Midtown Manhattan. It is 1,200 feet tall.');
+    assert.equal(analyseQuestion('Which is taller, the Empire State Building or the Bank of America Tower?').comparison?.attribute, 'height tall');
+    assert.equal(answer('Which is taller, the Empire State Building or the Bank of America Tower?', [empire, bank]).split('\n')[0], 'Empire State Building');
+  });
+
   it('keeps abbreviations inside names: a question is not split at "St."', () => {
     const analysis = analyseQuestion('Who was born first, Ken St. Andre or Jon St. Andre?');
     assert.deepEqual(analysis.candidates, ['Ken St. Andre', 'Jon St. Andre']);

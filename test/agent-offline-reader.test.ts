@@ -47,5 +47,7 @@ describe('offline reader, end to end', () => {
     assert.match(first, /never shown as a source/i, result.answer);
     assert.deepEqual(result.unresolvedCitations, []);
     assert.ok(result.citations.length > 0);
+    // No sentence joins it for the verb alone ("… its searches as they happen"): every line is about citations.
+    for (const line of result.answer.split('\n').filter(Boolean)) assert.match(line, /citation|cite|resolv|unresolved|\bid\b/i, result.answer);
   });
 });

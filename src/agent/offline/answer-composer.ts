@@ -145,7 +145,7 @@ function askedFor(analysis: QuestionAnalysis): string {
 export function composeAnswer(state: PromptState, tokenizer: Tokenizer, maxSentences: number): string {
   if (state.evidence.length === 0) return NOT_FOUND;
   const analysis = analyseQuestion(state.question);
-  const score = questionCoverage(state, tokenizer, answerWords(analysis, tokenizer), analysis.type === 'calculation' ? new Set(tokenizer.terms(CALCULATION_WORDS)) : new Set());
+  const score = questionCoverage(state, tokenizer, answerWords(analysis, tokenizer), operatorWords(analysis, tokenizer));
   const best = bestChain(state, score);
   const chain = [best.first, ...(best.second ? [best.second] : [])];
   const absent = score.absent();
@@ -244,6 +244,17 @@ function answerWords(analysis: QuestionAnalysis, tokenizer: Tokenizer): Set<stri
   // "Which was established first, A or B?": the passages give each date, not the comparison's words
   if (analysis.comparison?.byDate) words.push(DATE_COMPARISON_WORDS);
   return new Set(tokenizer.terms(words.join(' ')));
+}
+
+/**
+ * Words that ask for the operation or the outcome, not what it is about: they weigh nothing in the
+ * coverage — a calculation's "total", "average"; the "happens" of "What happens to a citation …?",
+ * which an unrelated sentence ("as they happen") would otherwise match.
+ */
+function operatorWords(analysis: QuestionAnalysis, tokenizer: Tokenizer): Set<string> {
+  if (analysis.type === 'calculation') return new Set(tokenizer.terms(CALCULATION_WORDS));
+  if (/^what (?:happens|happened|will happen|would happen|occurs|occurred)\b/i.test(analysis.question)) return new Set(tokenizer.terms('happens happened occurs occurred'));
+  return new Set();
 }
 
 /** For questions whose expected type is checkable, the reason to abstain when no span of it exists. */

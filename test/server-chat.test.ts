@@ -71,7 +71,7 @@ describe('POST /v1/chat: the AI SDK UI message stream', () => {
     assert.equal(frames.at(-1), 'data: [DONE]');
     assert.equal(JSON.parse(frames[0]!.slice('data: '.length)).type, 'start');
     const doc: any = await (await fetch(`${s.server.url}/openapi.json`)).json();
-    for (const path of ['/v1/chat', '/v1/chat/completions', '/v1/models']) assert.ok(doc.paths[path], path);
+    for (const path of ['/v1/chat', '/v1/chat/completions', '/v1/models', '/mcp']) assert.ok(doc.paths[path], path);
     assert.ok(doc.paths['/v1/chat'].post.responses['200'].content['text/event-stream']);
   });
 

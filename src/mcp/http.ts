@@ -9,6 +9,14 @@ import { createMcpServer } from './server.ts';
  * no session can outlive a revoked key or a changed membership.
  */
 export const mcpRoutes: RouteGroup = (app) => {
+  // Listed in /openapi.json like every other route; the body is MCP's JSON-RPC, not described here.
+  app.openAPIRegistry.registerPath({
+    method: 'post',
+    path: '/mcp',
+    summary: 'MCP over Streamable HTTP (stateless, JSON responses): the tools search, ask, research, get_content and list_documents, and the documents as resources',
+    requestBody: { content: { 'application/json': { schema: { type: 'object', description: 'A JSON-RPC 2.0 message of the Model Context Protocol' } } } },
+    responses: { 200: { description: 'The JSON-RPC response', content: { 'application/json': { schema: { type: 'object' } } } }, 202: { description: 'A notification, accepted' } },
+  });
   app.post('/mcp', async (c: AppContext) => {
     const deps = depsOf(c);
     const server = createMcpServer({ dossier: deps.dossier, scope: principalOf(c).readScope(), ask: deps.ask, maxQueryChars: deps.limits.queryChars });

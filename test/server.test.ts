@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { parseFrames, type Frame } from './helpers.ts';
-import { join } from 'node:path';
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { after, before, describe, it } from 'node:test';
 import { createDossier, type Dossier } from '../src/dossier.ts';
@@ -130,7 +131,13 @@ for (const backend of serverBackends()) {
       assert.deepEqual(collections.find((c: any) => c.name === 'notes'), { name: 'notes', documents: 2, role: 'owner' });
       assert.equal(collections.find((c: any) => c.name === 'default').documents, 7);
 
+      // The uploaded copy is kept while the document is (the index cites it) and goes with it.
+      const otherSource = (await list('collection=notes')).find((d) => d.id !== id).source;
+      assert.ok(existsSync(document.source), document.source);
       assert.equal((await client.del(`/v1/documents/${id}`)).status, 200);
+      assert.ok(!existsSync(document.source), 'the deleted document\'s upload is removed');
+      assert.ok(!existsSync(dirname(document.source)), 'and its now empty upload folder');
+      assert.ok(existsSync(otherSource), 'another upload stays');
       const gone = await client.get(`/v1/documents/${id}`);
       assert.equal(gone.status, 404);
       assert.equal(await errorCode(gone), 'not-found');

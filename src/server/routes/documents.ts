@@ -1,6 +1,6 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, rmdirSync, rmSync, writeFileSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
-import { basename, join } from 'node:path';
+import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import { assertCollectionName } from '../../dossier.ts';
 import { DossierError, oneLine } from '../../errors/index.ts';
@@ -213,7 +213,11 @@ export function registerDocuments(app: OpenAPIHono<Env>): void {
     createRoute({ method: 'delete', path: '/v1/documents/{id}', summary: 'Delete a document with its chunks and vectors', request: { params: Id }, responses: { 200: json(z.object({ deleted: z.literal(true) }), 'Deleted'), ...errors, 403: json(ErrorSchema, 'Reader of the collection') } }),
     async (c) => {
       const { id } = c.req.valid('param');
-      await depsOf(c).dossier.deleteDocument(id, { scope: await writeScopeOf(c, id) });
+      const deps = depsOf(c);
+      const scope = await writeScopeOf(c, id);
+      const { source } = await deps.dossier.getDocument(id, { scope });
+      await deps.dossier.deleteDocument(id, { scope });
+      removeUpload(deps.uploadsDir, source);
       return c.json({ deleted: true as const }, 200);
     },
   );
@@ -251,4 +255,22 @@ export function registerDocuments(app: OpenAPIHono<Env>): void {
       return c.json({ collections: collections.map((col) => ({ ...col, role: principal.canManage(col.name) ? 'owner' : principal.canWrite(col.name) ? 'writer' : 'reader' })) }, 200);
     },
   );
+}
+
+/**
+ * A deleted document's uploaded file goes with it (and its upload folder once empty); sources
+ * outside the uploads folder (files ingested from disk by the CLI) are never touched.
+ */
+function removeUpload(uploadsDir: string, source: string): void {
+  const root = resolve(uploadsDir);
+  const path = resolve(source);
+  const inside = relative(root, path);
+  if (!inside || inside.startsWith('..') || inside.includes(`..${sep}`) || !inside.includes(sep)) return;
+  try {
+    rmSync(path, { force: true });
+    const folder = dirname(path);
+    if (folder !== root && readdirSync(folder).length === 0) rmdirSync(folder);
+  } catch (error) {
+    process.stderr.write(`dossier serve: could not remove the upload ${path}: ${oneLine(error)}\n`);
+  }
 }

@@ -166,12 +166,12 @@ export function composeAnswer(state: PromptState, tokenizer: Tokenizer, maxSente
       break;
     }
     case 'comparison': {
-      const result = compareCandidates(analysis, sentences, tokenizer, state.evidence);
+      const result = compareCandidates(analysis, sentences, tokenizer);
       if (result) return [result.line, ...supportLines(result.support.length ? result.support : chosen)].join('\n');
       break;
     }
     case 'yes-no': {
-      const result = compareCandidates(analysis, sentences, tokenizer, state.evidence) ?? yesNo(analysis, sentences, tokenizer, questionTerms);
+      const result = compareCandidates(analysis, sentences, tokenizer) ?? yesNo(analysis, sentences, tokenizer, questionTerms);
       if (result) return [result.line, ...supportLines([...result.support, ...chosen])].join('\n');
       break;
     }
@@ -647,7 +647,7 @@ function focusMatch(span: Span, sentence: string, focusWords: string[], focusTer
 function yesNo(analysis: QuestionAnalysis, sentences: ReaderSentence[], tokenizer: Tokenizer, questionTerms: Set<string>): { line: string; support: Chosen[] } | undefined {
   // The passage titled with the subject ("Kasper Hvidt") says what it is; without one, the most relevant sentence
   const subject = analysis.entities[0]?.toLowerCase();
-  const own = subject ? sentences.filter((s) => s.evidence.title.replace(/\s*\([^)]*\)\s*$/, '').toLowerCase() === subject) : [];
+  const own = subject ? sentences.filter((s) => plainTitle(s.evidence.title).toLowerCase() === subject) : [];
   const subjectTerms = new Set(subject ? tokenizer.terms(subject) : []);
   const predicate = [...questionTerms].filter((t) => !subjectTerms.has(t));
   const coverage = (s: ReaderSentence) => (predicate.length ? predicate.filter((t) => s.terms.includes(t)).length / predicate.length : 0);

@@ -117,15 +117,9 @@ export function ownedBy(sentence: ReaderSentence, owner: string, tokenizer: Toke
   if (/^\d{4}$/.test(owner)) return false;
   const ownerTerms = tokenizer.terms(owner);
   const about = tokenizer.terms(`${sentence.evidence.title} ${sentence.evidence.at}`);
-  if (ownerTerms.length && share(ownerTerms, about) === 1) return !otherOwnerNamed(sentence, owner);
+  if (ownerTerms.length && share(ownerTerms, about) === 1) return true;
   const previous = sentence.segments[sentence.segment.index - 1];
   if (previous && /^(?:it|he|she|they|its|his|her|their|the (?:company|team|group|product|firm|band))\b/i.test(sentence.segment.text) && previous.text.toLowerCase().includes(lower)) return true;
-  return false;
-}
-
-function otherOwnerNamed(sentence: ReaderSentence, owner: string): boolean {
-  void sentence;
-  void owner;
   return false;
 }
 
@@ -293,11 +287,10 @@ function nearest(date: DateMention, positions: number[]): number {
 }
 
 /** The value of one attribute for each option of a comparison; the winner, or yes/no for "same"/"both". */
-export function compareCandidates(analysis: QuestionAnalysis, sentences: ReaderSentence[], tokenizer: Tokenizer, evidence: OfflineEvidence[]): ReaderResult | undefined {
+export function compareCandidates(analysis: QuestionAnalysis, sentences: ReaderSentence[], tokenizer: Tokenizer): ReaderResult | undefined {
   const spec = analysis.comparison;
   const candidates = analysis.candidates;
   if (!spec || candidates.length < 2) return undefined;
-  void evidence;
   // "Is A older than B?" answers whether the first option wins; otherwise the winner is named
   const verdict = (winner: string, values: string) => `${spec.firstWins ? (winner === candidates[0] ? 'Yes' : 'No') : winner}\n${values}`;
   if (spec.event === 'lifespan') {
@@ -331,8 +324,8 @@ export function compareCandidates(analysis: QuestionAnalysis, sentences: ReaderS
       if (values.some((v) => !v.value)) return partialComparison(values.filter((v) => !v.value).map((v) => v.candidate), [], 'nationality');
       const same = values.every((v) => v.value === values[0].value);
       // "What nationality were both A and B?" asks for the nationality; "Were A and B …?" for yes or no
-      const verdict = analysis.type === 'yes-no' ? (same ? 'Yes' : 'No') : same ? values[0].value! : values.map((v) => v.value).join(' and ');
-      return { line: `${verdict}\n${values.map((v) => `${v.candidate}: ${v.value} [${v.own[0].evidence.id}]`).join('; ')}`, support: values.map((v) => support(v.own.find((s) => nationalityIn(s.segment.text))!)) };
+      const answered = analysis.type === 'yes-no' ? (same ? 'Yes' : 'No') : same ? values[0].value! : values.map((v) => v.value).join(' and ');
+      return { line: `${answered}\n${values.map((v) => `${v.candidate}: ${v.value} [${v.own[0].evidence.id}]`).join('; ')}`, support: values.map((v) => support(v.own.find((s) => nationalityIn(s.segment.text))!)) };
     }
     const wanted = attributeTerms.length ? attributeTerms : predicate;
     const checks = about.map((a) => {

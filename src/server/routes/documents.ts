@@ -1,6 +1,6 @@
 import { mkdirSync, readdirSync, rmdirSync, rmSync, writeFileSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
-import { basename, dirname, join, relative, resolve, sep } from 'node:path';
+import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import { assertCollectionName } from '../../dossier.ts';
 import { DossierError, oneLine } from '../../errors/index.ts';
@@ -265,7 +265,8 @@ function removeUpload(uploadsDir: string, source: string): void {
   const root = resolve(uploadsDir);
   const path = resolve(source);
   const inside = relative(root, path);
-  if (!inside || inside.startsWith('..') || inside.includes(`..${sep}`) || !inside.includes(sep)) return;
+  // inside the uploads folder, in an upload's own folder (relative() never puts '..' after a name)
+  if (!inside || inside.startsWith('..') || isAbsolute(inside) || !inside.includes(sep)) return;
   try {
     rmSync(path, { force: true });
     const folder = dirname(path);

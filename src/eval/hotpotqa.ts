@@ -125,6 +125,9 @@ export interface HotpotOutcome {
   'recall@5': number;
   /** A gold answer appears in some passage the agent read (the ceiling for "answer contains"). */
   goldRead: boolean;
+  /** The first five titles of the final evidence ranking, and the two supporting titles. */
+  ranked: string[];
+  supporting: string[];
 }
 
 function recallAt(titles: readonly string[], gold: readonly string[], k: number): number {
@@ -205,7 +208,7 @@ export async function evaluateHotpot(
     if (options.onQuestion) {
       const read = normalizeAnswer(result.evidence.map((entry) => entry.chunk.text).join('\n'));
       const goldRead = item.answers.some((gold) => read.includes(normalizeAnswer(gold)));
-      options.onQuestion({ index: offset + i, id: item.id, question: item.question, gold: item.answers, answer: result.answer, direct, em, f1, contains, 'recall@2': agent.r2.at(-1)!, 'recall@5': agent.r5.at(-1)!, goldRead });
+      options.onQuestion({ index: offset + i, id: item.id, question: item.question, gold: item.answers, answer: result.answer, direct, em, f1, contains, 'recall@2': agent.r2.at(-1)!, 'recall@5': agent.r5.at(-1)!, goldRead, ranked: agentTitles.slice(0, 5), supporting: [...item.supportingTitles] });
     }
     agent.tools.push(result.allToolCalls);
     agent.evidence.push(result.evidence.length);

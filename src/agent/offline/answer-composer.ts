@@ -5,6 +5,7 @@ import { analyseQuestion, type QuestionAnalysis } from './question.ts';
 import { questionCoverage, type QuestionCoverage } from './question-coverage.ts';
 import { isLeadIn, segmentsOf, type Segment } from './sentences.ts';
 import { convertTime } from './quantities.ts';
+import { sharedProperty } from './shared-property.ts';
 import { candidateSpans, nameSpans, NATIONALITY, titleFit, type Span } from './spans.ts';
 import {
   BRIDGE_SENTENCE_BONUS,
@@ -159,6 +160,8 @@ export function composeAnswer(state: PromptState, tokenizer: Tokenizer, maxSente
   const chosen = withNamedPassages(selected, score, analysis, state.evidence);
   const questionTerms = new Set(tokenizer.terms(state.question));
 
+  const shared = sharedProperty(analysis, sentences, tokenizer);
+  if (shared) return [shared.line, ...supportLines(shared.support)].join('\n');
   switch (analysis.type) {
     case 'calculation': {
       const result = calculate(analysis, sentences, tokenizer);
@@ -509,6 +512,7 @@ function bestSpan(
   const inHop = (sentence: ReaderSentence) => (hop && !bridgeAsked && sentence.segment === hop.sentence.segment && sentence.evidence === hop.sentence.evidence ? 1 : 0);
   const aboutBridge = (sentence: ReaderSentence) => (hop && sentence !== hop.sentence && hop.names.some((name) => ownedBy(sentence, name, tokenizer)) ? 1 : 0);
   const questionLower = analysis.question.toLowerCase();
+  const citable = (e: OfflineEvidence) => (questionLower.includes(plainTitle(e.title).toLowerCase()) ? 2 : e === chain.first || e === chain.second ? 1 : 0);
   const context = { analysis, questionTerms, stem: (word: string) => tokenizer.terms(word)[0] ?? word.toLowerCase() };
   const byText = new Map<string, SpanPick & { count: number }>();
   const top = sentences.filter((s) => s.relevance >= MIN_SPAN_RELEVANCE && s.segment.kind !== 'code');
@@ -547,7 +551,12 @@ function bestSpan(
       const known = byText.get(key);
       if (known) {
         known.count++;
-        if (value > known.score) Object.assign(known, { text: shown, score: value, source });
+        // The same answer written in a passage the answer rests on (the chain's, or one the question
+        // names) is cited from there: "British" from Alfred Gell's passage, not from "British people".
+        const better = citable(sentence.evidence) > citable(known.source.evidence);
+        const worse = citable(sentence.evidence) < citable(known.source.evidence);
+        if (value > known.score) Object.assign(known, { text: shown, score: value, ...(worse ? {} : { source }) });
+        else if (better) known.source = source;
       } else byText.set(key, { text: shown, score: value, count: 1, source });
     }
   }

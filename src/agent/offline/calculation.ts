@@ -1,7 +1,8 @@
 import type { Tokenizer } from '../../text/tokenize.ts';
 import type { OfflineEvidence } from './prompt-state.ts';
-import { add, compare, dateOrder, datesIn, decimal, divide, formatDecimal, multiply, quantitiesIn, subtract, type DateMention, type Decimal, type Quantity } from './quantities.ts';
+import { add, compare, dateOrder, datesIn, decimal, divide, familyOfMeasure, formatDecimal, inBaseUnit, multiply, quantitiesIn, subtract, type DateMention, type Decimal, type Quantity, type UnitFamily } from './quantities.ts';
 import type { QuestionAnalysis } from './question.ts';
+import { nationalityIn } from './nationalities.ts';
 import type { Segment } from './sentences.ts';
 import { MIN_OPERAND_MATCH, PERCENT_PLACES, PROPERTY_MIN_MARGIN, RATIO_PLACES } from './tuning.ts';
 
@@ -66,7 +67,7 @@ function yearsOf(sentence: ReaderSentence): { own: string[]; context: string[] }
 function findOperand(
   sentences: ReaderSentence[],
   tokenizer: Tokenizer,
-  want: { terms: string[]; year?: string; unitTerms?: string[]; owner?: string; exclude?: Quantity[]; avoid?: string[]; near?: ReaderSentence },
+  want: { terms: string[]; year?: string; unitTerms?: string[]; family?: UnitFamily; owner?: string; exclude?: Quantity[]; avoid?: string[]; near?: ReaderSentence; minMatch?: number },
 ): Operand | undefined {
   let best: Operand | undefined;
   for (const sentence of sentences) {
@@ -95,11 +96,15 @@ function findOperand(
       // words that describe the other operand ("keep-alive" when this one is all connections) count against
       const avoided = want.avoid?.length ? share(want.avoid, own) : 0;
       const match = Math.max(near, 0.5 * far, 0.3 * title) - 0.5 * avoided;
-      if (match < MIN_OPERAND_MATCH) continue;
+      if (match < (want.minMatch ?? MIN_OPERAND_MATCH)) continue;
       let unitScore = 0;
       if (want.unitTerms?.length) {
         const unitTerms = tokenizer.terms(`${quantity.scale ?? ''} ${quantity.unit ?? ''} ${quantity.currency === '€' ? 'euro' : ''}`);
         unitScore = share(want.unitTerms, unitTerms) > 0 ? 0.5 : unitTerms.length ? -0.3 : 0;
+      }
+      if (want.family) {
+        const family = inBaseUnit(quantity)?.family;
+        unitScore += family === want.family ? 0.5 : family ? -0.5 : 0;
       }
       const beside = want.near && sentence.segment === want.near.segment ? 0.1 : 0; // operands compared in one sentence
       const score = match + yearScore + unitScore + beside + 0.05 * sentence.relevance;
@@ -327,6 +332,8 @@ export function compareCandidates(analysis: QuestionAnalysis, sentences: ReaderS
       const answered = analysis.type === 'yes-no' ? (same ? 'Yes' : 'No') : same ? values[0].value! : values.map((v) => v.value).join(' and ');
       return { line: `${answered}\n${values.map((v) => `${v.candidate}: ${v.value} [${v.own[0].evidence.id}]`).join('; ')}`, support: values.map((v) => support(v.own.find((s) => nationalityIn(s.segment.text))!)) };
     }
+    // "What award did both A and B receive?" asks for a thing, not whether they share it
+    if (/^\s*(?:what|which|who|whom|where|when|how)\b/i.test(analysis.question)) return undefined;
     const wanted = attributeTerms.length ? attributeTerms : predicate;
     const checks = about.map((a) => {
       const hit = a.own.find((s) => share(wanted, s.terms) >= 0.5);
@@ -353,19 +360,66 @@ export function compareCandidates(analysis: QuestionAnalysis, sentences: ReaderS
   }
   // a numeric attribute: "more engineers", "greater maximum depth", "revenue higher in 2023 or in 2024"
   const attributeTerms = contentTerms(spec.attribute, tokenizer);
-  const values = candidates.map((candidate) => {
-    const isYear = /^\d{4}$/.test(candidate);
-    const operand = findOperand(sentences, tokenizer, { terms: attributeTerms, ...(isYear ? { year: candidate } : { owner: candidate }) });
-    return { candidate, operand };
-  });
+  // "Which is deeper?" is read in lengths. Read again in a given unit, the unit is half the evidence:
+  // the attribute's words may sit further off.
+  const measured = familyOfMeasure(spec.attribute);
+  const operandOf = (candidate: string, unit?: Unit) =>
+    findOperand(sentences, tokenizer, {
+      terms: attributeTerms,
+      ...(/^\d{4}$/.test(candidate) ? { year: candidate } : { owner: candidate }),
+      ...(unit ? { ...unit, minMatch: MIN_OPERAND_MATCH / 2 } : measured ? { family: measured } : {}),
+    });
+  const values = sameUnits(candidates.map((candidate) => ({ candidate, operand: operandOf(candidate) })), operandOf, tokenizer);
   if (values.some((v) => !v.operand)) {
     const found = values.filter((v) => v.operand);
     return partialComparison(values.filter((v) => !v.operand).map((v) => v.candidate), found.map((v) => ({ candidate: v.candidate, value: v.operand!.quantity.text, sentence: v.operand!.sentence })), spec.attribute);
   }
-  const sorted = [...values].sort((a, b) => compare(a.operand!.quantity.value, b.operand!.quantity.value));
+  const sorted = [...values].sort((a, b) => compareAmounts(a.operand!.quantity, b.operand!.quantity));
   const winner = spec.direction === 'min' ? sorted[0] : sorted[sorted.length - 1];
   const shown = values.map((v) => `${v.candidate}: ${v.operand!.quantity.text} [${v.operand!.sentence.evidence.id}]`).join('; ');
   return { line: verdict(winner.candidate, shown), support: values.map((v) => support(v.operand!.sentence)) };
+}
+
+type Unit = { unitTerms: string[] } | { family: UnitFamily };
+
+/** Two amounts in one family of units compare in its base unit ("13 feet" < "25 m"); others as written. */
+function compareAmounts(a: Quantity, b: Quantity): number {
+  const [x, y] = [inBaseUnit(a), inBaseUnit(b)];
+  return x && y && x.family === y.family ? compare(x.value, y.value) : compare(a.value, b.value);
+}
+
+/**
+ * Options are compared in one unit: "13 feet" deep against "135 acre" in area is no comparison. When
+ * the best operands' units differ, each option is read again in the other's unit (or its family of
+ * units), and the pair that agrees with the higher score wins; with no such pair the first reading stands.
+ */
+function sameUnits(
+  values: Array<{ candidate: string; operand: Operand | undefined }>,
+  operandOf: (candidate: string, unit?: Unit) => Operand | undefined,
+  tokenizer: Tokenizer,
+): Array<{ candidate: string; operand: Operand | undefined }> {
+  const unitTerms = (operand: Operand) => tokenizer.terms(`${operand.quantity.scale ?? ''} ${operand.quantity.unit ?? ''}`);
+  const agree = (a: Operand, b: Operand) => {
+    const [fa, fb] = [inBaseUnit(a.quantity)?.family, inBaseUnit(b.quantity)?.family];
+    if (fa && fb) return fa === fb;
+    const [x, y] = [unitTerms(a), unitTerms(b)];
+    return (x.length === 0 && y.length === 0) || x.some((t) => y.includes(t));
+  };
+  if (values.length !== 2 || !values[0].operand || !values[1].operand || agree(values[0].operand, values[1].operand)) return values;
+  let best: { values: typeof values; score: number } | undefined;
+  for (const [keep, other] of [[0, 1], [1, 0]] as const) {
+    const kept = values[keep].operand!;
+    const family = inBaseUnit(kept.quantity)?.family;
+    const wanted = unitTerms(kept);
+    if (!family && wanted.length === 0) continue;
+    const reread = operandOf(values[other].candidate, family ? { family } : { unitTerms: wanted });
+    if (!reread || !agree(kept, reread)) continue;
+    const score = kept.score + reread.score;
+    const pair = [...values];
+    pair[other] = { candidate: values[other].candidate, operand: reread };
+    if (!best || score > best.score) best = { values: pair, score };
+  }
+  return best?.values ?? values;
 }
 
 function partialComparison(missing: string[], found: Array<{ candidate: string; value: string; sentence: ReaderSentence }>, what: string): ReaderResult {
@@ -377,12 +431,6 @@ function partialComparison(missing: string[], found: Array<{ candidate: string; 
 function predicateTerms(analysis: QuestionAnalysis, tokenizer: Tokenizer): string[] {
   const optionTerms = new Set(analysis.candidates.flatMap((c) => tokenizer.terms(c)));
   return tokenizer.terms(analysis.question).filter((t) => !optionTerms.has(t) && !/^(?:both|same|also)$/.test(t));
-}
-
-const NATIONALITY_WORD = /\b(American|British|English|Scottish|Welsh|Irish|French|German|Italian|Spanish|Portuguese|Dutch|Belgian|Swiss|Austrian|Swedish|Norwegian|Danish|Finnish|Icelandic|Polish|Czech|Slovak|Hungarian|Romanian|Bulgarian|Greek|Turkish|Russian|Ukrainian|Canadian|Mexican|Brazilian|Argentine|Argentinian|Chilean|Colombian|Peruvian|Cuban|Australian|New Zealand|Chinese|Japanese|Korean|South Korean|Indian|Pakistani|Bangladeshi|Iranian|Iraqi|Israeli|Egyptian|Nigerian|Kenyan|South African|Filipino|Indonesian|Thai|Vietnamese|Malaysian|Singaporean)\b/;
-
-function nationalityIn(text: string): string | undefined {
-  return NATIONALITY_WORD.exec(text)?.[1];
 }
 
 /** "(April 23, 1928 – February 10, 2014)": a life's two dates, as a biography's first sentence gives them. */

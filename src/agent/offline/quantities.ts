@@ -155,9 +155,13 @@ export function quantitiesIn(sentence: string): Quantity[] {
         }
       }
     }
+    // After an earlier amount, its clause ends at a closing bracket or an "and": "62 acres (0.25 km²) in area and up to 13 feet"
+    const previousEnd = out.length ? out[out.length - 1].end : 0;
+    const joined = out.length ? Math.max(sentence.lastIndexOf(')', start - 1), ...[...sentence.slice(previousEnd, start).matchAll(/\sand\s/g)].map((m) => previousEnd + m.index! + m[0].length - 1)) : -1;
     const clauseStart = Math.max(
       ...[';', ',', '(', ':', '.', '—', '–'].map((mark) => sentence.lastIndexOf(mark, start - 1)),
-      out.length ? out[out.length - 1].end : 0,
+      previousEnd,
+      joined,
     );
     let context = sentence.slice(clauseStart < 0 ? 0 : clauseStart, start).replace(/^[;,(:.—–\s]+/, '').trim();
     const field = row ? /([^:;]+):\s*$/.exec(sentence.slice(0, start))?.[1]?.trim() : undefined;
@@ -168,7 +172,9 @@ export function quantitiesIn(sentence: string): Quantity[] {
       !isWord && !currency && !percent && !scale && /^(1[5-9]\d\d|20\d\d)$/.test(digits) && (!row || yearField) &&
       !/^\s+(?:people|persons|employees|engineers|members|students|units|copies|km|m|kg|metres|meters|miles|feet|euros|dollars|pounds|seats|seated|inhabitants|residents)\b/i.test(sentence.slice(afterIndex));
     const fullText = `${currency ?? ''}${sentence.slice(start + (currency?.length ?? 0), end)}`.trim();
-    const after = /^[^,;:.()]*/.exec(sentence.slice(end))![0].trim();
+    // a conversion in brackets is not the end of the clause: "13 feet (4 m) deep"
+    const following = sentence.slice(end).replace(/^\s*\([^()]*\)/, '');
+    const after = /^[^,;:.()\d]*/.exec(following)![0].trim();
     out.push({ value, number: numberText, ...(scale ? { scale } : {}), ...(unit ? { unit: unit.toLowerCase() === 'percent' ? '%' : unit } : {}), ...(currency ? { currency: currency.trim() } : {}), text: fullText, start, end, context, after, isYear: isYear && (!unit || /^(?:and|to|until|till|through)$/i.test(unit)), ...(field ? { field } : {}) });
   };
   const found: Array<{ index: number; run: () => void }> = [];
@@ -266,4 +272,54 @@ export function convertTime(amount: string, wanted: string): string | undefined 
   const converted = divide(multiply(value, { units: SECONDS[from], scale: 0 }), { units: SECONDS[to], scale: 0 }, 2)!;
   const shown = formatDecimal(converted);
   return `${shown} ${to}${shown === '1' ? '' : 's'}`;
+}
+
+/** Units of length, area and mass, each as a factor to one base unit (metre, square metre, kilogram). */
+const UNIT_FACTORS: Record<'length' | 'area' | 'mass', Array<[RegExp, string]>> = {
+  length: [
+    [/^(?:mm|millimet(?:re|er)s?)$/, '0.001'],
+    [/^(?:cm|centimet(?:re|er)s?)$/, '0.01'],
+    [/^(?:m|met(?:re|er)s?)$/, '1'],
+    [/^(?:km|kilomet(?:re|er)s?)$/, '1000'],
+    [/^(?:in|inch|inches)$/, '0.0254'],
+    [/^(?:ft|foot|feet)$/, '0.3048'],
+    [/^(?:yd|yards?)$/, '0.9144'],
+    [/^(?:mi|miles?)$/, '1609.344'],
+  ],
+  area: [
+    [/^(?:acres?)$/, '4046.8564224'],
+    [/^(?:ha|hectares?)$/, '10000'],
+    [/^(?:square (?:km|kilomet(?:re|er)s?)|sq km|km²)$/, '1000000'],
+    [/^(?:square (?:mi|miles?)|sq mi)$/, '2589988.110336'],
+    [/^(?:square (?:m|met(?:re|er)s?)|m²)$/, '1'],
+    [/^(?:square (?:ft|foot|feet)|sq ft)$/, '0.09290304'],
+  ],
+  mass: [
+    [/^(?:g|grams?)$/, '0.001'],
+    [/^(?:kg|kilograms?)$/, '1'],
+    [/^(?:t|tonnes?|metric tons?)$/, '1000'],
+    [/^(?:lbs?|pounds?)$/, '0.45359237'],
+    [/^(?:oz|ounces?)$/, '0.028349523125'],
+  ],
+};
+
+export type UnitFamily = keyof typeof UNIT_FACTORS;
+
+/** The family of a quantity's unit and its amount in the family's base unit ("13 feet" → length, 3.9624 m). */
+export function inBaseUnit(quantity: Quantity): { family: UnitFamily; value: Decimal } | undefined {
+  const unit = quantity.unit?.toLowerCase();
+  if (!unit || quantity.scale) return undefined;
+  for (const [family, units] of Object.entries(UNIT_FACTORS) as Array<[UnitFamily, Array<[RegExp, string]>]>) {
+    const factor = units.find(([pattern]) => pattern.test(unit))?.[1];
+    if (factor) return { family, value: multiply(quantity.value, decimal(factor)!) };
+  }
+  return undefined;
+}
+
+/** The unit family a compared measure is given in: heights and depths in lengths, sizes in areas, weights in masses. */
+export function familyOfMeasure(attribute: string): UnitFamily | undefined {
+  if (/\b(?:height|length|depth|width|tall|long|deep|wide|high)\b/.test(attribute)) return 'length';
+  if (/\barea\b/.test(attribute)) return 'area';
+  if (/\b(?:weight|heavy|mass)\b/.test(attribute)) return 'mass';
+  return undefined;
 }

@@ -430,7 +430,7 @@ export function analyseQuestion(question: string): QuestionAnalysis {
     const attribute =
       /\b(?:more|fewer|less|larger|smaller|bigger|greater|higher|lower|longer|shorter)\s+(?!(?:in|at|than|of|the|for|on|to|during|by)\b)((?:[\w-]+\s+){0,2}?[\w-]+)(?=,|\s+(?:than|in|of|the|a|an|or)\b|\s*\?|$)/.exec(q)?.[1] ??
       /\bthe (?:most|least|largest|greatest|highest|lowest|smallest|longest|shortest)\s+((?:[\w-]+\s+){0,2}?[\w-]+)/.exec(q)?.[1] ??
-      [/\b(\w+)\s+(?:higher|lower|larger|smaller|bigger|greater|more|less)\b/.exec(q)?.[1]].find((w) => w && !candidates.some((c) => c.toLowerCase().split(/\s+/).includes(w))) ??
+      [/\b(\w+)\s+(?:higher|lower|larger|smaller|bigger|greater|more|less)\b/.exec(q)?.[1]].find((w) => w && !AUXILIARIES.test(w) && !candidates.some((c) => c.toLowerCase().split(/\s+/).includes(w))) ??
       /\bsame\s+([\w-]+)/.exec(q)?.[1] ??
       (byDate ? 'date' : (measureOf(q) ?? focus ?? 'value'));
     const event = /\b(?:lived|live|lives)\s+(?:the\s+)?long(?:er|est)\b|\blong(?:er|est)\s+(?:life|lives|lifespan)\b/.test(q) ? 'lifespan' : /\b(?:died|die|dies|death|dead|passed away)\b/.test(q) ? 'death' : undefined;

@@ -163,7 +163,7 @@ describe('offline reader: numbers, dates and spans', () => {
     const [revenue, year, profit] = quantitiesIn('Halvorsen Instruments had revenue of 55.2 million euros in 2024, and an operating profit of 6.3 million euros.');
     assert.deepEqual([revenue.text, revenue.scale, revenue.unit, revenue.context], ['55.2 million euros', 'million', 'euros', 'Halvorsen Instruments had revenue of']);
     assert.ok(year.isYear);
-    assert.equal(profit.context, 'and an operating profit of');
+    assert.equal(profit.context, 'an operating profit of'); // the clause after an earlier amount starts after its "and"
     assert.deepEqual(quantitiesIn('The trial lasted nine days.').map((q) => [q.text, formatDecimal(q.value)]), [['nine days', '9']]);
     assert.deepEqual(quantitiesIn('product: Gannet-2; launched: 2019; max_depth_m: 3000').map((q) => [q.field, q.isYear]), [['launched', true], ['max_depth_m', false]]);
     assert.deepEqual(datesIn('Zaheer Khan (born 7 October 1978) played from 2000 till 2014; see #1006.').map((d) => d.text), ['7 October 1978', 'from 2000 till 2014']);
@@ -366,6 +366,38 @@ describe('offline reader: answers', () => {
     const bank = chunk('Bank of America Tower', 'The Bank of America Tower is a 55-story skyscraper in Midtown Manhattan. It is 1,200 feet tall.');
     assert.equal(analyseQuestion('Which is taller, the Empire State Building or the Bank of America Tower?').comparison?.attribute, 'height tall');
     assert.equal(answer('Which is taller, the Empire State Building or the Bank of America Tower?', [empire, bank]).split('\n')[0], 'Empire State Building');
+  });
+
+  it('answers what two options share: a profession, a kind of thing, a country', () => {
+    const cummings = chunk('Jim Cummings', 'James Jonah Cummings (born November 3, 1952) is an American voice actor and singer, who has appeared in almost 400 roles.');
+    const higgins = chunk('Kate Higgins', 'Catherine Davis "Kate" Higgins (born August 16, 1969) is an American voice actress, singer and jazz pianist.');
+    assert.equal(answer('What occupation do Jim Cummings and Kate Higgins share?', [cummings, higgins]).split('\n')[0], `voice actor [E1][E2]`);
+    const maslow = chunk('Abraham Maslow', 'Abraham Harold Maslow (April 1, 1908 – June 8, 1970) was an American psychologist who was best known for a hierarchy of needs.');
+    const coren = chunk('Stanley Coren', 'Stanley Coren (born 1942) is a psychology professor and neuropsychological researcher.');
+    assert.match(answer('What profession do Abraham Maslow and Stanley Coren have in common?', [maslow, coren]), /^psychologist \[E\d\]\[E\d\]\n/);
+    const hazlewood = chunk('Lee Hazlewood', 'Barton Lee Hazlewood (July 9, 1929 – August 4, 2007) was an American country and pop singer, songwriter, and record producer.');
+    const sinatra = chunk('Nancy Sinatra', 'Nancy Sandra Sinatra (born June 8, 1940) is an American singer and actress.');
+    // a wh-question about both is answered with the thing, never with yes or no
+    assert.match(answer('What type of musician are both Lee Hazlewood and Nancy Sinatra?', [hazlewood, sinatra]), /^singer \[E\d\]\[E\d\]\n/);
+    const fermi = chunk('Enrico Fermi', 'Enrico Fermi (29 September 1901 – 28 November 1954) was an Italian physicist and the creator of the first nuclear reactor.');
+    const rovelli = chunk('Carlo Rovelli', 'Carlo Rovelli (born 3 May 1956) is an Italian theoretical physicist and writer.');
+    assert.match(answer('Which country are Enrico Fermi and Carlo Rovelli both from?', [fermi, rovelli]), /^Italy \[E\d\]\[E\d\]\n/);
+    // what both are does not answer what both did or won
+    assert.doesNotMatch(answer('What prize did both Enrico Fermi and Carlo Rovelli receive?', [fermi, rovelli]), /^(?:physicist|Yes|No)\b/);
+  });
+
+  it('compares measures in one unit: an area with an area, feet with metres', () => {
+    const brown = chunk('Brown Lake', 'Brown Lake is a protected area in Kansas. The lake is 62 acres (0.25 km²) in area and up to 13 feet (4 m) deep.');
+    const shawnee = chunk('Shawnee Lake', 'Shawnee Lake is in northern Kansas. It is a 135 acre surface area lake with a maximum depth of 25 ft.');
+    assert.equal(analyseQuestion('Which lake is larger, Brown Lake or Shawnee Lake?').comparison?.attribute, 'area size');
+    const larger = answer('Which lake is larger, Brown Lake or Shawnee Lake?', [brown, shawnee]).split('\n');
+    assert.deepEqual(larger.slice(0, 2), ['Shawnee Lake', 'Brown Lake: 62 acres [E1]; Shawnee Lake: 135 acre [E2]']);
+    const deeper = answer('Which lake is deeper, Brown Lake or Shawnee Lake?', [brown, shawnee]).split('\n');
+    assert.deepEqual(deeper.slice(0, 2), ['Shawnee Lake', 'Brown Lake: 13 feet [E1]; Shawnee Lake: 25 ft [E2]']);
+    // 40 feet is 12.19 m: the lake 15 m deep is deeper, though 40 > 15
+    const north = chunk('North Pond', 'North Pond is a glacial lake. It is 40 feet deep at its centre.');
+    const south = chunk('South Pond', 'South Pond is a reservoir. It has a maximum depth of 15 m.');
+    assert.equal(answer('Which is deeper, North Pond or South Pond?', [north, south]).split('\n')[0], 'South Pond');
   });
 
   it('keeps abbreviations inside names: a question is not split at "St."', () => {

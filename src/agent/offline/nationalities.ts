@@ -1,0 +1,26 @@
+/** Nationalities a passage gives a person or a thing, and the countries they name. */
+
+const COUNTRY_OF: Record<string, string> = {
+  American: 'United States', British: 'United Kingdom', English: 'England', Scottish: 'Scotland', Welsh: 'Wales', Irish: 'Ireland',
+  French: 'France', German: 'Germany', Italian: 'Italy', Spanish: 'Spain', Portuguese: 'Portugal', Dutch: 'Netherlands', Belgian: 'Belgium',
+  Swiss: 'Switzerland', Austrian: 'Austria', Swedish: 'Sweden', Norwegian: 'Norway', Danish: 'Denmark', Finnish: 'Finland', Icelandic: 'Iceland',
+  Polish: 'Poland', Czech: 'Czech Republic', Slovak: 'Slovakia', Hungarian: 'Hungary', Romanian: 'Romania', Bulgarian: 'Bulgaria', Greek: 'Greece',
+  Turkish: 'Turkey', Russian: 'Russia', Ukrainian: 'Ukraine', Canadian: 'Canada', Mexican: 'Mexico', Brazilian: 'Brazil', Argentine: 'Argentina',
+  Argentinian: 'Argentina', Chilean: 'Chile', Colombian: 'Colombia', Peruvian: 'Peru', Cuban: 'Cuba', Australian: 'Australia', 'New Zealand': 'New Zealand',
+  Chinese: 'China', Japanese: 'Japan', Korean: 'Korea', 'South Korean': 'South Korea', Indian: 'India', Pakistani: 'Pakistan', Bangladeshi: 'Bangladesh',
+  Iranian: 'Iran', Iraqi: 'Iraq', Israeli: 'Israel', Egyptian: 'Egypt', Nigerian: 'Nigeria', Kenyan: 'Kenya', 'South African': 'South Africa',
+  Filipino: 'Philippines', Indonesian: 'Indonesia', Thai: 'Thailand', Vietnamese: 'Vietnam', Malaysian: 'Malaysia', Singaporean: 'Singapore',
+};
+
+// Longest first, so "South Korean" wins over "Korean".
+const NATIONALITY_WORD = new RegExp(`\\b(${Object.keys(COUNTRY_OF).sort((a, b) => b.length - a.length).join('|')})\\b`);
+
+/** The first nationality a text gives ("… is an Italian physicist" → "Italian"). */
+export function nationalityIn(text: string): string | undefined {
+  return NATIONALITY_WORD.exec(text)?.[1];
+}
+
+/** The country a nationality names ("Italian" → "Italy"). */
+export function countryOf(nationality: string): string | undefined {
+  return COUNTRY_OF[nationality];
+}

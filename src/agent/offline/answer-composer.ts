@@ -50,6 +50,8 @@ import {
   SPAN_PROXIMITY_WEIGHT,
   SPAN_RELEVANCE_WEIGHT,
   SPAN_REPEAT_BONUS,
+  SPAN_AGENT_WEIGHT,
+  SPAN_NAMED_PASSAGE_PENALTY,
   SPAN_BRIDGE_OWNER_WEIGHT,
   SPAN_BRIDGE_PENALTY,
   SPAN_HOP_SENTENCE_PENALTY,
@@ -512,6 +514,12 @@ function bestSpan(
   const inHop = (sentence: ReaderSentence) => (hop && !bridgeAsked && sentence.segment === hop.sentence.segment && sentence.evidence === hop.sentence.evidence ? 1 : 0);
   const aboutBridge = (sentence: ReaderSentence) => (hop && sentence !== hop.sentence && hop.names.some((name) => ownedBy(sentence, name, tokenizer)) ? 1 : 0);
   const questionLower = analysis.question.toLowerCase();
+  // "Who directed X?": the name after "directed by" (or "directed by A and" for a second name)
+  const agentBy = analysis.agentOf ? new RegExp(`\\b${analysis.agentOf}\\s+(?:[\\w-]+\\s+){0,2}?by\\s+(?:the\\s+)?(?:[^.;()]{1,40}?\\s+and\\s+)?$`, 'i') : undefined;
+  // A bridge question names its first passage and asks about what that passage leads to: the
+  // named passage's own facts ("Ralph Hefferline … 1974") answer what the question says, not what it asks.
+  const namedFirst = bridge && questionLower.includes(plainTitle(chain.first.title).toLowerCase()) && !questionLower.includes(plainTitle(bridge.title).toLowerCase());
+  const inNamedFirst = (sentence: ReaderSentence, spanText: string) => (namedFirst && sentence.evidence === chain.first && normaliseSpan(spanText) !== normaliseSpan(plainTitle(bridge!.title)) ? 1 : 0);
   const citable = (e: OfflineEvidence) => (questionLower.includes(plainTitle(e.title).toLowerCase()) ? 2 : e === chain.first || e === chain.second ? 1 : 0);
   const context = { analysis, questionTerms, stem: (word: string) => tokenizer.terms(word)[0] ?? word.toLowerCase() };
   const byText = new Map<string, SpanPick & { count: number }>();
@@ -540,8 +548,10 @@ function bestSpan(
         SPAN_FOCUS_WEIGHT * focusMatch(span, text, focusWords, focusTerm, tokenizer) +
         SPAN_SUBJECT_WEIGHT * defines +
         SPAN_TITLE_WEIGHT * (definingTitles.has(normaliseSpan(span.text)) ? 1 : 0) +
-        SPAN_BRIDGE_OWNER_WEIGHT * aboutBridge(sentence) -
+        SPAN_BRIDGE_OWNER_WEIGHT * aboutBridge(sentence) +
+        (agentBy?.test(text.slice(Math.max(0, span.start - 80), span.start)) ? SPAN_AGENT_WEIGHT : 0) -
         SPAN_HOP_SENTENCE_PENALTY * inHop(sentence) -
+        SPAN_NAMED_PASSAGE_PENALTY * inNamedFirst(sentence, span.text) -
         SPAN_OVERLAP_PENALTY * overlap -
         (isBridge ? SPAN_BRIDGE_PENALTY : 0);
       const isTitle = titleList.some((t) => t.toLowerCase() === lowerSpan);

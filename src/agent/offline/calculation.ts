@@ -1,6 +1,6 @@
 import type { Tokenizer } from '../../text/tokenize.ts';
 import type { OfflineEvidence } from './prompt-state.ts';
-import { add, compare, dateOrder, datesIn, decimal, divide, familyOfMeasure, formatDecimal, inBaseUnit, multiply, quantitiesIn, subtract, type DateMention, type Decimal, type Quantity, type UnitFamily } from './quantities.ts';
+import { add, compare, dateOrder, datesIn, decimal, divide, familyOfMeasure, formatDecimal, inBaseUnit, lifeDates, multiply, quantitiesIn, subtract, type DateMention, type Decimal, type Quantity, type UnitFamily } from './quantities.ts';
 import type { QuestionAnalysis } from './question.ts';
 import { nationalityIn } from './nationalities.ts';
 import type { Segment } from './sentences.ts';
@@ -431,16 +431,6 @@ function partialComparison(missing: string[], found: Array<{ candidate: string; 
 function predicateTerms(analysis: QuestionAnalysis, tokenizer: Tokenizer): string[] {
   const optionTerms = new Set(analysis.candidates.flatMap((c) => tokenizer.terms(c)));
   return tokenizer.terms(analysis.question).filter((t) => !optionTerms.has(t) && !/^(?:both|same|also)$/.test(t));
-}
-
-/** "(April 23, 1928 – February 10, 2014)": a life's two dates, as a biography's first sentence gives them. */
-function lifeDates(text: string): { born: DateMention; died: DateMention } | undefined {
-  const dates = datesIn(text).filter((d) => d.year > 0 && !d.range).sort((a, b) => a.start - b.start);
-  for (let i = 0; i + 1 < dates.length; i++) {
-    const between = text.slice(dates[i].end, dates[i + 1].start);
-    if (/^\s*(?:[–—-]|to)\s*(?:(?:presumably|probably|possibly|c\.|circa|about)\s+)?(?:(?:on|in)\s+)?(?:or\s+(?:after|before)\s+)?$/.test(between) && dateOrder(dates[i], dates[i + 1]) < 0) return { born: dates[i], died: dates[i + 1] };
-  }
-  return undefined;
 }
 
 /**

@@ -221,11 +221,12 @@ function monthNumber(name: string): number {
 /** Dates and years in a sentence, longest form first at each position (ranges, full dates, month–year, years). */
 export function datesIn(sentence: string): DateMention[] {
   const patterns: Array<{ re: RegExp; read: (m: RegExpExecArray) => Omit<DateMention, 'text' | 'start' | 'end'> }> = [
-    { re: new RegExp(`\\b(?:from\\s+)?(${YEAR})\\s*(?:–|-|—|to|until|till|through|and)\\s*(${YEAR}|\\d\\d)\\b`, 'g'), read: (m) => ({ year: Number(m[1]), range: true }) },
+    // "1921–29", but not the "1921 – 29" of "8 April 1921 – 29 October 2003"
+    { re: new RegExp(`\\b(?:from\\s+)?(${YEAR})\\s*(?:–|-|—|to|until|till|through|and)\\s*(${YEAR}|\\d\\d(?!\\s+${MONTH}\\b))\\b`, 'g'), read: (m) => ({ year: Number(m[1]), range: true }) },
     { re: new RegExp(`\\b(${DAY})\\s+(${MONTH})\\s*,?\\s+(${YEAR})\\b`, 'g'), read: (m) => ({ year: Number(m[3]), month: monthNumber(m[2]), day: parseInt(m[1], 10), range: false }) },
     { re: new RegExp(`\\b(${MONTH})\\s+(${DAY}),?\\s+(${YEAR})\\b`, 'g'), read: (m) => ({ year: Number(m[3]), month: monthNumber(m[1]), day: parseInt(m[2], 10), range: false }) },
     { re: new RegExp(`\\b(${MONTH})\\s+(?:of\\s+)?(${YEAR})\\b`, 'g'), read: (m) => ({ year: Number(m[2]), month: monthNumber(m[1]), range: false }) },
-    { re: new RegExp(`\\b(${MONTH}(?:\\s+(?:and|or|to|–|-)\\s+${MONTH})?)(?!\\s*\\d)`, 'g'), read: (m) => ({ year: 0, month: monthNumber(m[1]), range: false, monthOnly: true }) },
+    { re: new RegExp(`\\b(${MONTH}(?:\\s+(?:and|or|to|–|-)\\s+${MONTH})?)\\b(?!\\s*\\d)`, 'g'), read: (m) => ({ year: 0, month: monthNumber(m[1]), range: false, monthOnly: true }) },
     { re: new RegExp(`(?<![\\d,.$€£#-])(${YEAR})s?(?![\\d,.]\\d|\\s*(?:people|persons|employees|engineers|members|km|m\\b|kg|metres|meters|miles|feet|euros|dollars|seats|seated))`, 'g'), read: (m) => ({ year: Number(m[1]), range: false }) },
   ];
   const out: DateMention[] = [];
@@ -321,5 +322,15 @@ export function familyOfMeasure(attribute: string): UnitFamily | undefined {
   if (/\b(?:height|length|depth|width|tall|long|deep|wide|high)\b/.test(attribute)) return 'length';
   if (/\barea\b/.test(attribute)) return 'area';
   if (/\b(?:weight|heavy|mass)\b/.test(attribute)) return 'mass';
+  return undefined;
+}
+
+/** "(April 23, 1928 – February 10, 2014)": a life's two dates, as a biography's first sentence gives them. */
+export function lifeDates(text: string): { born: DateMention; died: DateMention } | undefined {
+  const dates = datesIn(text).filter((d) => d.year > 0 && !d.range).sort((a, b) => a.start - b.start);
+  for (let i = 0; i + 1 < dates.length; i++) {
+    const between = text.slice(dates[i].end, dates[i + 1].start);
+    if (/^\s*(?:[–—-]|to)\s*(?:(?:presumably|probably|possibly|c\.|circa|about)\s+)?(?:(?:on|in)\s+)?(?:or\s+(?:after|before)\s+)?$/.test(between) && dateOrder(dates[i], dates[i + 1]) < 0) return { born: dates[i], died: dates[i + 1] };
+  }
   return undefined;
 }

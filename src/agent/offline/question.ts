@@ -85,6 +85,29 @@ export interface QuestionAnalysis {
    * what its passage says, never the thing itself.
    */
   described?: string;
+  /**
+   * "Who directed X?", "Which company published X?", "Who is the founder of X?": the participle whose
+   * "by …" names the answer ("directed", "published", "founded").
+   */
+  agentOf?: string;
+}
+
+/** The participle of a verb or of the noun for its doer: "wrote"/"writer" → "written". */
+const PARTICIPLES: Record<string, string> = {
+  directed: 'directed', director: 'directed', wrote: 'written', writer: 'written', author: 'written', founded: 'founded', founder: 'founded',
+  created: 'created', creator: 'created', designed: 'designed', designer: 'designed', produced: 'produced', producer: 'produced',
+  composed: 'composed', composer: 'composed', published: 'published', publisher: 'published', invented: 'invented', inventor: 'invented',
+  developed: 'developed', developer: 'developed', built: 'built', builder: 'built', owns: 'owned', owned: 'owned', owner: 'owned',
+  painted: 'painted', illustrated: 'illustrated', illustrator: 'illustrated', manufactured: 'manufactured', manufacturer: 'manufactured',
+  distributed: 'distributed', distributor: 'distributed', architect: 'designed', recorded: 'recorded', performed: 'performed', sang: 'sung',
+};
+
+function agentAsked(question: string): string | undefined {
+  const verbs = Object.keys(PARTICIPLES).join('|');
+  const asked =
+    new RegExp(`^(?:who|which\\s+(?:[\\w-]+\\s+){0,2}?[\\w-]+)\\s+(?:(?:originally|first|also|has|had|have|actually)\\s+)?(${verbs})\\b`, 'i').exec(question)?.[1] ??
+    new RegExp(`^(?:who|which\\s+[\\w-]+|what\\s+[\\w-]+)\\s+(?:is|was|were|are)\\s+the\\s+(?:[\\w-]+\\s+)?(${verbs})\\s+of\\b`, 'i').exec(question)?.[1];
+  return asked ? PARTICIPLES[asked.toLowerCase()] : undefined;
 }
 
 const NUMBER_WORDS: Record<string, number> = { two: 2, three: 3, four: 4, five: 5, six: 6, seven: 7, eight: 8, nine: 9, ten: 10, both: 2 };
@@ -463,5 +486,10 @@ export function analyseQuestion(question: string): QuestionAnalysis {
     years,
     multiValue,
     ...(described ? { described: described.toLowerCase() } : {}),
+    ...(answerType === 'person' || answerType === 'entity' ? optional('agentOf', agentAsked(text)) : {}),
   };
+}
+
+function optional<K extends string, V>(key: K, value: V | undefined): { [P in K]?: V } {
+  return (value === undefined ? {} : { [key]: value }) as { [P in K]?: V };
 }

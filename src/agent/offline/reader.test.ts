@@ -400,6 +400,26 @@ describe('offline reader: answers', () => {
     assert.equal(answer('Which is deeper, North Pond or South Pond?', [north, south]).split('\n')[0], 'South Pond');
   });
 
+  it('reads a life\'s two dates: the birth for "born", the death for "died"', () => {
+    assert.deepEqual(datesIn('Franco Corelli (8 April 1921 – 29 October 2003) was an Italian tenor.').map((d) => d.text), ['8 April 1921', '29 October 2003']);
+    assert.deepEqual(datesIn('The 1921–29 period.').map((d) => d.text), ['1921–29']);
+    const corelli = chunk('Franco Corelli', 'Franco Corelli (8 April 1921 – 29 October 2003) was an Italian tenor who had a major international opera career between 1951 and 1976.');
+    assert.equal(answer('In what year was the tenor Franco Corelli born?', [corelli]).split(' [')[0], '1921');
+    assert.equal(answer('When did the tenor Franco Corelli die?', [corelli]).split(' [')[0], '29 October 2003');
+  });
+
+  it('answers "Who directed X?" with the name after "directed by"', () => {
+    assert.equal(analyseQuestion('Who is the founder of Kaiser Ventures?').agentOf, 'founded');
+    const tromeo = chunk('Tromeo and Juliet', 'Tromeo and Juliet is a 1996 American independent romantic comedy film and a loose adaptation of William Shakespeare\'s "Romeo & Juliet" from Troma Entertainment. The film was directed by Lloyd Kaufman from a screenplay by Kaufman and James Gunn.');
+    assert.equal(answer('Who directed the 1996 loose adaptation of Romeo & Juliet written by James Gunn?', [tromeo]).split(' [')[0], 'Lloyd Kaufman');
+  });
+
+  it('answers a bridge question from the passage the named one leads to, not from the named one', () => {
+    const hefferline = chunk('Ralph Hefferline', 'Ralph Franklin Hefferline (15 February 1910 in Muncie, Indiana – 16 March 1974) was a psychology professor at Columbia University.');
+    const columbia = chunk('Columbia University', 'Columbia University, established in 1754, is a private Ivy League research university in Upper Manhattan, New York City.');
+    assert.equal(answer('In what year was the university where Ralph Hefferline was a psychology professor established?', [hefferline, columbia]).split(' [')[0], '1754');
+  });
+
   it('keeps abbreviations inside names: a question is not split at "St."', () => {
     const analysis = analyseQuestion('Who was born first, Ken St. Andre or Jon St. Andre?');
     assert.deepEqual(analysis.candidates, ['Ken St. Andre', 'Jon St. Andre']);

@@ -1,5 +1,5 @@
 import type { AnswerType, QuestionAnalysis } from './question.ts';
-import { datesIn, quantitiesIn } from './quantities.ts';
+import { datesIn, lifeDates, quantitiesIn } from './quantities.ts';
 import { KIND_MODIFIERS, KIND_PHRASE_FIT } from './tuning.ts';
 
 /**
@@ -203,6 +203,11 @@ export function candidateSpans(sentence: string, context: SpanContext): Span[] {
       const lifeDate = /\b(?:born|b\.|died|d\.)\s*(?:on\s+|in\s+)?$/i.test(before) || /\(\s*(?:[^()]*;\s*)?$/.test(before) && /^\s*[–-]|^[^()]*[–-][^()]*\)/.test(sentence.slice(d.end, d.end + 40));
       const asksLife = /\b(?:born|birth|die|died|death|age|old)\b/i.test(analysis.question);
       if (lifeDate && !asksLife) fit *= 0.4;
+      // "(8 April 1921 – 29 October 2003)": the first date is the birth, the second the death
+      const life = lifeDates(sentence);
+      const asksBirth = /\b(?:born|birth)\b/i.test(analysis.question);
+      const asksDeath = /\b(?:die|died|death|dead)\b/i.test(analysis.question);
+      if (life && asksBirth !== asksDeath && d.start === (asksBirth ? life.died : life.born).start) fit *= 0.2;
       if (!lifeDate && /\b(?:born|birth)\b/i.test(analysis.question) && !/\bborn\b/i.test(sentence.slice(Math.max(0, d.start - 60), d.start))) fit *= 0.5;
       return { text, start: d.start, end: d.end, kind: d.range || d.month ? 'date' : 'year', fit } satisfies Span;
     });

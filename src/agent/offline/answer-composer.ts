@@ -533,6 +533,7 @@ function bestSpan(
       if (spanTerms.length === 0 && !numeric) continue;
       const overlap = spanTerms.length ? spanTerms.filter((t) => questionTerms.has(t) && !focusTerms.includes(t)).length / spanTerms.length : 0;
       if (overlap >= 1 && !numeric) continue; // the question's own words are not its answer
+      if (!numeric && spanTerms.every((t) => questionTerms.has(t))) continue; // nor the words of the noun it asks for ("Which NFL team" → "NFL")
       if (questionLower.includes(span.text.toLowerCase()) && span.text.length > 3) continue;
       const lowerSpan = span.text.toLowerCase();
       // "Peter Bolesław Schmeichel MBE" is the bridge "Peter Schmeichel": every word of the name is in the span

@@ -408,6 +408,17 @@ describe('offline reader: answers', () => {
     assert.equal(answer('When did the tenor Franco Corelli die?', [corelli]).split(' [')[0], '29 October 2003');
   });
 
+  it('answers "which city" with a city, not the institution in it, and never with the question\'s own words', () => {
+    const team = chunk("2011–12 VCU Rams men's basketball team", "The 2011–12 VCU Rams men's basketball team represented Virginia Commonwealth University during the 2011–12 NCAA Division I men's basketball season.");
+    const vcu = chunk('Virginia Commonwealth University', 'Virginia Commonwealth University (VCU) is a public research university located in Richmond, Virginia.');
+    assert.equal(answer("In which city is the university represented by the 2011–12 VCU Rams men's basketball team located?", [team, vcu]).split(' [')[0], 'Richmond');
+    const champ = chunk('Champ Bailey', 'Roland "Champ" Bailey Jr. (born June 22, 1978) is a former American football cornerback in the National Football League (NFL). He was drafted by the Washington Redskins in the first round of the 1999 NFL Draft.');
+    const boss = chunk('Boss Bailey', 'Rodney "Boss" Bailey (born October 14, 1979) is a former American football linebacker who played in the National Football League. He was originally drafted by the Detroit Lions in the second round of the 2003 NFL Draft. He is the brother of Champ Bailey.');
+    assert.equal(answer('Which NFL team drafted the brother of Champ Bailey in 2003?', [champ, boss]).split(' [')[0], 'Detroit Lions');
+    const roster = chunk('Boss Bailey career', 'Bailey joined the NFL in 2003. His NFL team was the Detroit Lions.');
+    assert.equal(answer('Which NFL team did Boss Bailey join?', [roster]).split(' [')[0], 'Detroit Lions');
+  });
+
   it('answers "Who directed X?" with the name after "directed by"', () => {
     assert.equal(analyseQuestion('Who is the founder of Kaiser Ventures?').agentOf, 'founded');
     const tromeo = chunk('Tromeo and Juliet', 'Tromeo and Juliet is a 1996 American independent romantic comedy film and a loose adaptation of William Shakespeare\'s "Romeo & Juliet" from Troma Entertainment. The film was directed by Lloyd Kaufman from a screenplay by Kaufman and James Gunn.');

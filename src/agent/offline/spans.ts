@@ -1,6 +1,6 @@
 import type { AnswerType, QuestionAnalysis } from './question.ts';
 import { datesIn, lifeDates, quantitiesIn } from './quantities.ts';
-import { KIND_MODIFIERS, KIND_PHRASE_FIT } from './tuning.ts';
+import { KIND_MODIFIERS, KIND_PHRASE_FIT, LIFE_EVENT_OTHER_DATE_FIT } from './tuning.ts';
 
 /**
  * Candidate answer spans in a sentence, by answer type: runs of capitalised words and quoted titles
@@ -134,6 +134,8 @@ export function looksLikePlace(text: string, sentence: string, start: number, fo
   const words = text.split(/\s+/);
   const head = focus.split(/\s+/).pop() ?? '';
   const settlement = /^(?:city|town|village|hometown|birthplace|suburb|capital|seat)$/.test(head); // a county seat is a town
+  // "Virginia Commonwealth University" names an institution, not the city or country it is in
+  if ((settlement || COUNTRY_LIKE.test(head)) && ORG_WORDS.test(text) && !/\b(?:City|Town|Village)\b/.test(text)) return 0.15;
   if (settlement) {
     if (/\b(?:City|Town|Village)\b/.test(text) || words.some((w) => CITY_NAMES.has(w)) || /^(?:New York|Los Angeles|San Francisco|Las Vegas|New Orleans|Mexico City|Tel Aviv|Kuala Lumpur|Buenos Aires|Rio de Janeiro)$/.test(text)) return 1;
     if ((words.length === 1 && REGION_NAMES.has(text)) || MULTIWORD_PLACES.test(text)) return 0.3;
@@ -200,15 +202,18 @@ export function candidateSpans(sentence: string, context: SpanContext): Span[] {
       if (type === 'year' && d.range && focus !== 'years') fit = 0.6;
       // A birth or death date in a biography's parenthesis answers only a question about birth or death.
       const before = sentence.slice(Math.max(0, d.start - 30), d.start);
-      const lifeDate = /\b(?:born|b\.|died|d\.)\s*(?:on\s+|in\s+)?$/i.test(before) || /\(\s*(?:[^()]*;\s*)?$/.test(before) && /^\s*[–-]|^[^()]*[–-][^()]*\)/.test(sentence.slice(d.end, d.end + 40));
+      const life = lifeDates(sentence);
+      const lifeDate = /\b(?:born|b\.|died|d\.)\s*(?:on\s+|in\s+)?$/i.test(before) || /\(\s*(?:[^()]*;\s*)?$/.test(before) && /^\s*[–-]|^[^()]*[–-][^()]*\)/.test(sentence.slice(d.end, d.end + 40)) || (life !== undefined && (d.start === life.born.start || d.start === life.died.start));
       const asksLife = /\b(?:born|birth|die|died|death|age|old)\b/i.test(analysis.question);
       if (lifeDate && !asksLife) fit *= 0.4;
       // "(8 April 1921 – 29 October 2003)": the first date is the birth, the second the death
-      const life = lifeDates(sentence);
       const asksBirth = /\b(?:born|birth)\b/i.test(analysis.question);
       const asksDeath = /\b(?:die|died|death|dead)\b/i.test(analysis.question);
       if (life && asksBirth !== asksDeath && d.start === (asksBirth ? life.died : life.born).start) fit *= 0.2;
-      if (!lifeDate && /\b(?:born|birth)\b/i.test(analysis.question) && !/\bborn\b/i.test(sentence.slice(Math.max(0, d.start - 60), d.start))) fit *= 0.5;
+      // a sentence that gives the life's dates answers "when was … born / did … die" with them, not with its other dates
+      if (life && asksBirth !== asksDeath && !lifeDate) fit *= 0.3;
+      if (!lifeDate && asksDeath && !asksBirth && !/\b(?:died|death|killed|dead)\b/i.test(sentence.slice(Math.max(0, d.start - 60), d.start))) fit *= LIFE_EVENT_OTHER_DATE_FIT;
+      if (!lifeDate && /\b(?:born|birth)\b/i.test(analysis.question) && !/\bborn\b/i.test(sentence.slice(Math.max(0, d.start - 60), d.start))) fit *= LIFE_EVENT_OTHER_DATE_FIT;
       return { text, start: d.start, end: d.end, kind: d.range || d.month ? 'date' : 'year', fit } satisfies Span;
     });
   }

@@ -6,7 +6,7 @@ import { questionCoverage, type QuestionCoverage } from './question-coverage.ts'
 import { isLeadIn, segmentsOf, type Segment } from './sentences.ts';
 import { convertTime } from './quantities.ts';
 import { sharedProperty } from './shared-property.ts';
-import { candidateSpans, nameSpans, NATIONALITY, titleFit, type Span } from './spans.ts';
+import { candidateSpans, nameSpans, NATIONALITY, ORG_WORDS, titleFit, type Span } from './spans.ts';
 import {
   BRIDGE_SENTENCE_BONUS,
   SECOND_HOP_ALWAYS,
@@ -204,13 +204,15 @@ export function composeAnswer(state: PromptState, tokenizer: Tokenizer, maxSente
     // The passage about the name the first hop leads to ("the woman who portrayed …" → Shirley Temple) supports the answer.
     const bridge = hop ? state.evidence.find((e) => hop.names.some((name) => plainTitle(e.title).toLowerCase() === name.toLowerCase())) : undefined;
     const supported = bridge ? withPassage(chosen, score, bridge) : chosen;
-    const found = bestSpan(analysis, sentences, tokenizer, questionTerms, state.evidence, best, hop);
+    // The passage the first hop leads to is read for the answer even when the selection passed it over.
+    const spanSentences = supported !== chosen ? rankSentences(state, tokenizer, score, chain, supported) : sentences;
+    const found = bestSpan(analysis, spanSentences, tokenizer, questionTerms, state.evidence, best, hop);
     // A weak best span is no answer: a number, date or year question then has none in the documents;
     // any other gets the best sentence instead.
     const span = found && found.score >= SPAN_MIN_SCORE ? found : undefined;
     if (!span && found && ['number', 'date', 'year'].includes(analysis.answerType)) return notFound(askedFor(analysis));
     if (span) {
-      const hopSource = hop && hop.sentence.segment !== span.source.segment && ownsSpanSentence(hop, span, tokenizer) ? [{ evidence: hop.sentence.evidence, segment: hop.sentence.segment, text: hop.sentence.segment.text }] : [];
+      const hopSource = hop && !sameSentence(hop.sentence, span.source) && ownsSpanSentence(hop, span, tokenizer) ? [{ evidence: hop.sentence.evidence, segment: hop.sentence.segment, text: hop.sentence.segment.text }] : [];
       // Supports in the order the selection chose them (the strongest passages first); the span's own
       // sentence, and the first hop's, join them where they are not already.
       const rank = (item: Chosen) => {
@@ -395,15 +397,27 @@ interface FirstHop {
   names: string[];
 }
 
+/** How a passage about X says the relation a question asks of X. */
+const RELATION_SAID_AS: Record<string, string> = {
+  father: 'son daughter child', mother: 'son daughter child', parent: 'son daughter child',
+  son: 'father mother parent', daughter: 'father mother parent',
+  wife: 'married husband spouse', husband: 'married wife spouse', spouse: 'married wife husband',
+  brother: 'brother sister sibling', sister: 'brother sister sibling',
+};
+
 function firstHop(analysis: QuestionAnalysis, sentences: ReaderSentence[], tokenizer: Tokenizer): FirstHop | undefined {
   const hop = analysis.chain.find((h) => !h.terminal && h.entity);
   if (!hop) return undefined;
   const entity = hop.entity!.toLowerCase();
+  // "the father of X" is said in X's passage as "he is the son of …"
   const relationTerms = tokenizer.terms(hop.relation);
+  const saidAs = tokenizer.terms(RELATION_SAID_AS[hop.relation.split(/\s+/).pop() ?? ''] ?? '');
   let best: { sentence: ReaderSentence; value: number } | undefined;
   for (const sentence of sentences) {
-    if (!sentence.segment.text.toLowerCase().includes(entity)) continue;
-    const value = sentence.relevance + relationTerms.filter((t) => sentence.terms.includes(t)).length / Math.max(1, relationTerms.length);
+    // a sentence naming X, or one of X's own passage ("Kasper Peter Schmeichel …" in "Kasper Schmeichel")
+    if (!sentence.segment.text.toLowerCase().includes(entity) && plainTitle(sentence.evidence.title).toLowerCase() !== entity) continue;
+    const named = relationTerms.filter((t) => sentence.terms.includes(t)).length / Math.max(1, relationTerms.length);
+    const value = sentence.relevance + Math.max(named, saidAs.some((t) => sentence.terms.includes(t)) ? 1 : 0);
     if (!best || value > best.value) best = { sentence, value };
   }
   if (!best) return undefined;
@@ -433,6 +447,11 @@ function missingSecondHop(analysis: QuestionAnalysis, hop: FirstHop, sentences: 
   const asked = chainHop.rest.replace('{}', name).replace(/\s*\?*\s*$/, '?');
   const phrase = chainHop.phrase.replace(/^\p{Lu}/u, (c) => c.toLowerCase());
   return [`Not found in the documents: the answer to "${asked}" Partial answer: ${phrase} is ${name} [${hop.sentence.evidence.id}].`, render(hop.sentence.segment, hop.sentence.evidence.id)].join('\n');
+}
+
+/** The same sentence of the same passage (segments are read afresh for each ranking). */
+function sameSentence(a: { evidence: OfflineEvidence; segment: Segment }, b: { evidence: OfflineEvidence; segment: Segment }): boolean {
+  return a.evidence === b.evidence && a.segment.index === b.segment.index && a.segment.text === b.segment.text;
 }
 
 function ownsSpanSentence(hop: FirstHop, span: SpanPick, tokenizer: Tokenizer): boolean {
@@ -511,15 +530,20 @@ function bestSpan(
   const describedNames = new Set([...describedPassages].map((e) => normaliseSpan(plainTitle(e.title))));
   // The bridge entity (the second hop's name) answers only when the question asks for it.
   // Sentences about what the first hop leads to ("Mara Lindqvist was born in Bergen") hold the answer.
-  const inHop = (sentence: ReaderSentence) => (hop && !bridgeAsked && sentence.segment === hop.sentence.segment && sentence.evidence === hop.sentence.evidence ? 1 : 0);
-  const aboutBridge = (sentence: ReaderSentence) => (hop && sentence !== hop.sentence && hop.names.some((name) => ownedBy(sentence, name, tokenizer)) ? 1 : 0);
+  const inHop = (sentence: ReaderSentence) => (hop && !bridgeAsked && sameSentence(sentence, hop.sentence) ? 1 : 0);
+  // (a sentence of the named thing's own passage is about it, whichever names it contains: "Kasper Peter Schmeichel")
+  const hopEntity = analysis.chain.find((h) => !h.terminal && h.entity)?.entity?.toLowerCase();
+  const aboutBridge = (sentence: ReaderSentence) => (hop && !sameSentence(sentence, hop.sentence) && plainTitle(sentence.evidence.title).toLowerCase() !== hopEntity && hop.names.some((name) => ownedBy(sentence, name, tokenizer)) ? 1 : 0);
   const questionLower = analysis.question.toLowerCase();
   // "Who directed X?": the name after "directed by" (or "directed by A and" for a second name)
   const agentBy = analysis.agentOf ? new RegExp(`\\b${analysis.agentOf}\\s+(?:[\\w-]+\\s+){0,2}?by\\s+(?:the\\s+)?(?:[^.;()]{1,40}?\\s+and\\s+)?$`, 'i') : undefined;
   // A bridge question names its first passage and asks about what that passage leads to: the
   // named passage's own facts ("Ralph Hefferline … 1974") answer what the question says, not what it asks.
   const namedFirst = bridge && questionLower.includes(plainTitle(chain.first.title).toLowerCase()) && !questionLower.includes(plainTitle(bridge.title).toLowerCase());
-  const inNamedFirst = (sentence: ReaderSentence, spanText: string) => (namedFirst && sentence.evidence === chain.first && normaliseSpan(spanText) !== normaliseSpan(plainTitle(bridge!.title)) ? 1 : 0);
+  // So is the own passage of the thing a non-terminal hop starts from ("the father of Kasper Schmeichel"), once the hop leads on.
+  const hopOwn = (sentence: ReaderSentence) => hop !== undefined && !bridgeAsked && hopEntity !== undefined && plainTitle(sentence.evidence.title).toLowerCase() === hopEntity;
+  const inNamedFirst = (sentence: ReaderSentence, spanText: string) =>
+    ((namedFirst && sentence.evidence === chain.first && normaliseSpan(spanText) !== normaliseSpan(plainTitle(bridge!.title))) || (hopOwn(sentence) && !hop!.names.some((n) => normaliseSpan(n) === normaliseSpan(spanText))) ? 1 : 0);
   const citable = (e: OfflineEvidence) => (questionLower.includes(plainTitle(e.title).toLowerCase()) ? 2 : e === chain.first || e === chain.second ? 1 : 0);
   const context = { analysis, questionTerms, stem: (word: string) => tokenizer.terms(word)[0] ?? word.toLowerCase() };
   const byText = new Map<string, SpanPick & { count: number }>();
@@ -620,6 +644,7 @@ function trimSpan(text: string, analysis: QuestionAnalysis, questionTerms: Set<s
   while (words.length > 1) {
     const term = tokenizer.terms(words[words.length - 1])[0];
     if (!term || !questionTerms.has(term) || term === focusTerm || (focusAt >= 0 && focusAt < words.length - 1)) break;
+    if (ORG_WORDS.test(words[words.length - 1])) break; // "Polydor Records" keeps its "Records" for "which record label
     words = words.slice(0, -1);
   }
   while (words.length > 1 && /^(?:of|the|and|for|de|&)$/i.test(words[words.length - 1])) words = words.slice(0, -1);
@@ -652,10 +677,12 @@ function focusMatch(span: Span, sentence: string, focusWords: string[], focusTer
   if (!focusTerm) return 0;
   const spanTerms = tokenizer.terms(sentence.slice(span.start, span.end));
   if (spanTerms.includes(focusTerm)) return 1;
+  const modifiers = focusWords.slice(0, -1).flatMap((w) => tokenizer.terms(w));
+  // "which record label" → "Polydor Records": the name ends in the noun's modifier
+  if (modifiers.length && spanTerms.length > 1 && modifiers.includes(spanTerms[spanTerms.length - 1])) return 0.5;
   const before = tokenizer.terms(sentence.slice(Math.max(0, span.start - 40), span.start)).slice(-3);
   const after = tokenizer.terms(sentence.slice(span.end, span.end + 40)).slice(0, 2);
   if (before.includes(focusTerm) || after.includes(focusTerm)) return 0.7;
-  const modifiers = focusWords.slice(0, -1).flatMap((w) => tokenizer.terms(w));
   if (modifiers.length && [...before, ...after].some((t) => modifiers.includes(t))) return 0.3;
   return 0;
 }

@@ -28,7 +28,7 @@ const FUNCTION_CAPITALS = new Set(
   ),
 );
 const MONTHS = /^(?:January|February|March|April|May|June|July|August|September|October|November|December)$/;
-const ORG_WORDS =
+export const ORG_WORDS =
   /\b(?:Company|Inc|Incorporated|Corporation|Corp|Ltd|Limited|LLC|PLC|Co|University|College|School|Academy|Institute|Records|Entertainment|Studios?|Pictures|Productions|Group|Team|Club|Association|Party|Council|Committee|Commission|Department|Ministry|Bank|Airlines?|Press|Society|Foundation|Agency|Church|Hospital|Museum|Theatre|Theater|Festival|Awards?|Cup|League|Championship|Conference|Series|Show|Network|Channel|Magazine|Times|News|Band|Orchestra|Army|Navy|Force|Corps|Office|Services|Systems|Technologies|Software|Games|Media|Publishing|Publishers|Books|Motors|Railway|Airways|Holdings|Partners|Capital|Fund|Trust|Union|Federation|Organization|Organisation|Administration|Government|Parliament|Senate|Court|Act|Award|Prize|Trophy|Tour|Album|Film|Novel|Song|Episode|Season|Project|Program|Programme|System|Agreement|Treaty|War|Battle|Revolution)\b/;
 const PLACE_WORDS =
   /\b(?:City|County|State|Province|River|Lake|Mountains?|Mount|Mt|Island|Islands|Street|Avenue|Road|Drive|Boulevard|Park|Bay|Valley|Beach|Village|Town|Township|District|Region|Kingdom|Republic|Sea|Ocean|Strip|Square|Airport|Harbor|Harbour|Fjord|Coast|Peninsula|Desert|Forest|Canyon|Falls|Hills?|Heights|Springs|Port|Gulf|Channel|Strait|Borough|Parish|Prefecture|Territory|Municipality|Capital|Cross|Green|End|Gate|Bridge|Castle|Palace|Cathedral|Stadium|Arena|Field|Center|Centre|Hall)\b/;
@@ -155,7 +155,7 @@ export function looksLikePlace(text: string, sentence: string, start: number, fo
   const after = sentence.slice(start + text.length, start + text.length + 30);
   let fit = 0.3;
   if (/\b(?:in|at|from|near|to|of|outside|across|around|based in|located in|born in|headquartered in)\s+(?:the\s+)?$/i.test(before)) fit += 0.35;
-  else if (/\b(?:seat|capital|headquarters)\s+(?:is|was|are|were)\s+(?:in\s+)?$/i.test(before)) fit += 0.5; // "Its county seat is Newport"
+  else if (/\b(?:seat|capital|headquarters)\b(?:\s+and\s+(?:largest|most\s+populous|biggest)\s+(?:city|town))?\s+(?:is|was|are|were)\s+(?:in\s+)?$/i.test(sentence.slice(Math.max(0, start - 60), start))) fit += 0.5; // "Its county seat (and most populous city) is Newport"
   if (/^,\s*\p{Lu}/u.test(after)) fit += 0.25; // "Bergen, Norway"
   if (ORG_WORDS.test(text)) fit -= 0.3;
   if (looksLikePerson(text) && !/\b(?:in|at|from|near)\s+$/i.test(before)) fit -= 0.2;

@@ -1,7 +1,7 @@
 import type { Tokenizer } from '../../text/tokenize.ts';
 import { calculate, compareCandidates, multipleValues, ownedBy, type ReaderSentence } from './calculation.ts';
 import { relevanceRank, type OfflineEvidence, type PromptState } from './prompt-state.ts';
-import { analyseQuestion, type QuestionAnalysis } from './question.ts';
+import { analyseQuestion, participleOf, type QuestionAnalysis } from './question.ts';
 import { questionCoverage, type QuestionCoverage } from './question-coverage.ts';
 import { isLeadIn, segmentsOf, type Segment } from './sentences.ts';
 import { convertTime } from './quantities.ts';
@@ -411,7 +411,8 @@ function firstHop(analysis: QuestionAnalysis, sentences: ReaderSentence[], token
   const entity = hop.entity!.toLowerCase();
   // "the father of X" is said in X's passage as "he is the son of …"
   const relationTerms = tokenizer.terms(hop.relation);
-  const saidAs = tokenizer.terms(RELATION_SAID_AS[hop.relation.split(/\s+/).pop() ?? ''] ?? '');
+  const role = hop.relation.split(/\s+/).pop() ?? '';
+  const saidAs = tokenizer.terms(`${RELATION_SAID_AS[role] ?? ''} ${participleOf(role) ?? ''}`);
   let best: { sentence: ReaderSentence; value: number } | undefined;
   for (const sentence of sentences) {
     // a sentence naming X, or one of X's own passage ("Kasper Peter Schmeichel …" in "Kasper Schmeichel")
@@ -447,6 +448,20 @@ function missingSecondHop(analysis: QuestionAnalysis, hop: FirstHop, sentences: 
   const asked = chainHop.rest.replace('{}', name).replace(/\s*\?*\s*$/, '?');
   const phrase = chainHop.phrase.replace(/^\p{Lu}/u, (c) => c.toLowerCase());
   return [`Not found in the documents: the answer to "${asked}" Partial answer: ${phrase} is ${name} [${hop.sentence.evidence.id}].`, render(hop.sentence.segment, hop.sentence.evidence.id)].join('\n');
+}
+
+/**
+ * The sentence is about the name, not only mentioning it: its passage is titled by the name, or the
+ * sentence (or, for a pronoun, the one before it) opens with it. "… grandson of Henry J. Kaiser" is
+ * about the grandson.
+ */
+function isAbout(sentence: ReaderSentence, name: string, tokenizer: Tokenizer): boolean {
+  const nameTerms = tokenizer.terms(name);
+  if (nameTerms.length && nameTerms.every((t) => tokenizer.terms(plainTitle(sentence.evidence.title)).includes(t))) return true;
+  const opens = (text: string) => text.replace(/^[\s"“'‘(]*(?:The\s+)?/, '').toLowerCase().startsWith(name.toLowerCase());
+  if (opens(sentence.segment.text)) return true;
+  const previous = sentence.segments[sentence.segment.index - 1];
+  return previous !== undefined && /^(?:he|she|it|they|his|her|its|their)\b/i.test(sentence.segment.text) && opens(previous.text);
 }
 
 /** The same sentence of the same passage (segments are read afresh for each ranking). */
@@ -533,7 +548,7 @@ function bestSpan(
   const inHop = (sentence: ReaderSentence) => (hop && !bridgeAsked && sameSentence(sentence, hop.sentence) ? 1 : 0);
   // (a sentence of the named thing's own passage is about it, whichever names it contains: "Kasper Peter Schmeichel")
   const hopEntity = analysis.chain.find((h) => !h.terminal && h.entity)?.entity?.toLowerCase();
-  const aboutBridge = (sentence: ReaderSentence) => (hop && !sameSentence(sentence, hop.sentence) && plainTitle(sentence.evidence.title).toLowerCase() !== hopEntity && hop.names.some((name) => ownedBy(sentence, name, tokenizer)) ? 1 : 0);
+  const aboutBridge = (sentence: ReaderSentence) => (hop && !sameSentence(sentence, hop.sentence) && plainTitle(sentence.evidence.title).toLowerCase() !== hopEntity && hop.names.some((name) => isAbout(sentence, name, tokenizer)) ? 1 : 0);
   const questionLower = analysis.question.toLowerCase();
   // "Who directed X?": the name after "directed by" (or "directed by A and" for a second name)
   const agentBy = analysis.agentOf ? new RegExp(`\\b${analysis.agentOf}\\s+(?:[\\w-]+\\s+){0,2}?by\\s+(?:the\\s+)?(?:[^.;()]{1,40}?\\s+and\\s+)?$`, 'i') : undefined;

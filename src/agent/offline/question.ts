@@ -102,6 +102,11 @@ const PARTICIPLES: Record<string, string> = {
   distributed: 'distributed', distributor: 'distributed', architect: 'designed', recorded: 'recorded', performed: 'performed', sang: 'sung',
 };
 
+/** "founder" → "founded": how a passage says the role a question names (undefined for other words). */
+export function participleOf(word: string): string | undefined {
+  return PARTICIPLES[word.toLowerCase()];
+}
+
 function agentAsked(question: string): string | undefined {
   const verbs = Object.keys(PARTICIPLES).join('|');
   const asked =

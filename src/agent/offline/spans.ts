@@ -105,7 +105,10 @@ export function nameSpans(sentence: string): Span[] {
       const tail = raw.slice(lead + word.length);
       const legalSuffix = /^,$/.test(tail) && /^\s+(?:Inc|Ltd|LLC|PLC|Co|Corp|L\.P|S\.A|AG|GmbH)\b/.test(sentence.slice(start + raw.length));
       if (legalSuffix) continue;
-      if (/[,;:)"”!?]/.test(tail) || (/\.$/.test(raw) && !/^(?:\p{Lu}\.)+$/u.test(word + '.') && !/^\p{Lu}$/u.test(word))) flush();
+      // a middle initial goes on into the name ("Henry J. Kaiser"); another full stop ends it
+      const nextIsName = /^\s+\p{Lu}\p{Ll}/u.test(sentence.slice(start + raw.length));
+      const initial = nextIsName && ((/^\p{Lu}\.$/u.test(word) && run.length > 1) || /^(?:St|Mt|Ft|Dr|Mr|Mrs|Ms|Gen|Col|Lt|Capt|Sgt|Rev|Hon|Gov|Sen|Prof)\.$/.test(raw.slice(lead)));
+      if (/[,;:)"”!?]/.test(tail) || (/\.$/.test(raw) && !initial && !/^(?:\p{Lu}\.)+$/u.test(word + '.') && !/^\p{Lu}$/u.test(word))) flush();
       else if (/'s$|’s$/.test(raw)) {
         // "World's Best Goalkeeper" continues; "Poison's album" ends the name
         const next = sentence.slice(start + raw.length).match(/^\s+(\S)/)?.[1] ?? '';

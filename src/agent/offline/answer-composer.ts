@@ -393,6 +393,8 @@ function cite(ids: string[]): string {
 
 /** The first hop of a multi-hop question: the sentence that answers the inner phrase, and the names it leads to. */
 interface FirstHop {
+  /** The named thing the hop starts from ("Kasper Schmeichel" in "the father of Kasper Schmeichel"), lower-case. */
+  entity: string;
   sentence: ReaderSentence;
   names: string[];
 }
@@ -428,7 +430,7 @@ function firstHop(analysis: QuestionAnalysis, sentences: ReaderSentence[], token
   const names = nameSpans(text)
     .map((span) => span.text)
     .filter((name) => !questionLower.includes(name.toLowerCase()) && !entity.includes(name.toLowerCase()) && tokenizer.terms(name).length > 0);
-  return names.length ? { sentence: best.sentence, names } : undefined;
+  return names.length ? { entity, sentence: best.sentence, names } : undefined;
 }
 
 /**
@@ -547,7 +549,7 @@ function bestSpan(
   // Sentences about what the first hop leads to ("Mara Lindqvist was born in Bergen") hold the answer.
   const inHop = (sentence: ReaderSentence) => (hop && !bridgeAsked && sameSentence(sentence, hop.sentence) ? 1 : 0);
   // (a sentence of the named thing's own passage is about it, whichever names it contains: "Kasper Peter Schmeichel")
-  const hopEntity = analysis.chain.find((h) => !h.terminal && h.entity)?.entity?.toLowerCase();
+  const hopEntity = hop?.entity;
   const aboutBridge = (sentence: ReaderSentence) => (hop && !sameSentence(sentence, hop.sentence) && plainTitle(sentence.evidence.title).toLowerCase() !== hopEntity && hop.names.some((name) => isAbout(sentence, name, tokenizer)) ? 1 : 0);
   const questionLower = analysis.question.toLowerCase();
   // "Who directed X?": the name after "directed by" (or "directed by A and" for a second name)

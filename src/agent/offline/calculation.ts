@@ -50,7 +50,8 @@ function share(wanted: string[], have: string[]): number {
   return wanted.filter((w) => have.some((h) => termsMatch(w, h))).length / wanted.length;
 }
 
-const support = (s: ReaderSentence): Supporting => ({ evidence: s.evidence, segment: s.segment, text: s.segment.text });
+/** A reader sentence as a supporting line of an answer. */
+export const support = (s: ReaderSentence): Supporting => ({ evidence: s.evidence, segment: s.segment, text: s.segment.text });
 
 function cite(ids: string[]): string {
   return [...new Set(ids)].map((id) => `[${id}]`).join('');

@@ -476,6 +476,7 @@ export function analyseQuestion(question: string): QuestionAnalysis {
     if (type === 'comparison') answerType = 'entity';
   }
   const multiValue = type === 'how-many' && years.length >= 2 && /\band\b/.test(q);
+  const agentOf = answerType === 'person' || answerType === 'entity' ? agentAsked(text) : undefined;
   const described = /\b(?:a|an)\s+((?:[\w-]+\s+){0,3}?(?!(?:in|of|on|at|for|from|by|with|to)\s)[\w-]+)\s+(?:that|which|who)\s+[^?]*\b(?:what|which|who|whom|when|where|how)\b[^?]*\??\s*$/i.exec(asking)?.[1];
   return {
     question: text,
@@ -491,10 +492,6 @@ export function analyseQuestion(question: string): QuestionAnalysis {
     years,
     multiValue,
     ...(described ? { described: described.toLowerCase() } : {}),
-    ...(answerType === 'person' || answerType === 'entity' ? optional('agentOf', agentAsked(text)) : {}),
+    ...(agentOf ? { agentOf } : {}),
   };
-}
-
-function optional<K extends string, V>(key: K, value: V | undefined): { [P in K]?: V } {
-  return (value === undefined ? {} : { [key]: value }) as { [P in K]?: V };
 }

@@ -1,10 +1,10 @@
 import type { Tokenizer } from '../../text/tokenize.ts';
-import { ownedBy, type ReaderResult, type ReaderSentence } from './calculation.ts';
+import { ownedBy, support, type ReaderResult, type ReaderSentence } from './calculation.ts';
 import { countryOf, nationalityIn } from './nationalities.ts';
 import type { QuestionAnalysis } from './question.ts';
 
 /** Words of a definition that say where or when, not what: they end the noun phrase. */
-const PHRASE_END = /^(?:who|whom|which|that|whose|best|known|from|in|of|for|with|by|at|on|based|born|active|and\s+(?:is|was)|since|during|until|whose|noted|famous|widely|mostly|mainly|primarily|currently|formerly|also)$/i;
+const PHRASE_END = /^(?:who|whom|which|that|whose|best|known|from|in|of|for|with|by|at|on|based|born|active|and\s+(?:is|was)|since|during|until|noted|famous|widely|mostly|mainly|primarily|currently|formerly|also)$/i;
 
 /** Female forms named by the male one, so "voice actress" and "voice actor" share their noun. */
 const COMMON_FORM: Record<string, string> = { actress: 'actor', actresses: 'actors', hostess: 'host', waitress: 'waiter', comedienne: 'comedian', stewardess: 'steward', authoress: 'author', poetess: 'poet' };
@@ -23,19 +23,19 @@ export function sharedProperty(analysis: QuestionAnalysis, sentences: ReaderSent
   if (defined.some((d) => !d.found)) return undefined;
   const [a, b] = defined.map((d) => d.found!);
   const cite = (found: Definition) => `[${found.sentence.evidence.id}]`;
-  const support = defined.map((d) => ({ evidence: d.found!.sentence.evidence, segment: d.found!.sentence.segment, text: d.found!.sentence.segment.text }));
+  const supports = defined.map((d) => support(d.found!.sentence));
   const focus = (analysis.focus ?? '').toLowerCase();
   // "What nationality were both …?" is the comparison reader's; the country they share is read here
   if (/\b(?:nationality|citizenship)\b/.test(focus)) return undefined;
   if (/\b(?:country|nation)\b/.test(focus)) {
     const [first, second] = [nationalityIn(a.sentence.segment.text), nationalityIn(b.sentence.segment.text)];
     const country = first && first === second ? countryOf(first) : undefined;
-    return country ? { line: `${country} ${cite(a)}${cite(b)}`, support } : undefined;
+    return country ? { line: `${country} ${cite(a)}${cite(b)}`, support: supports } : undefined;
   }
   if (analysis.answerType !== 'entity') return undefined;
   const kindOf = /\b(?:type|kind|sort|form)s?\s+of\b/i.test(analysis.question);
   const shared = sharedNoun(a.items, b.items, focus, kindOf, tokenizer);
-  return shared ? { line: `${shared} ${cite(a)}${cite(b)}`, support } : undefined;
+  return shared ? { line: `${shared} ${cite(a)}${cite(b)}`, support: supports } : undefined;
 }
 
 /** Nouns that ask what a thing is ("what profession", "what type of …"), not something it has or did. */
@@ -71,7 +71,7 @@ function definitionOf(option: string, sentences: ReaderSentence[], tokenizer: To
 }
 
 /** "… is an American voice actress, singer and pianist, who …" → ["American voice actress", "singer", "pianist"]. */
-export function definedAs(sentence: string): string[] {
+function definedAs(sentence: string): string[] {
   const match = /\b(?:is|was|are|were|has been|had been)\s+(?:(?:a|an|the|one of the|also|currently|formerly|former)\s+)+([^;()."“”]*)/i.exec(sentence);
   if (!match) return [];
   const words: string[] = [];

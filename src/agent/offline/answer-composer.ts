@@ -213,14 +213,16 @@ export function composeAnswer(state: PromptState, tokenizer: Tokenizer, maxSente
     if (!span && found && ['number', 'date', 'year'].includes(analysis.answerType)) return notFound(askedFor(analysis));
     if (span) {
       const hopSource = hop && !sameSentence(hop.sentence, span.source) && ownsSpanSentence(hop, span, tokenizer) ? [{ evidence: hop.sentence.evidence, segment: hop.sentence.segment, text: hop.sentence.segment.text }] : [];
-      // Supports in the order the selection chose them (the strongest passages first); the span's own
-      // sentence, and the first hop's, join them where they are not already.
+      // What states the answer and how the question leads to it comes first: the span's own sentence
+      // and the first hop's, then the passages the question names and the answer's own passage, then
+      // the chain's, then the rest, each group in the order the selection chose them (strongest first).
       const rank = (item: Chosen) => {
         const at = chosen.findIndex((c) => c.evidence === item.evidence);
         return at < 0 ? chosen.length : at;
       };
       const sources = [...hopSource, span.source].sort((a, b) => rank(a) - rank(b));
-      const ordered = [...sources, ...supported.filter((c) => !sources.some((s) => s.segment === c.segment))].sort((a, b) => rank(a) - rank(b));
+      const tier = (item: Chosen) => (sources.some((s) => s.evidence === item.evidence) ? 0 : isNamedPassage(item.evidence, analysis) || normaliseSpan(plainTitle(item.evidence.title)) === normaliseSpan(span.text) ? 1 : chain.includes(item.evidence) ? 2 : 3);
+      const ordered = [...sources, ...supported.filter((c) => !sources.some((s) => s.segment === c.segment))].sort((a, b) => tier(a) - tier(b) || rank(a) - rank(b));
       // "For how many minutes …" answered in seconds: converted, with the amount as written
       const converted = analysis.answerType === 'number' && analysis.unit ? convertTime(span.text, analysis.unit) : undefined;
       const shown = converted ? `${span.text} = ${converted}` : span.text;
@@ -326,18 +328,9 @@ function withSecondHop(chosen: Chosen[], score: QuestionCoverage, best: { first:
  */
 function withNamedPassages(chosen: Chosen[], score: QuestionCoverage, analysis: QuestionAnalysis, evidence: OfflineEvidence[]): Chosen[] {
   if (!NAMED_PASSAGES_ALWAYS) return chosen;
-  // "Alfred Gell and Edmund Leach" names two passages
-  const names = new Set(
-    analysis.entities
-      .flatMap((entity) => {
-        const sides = entity.split(/\s+and\s+/);
-        return sides.length > 1 && sides.every((side) => side.split(/\s+/).length >= 2) ? [entity, ...sides] : [entity];
-      })
-      .map((entity) => entity.toLowerCase().replace(/['’]s$/, '')),
-  );
   let out = chosen;
   for (const passage of evidence) {
-    if (!names.has(plainTitle(passage.title).toLowerCase()) || /\(disambiguation\)\s*$/i.test(passage.title) || out.some((c) => c.evidence === passage)) continue;
+    if (!isNamedPassage(passage, analysis) || out.some((c) => c.evidence === passage)) continue;
     const added = withPassage(out, score, passage);
     if (added === out) continue;
     const pick = added[added.length - 1];
@@ -345,6 +338,17 @@ function withNamedPassages(chosen: Chosen[], score: QuestionCoverage, analysis: 
     out = repeat < 0 ? added : [...out.slice(0, repeat), pick, ...out.slice(repeat)];
   }
   return out;
+}
+
+/** Whether the question names the passage by its title ("Alfred Gell and Edmund Leach" names two). */
+function isNamedPassage(passage: OfflineEvidence, analysis: QuestionAnalysis): boolean {
+  if (/\(disambiguation\)\s*$/i.test(passage.title)) return false;
+  const title = plainTitle(passage.title).toLowerCase();
+  return analysis.entities.some((entity) => {
+    const sides = entity.split(/\s+and\s+/);
+    const names = sides.length > 1 && sides.every((side) => side.split(/\s+/).length >= 2) ? [entity, ...sides] : [entity];
+    return names.some((name) => name.toLowerCase().replace(/['’]s$/, '') === title);
+  });
 }
 
 /** The chosen support plus the best sentence of the given passage, when none of it was chosen. */
@@ -427,10 +431,19 @@ function firstHop(analysis: QuestionAnalysis, sentences: ReaderSentence[], token
   const questionLower = analysis.question.toLowerCase();
   const text = best.sentence.segment.text;
   // In a row, only the record the entity belongs to: "product: Gannet-2; …; built by: Deep Water Team"
+  // "a play by George Abbott and John Cecil Holm" leads to both; the passage's own title is where the hop starts
+  const ownTitle = plainTitle(best.sentence.evidence.title).toLowerCase();
   const names = nameSpans(text)
-    .map((span) => span.text)
-    .filter((name) => !questionLower.includes(name.toLowerCase()) && !entity.includes(name.toLowerCase()) && tokenizer.terms(name).length > 0);
+    .flatMap((span) => eachName(span.text))
+    .filter((name) => !questionLower.includes(name.toLowerCase()) && !entity.includes(name.toLowerCase()) && !(ownTitle.includes(name.toLowerCase()) && ownTitle.includes(entity.slice(1))) && tokenizer.terms(name).length > 0);
   return names.length ? { entity, sentence: best.sentence, names } : undefined;
+}
+
+/** "George Abbott and John Cecil Holm" names two people; "Procter and Gamble" one company. */
+function eachName(text: string): string[] {
+  const sides = text.split(/\s+and\s+/);
+  const personal = (side: string) => /^(?:\p{Lu}[\p{L}.'’-]*\s+){1,3}\p{Lu}[\p{L}'’-]+$/u.test(side);
+  return sides.length > 1 && sides.every(personal) ? [text, ...sides] : [text];
 }
 
 /**

@@ -277,6 +277,10 @@ function leadingNounless(option: string): string {
   return words.join(' ');
 }
 
+/** "<Subject> is/was a <relation> by/at/of … a <described> that/who/born … <rest>" */
+const SUBJECT_HOP =
+  /^(?:In \d{4},?\s+)?(?!(?:what|which|who|whom|whose|when|where|why|how|is|are|was|were|do|does|did|in|on|at|for|from|during)\b)((?:"[^"]+"|“[^”]+”|[\p{L}\d])[^,?]*?)\s+(is|was|are|were|has been|had been)\s+(?:an?\s+|the\s+)?((?:[\w-]+\s+){0,4}?[\w-]+)\s+(by|at|of|for|in|from|with|under)\s+(an?\s+(?:[\w-]+\s+){0,2}?[\w-]+)\s+((?:that|who|which|whose|born|based|located|where)\b.*)$/iu;
+
 /** The hops of a multi-hop question, innermost first. */
 function chainIn(question: string): Hop[] {
   const hops: Hop[] = [];
@@ -302,6 +306,14 @@ function chainIn(question: string): Hop[] {
       const terminal = /^(?:who|what|which)\s+(?:is|was|are|were)\s+\{\}(?:\s*,?\s+(?:and|who|that|which)\s+(?:who|that|which|also)?\b[^{}]*)?\s*\??$/i.test(rest) || /^(?:name|identify)\s+\{\}/i.test(rest);
       hops.push({ phrase: match[0], relation, ...(entity ? { entity } : {}), rest, terminal });
     }
+  }
+  // "Three Men on a Horse is a play by a playwright born in which year?": the subject leads, by what
+  // it is said to be, to the one the rest of the question asks about.
+  const subject = SUBJECT_HOP.exec(q);
+  if (subject && !hops.some((h) => !h.terminal && h.entity)) {
+    const [, entity, verb, relation, preposition, described, clause] = subject;
+    const rest = `${entity} ${verb} ${relation} ${preposition} {} ${clause}`;
+    hops.push({ phrase: described.replace(/^an?\s+/i, 'the '), relation: relation.toLowerCase(), entity, rest, terminal: !/\b(?:what|which|who|whom|whose|when|where|how|why)\b/i.test(clause) });
   }
   return hops;
 }

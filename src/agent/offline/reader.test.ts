@@ -448,6 +448,26 @@ describe('offline reader: answers', () => {
     assert.equal(answer('In what year was the university where Ralph Hefferline was a psychology professor established?', [hefferline, columbia]).split(' [')[0], '1754');
   });
 
+  it('follows "X is a play by a playwright born …" from X\'s passage to each name it gives', () => {
+    const play = chunk('Three Men on a Horse', 'Three Men on a Horse is a play by George Abbott and John Cecil Holm.');
+    const abbott = chunk('George Abbott', 'George Francis Abbott (June 25, 1887 – January 31, 1995) was an American theater producer and director, playwright and screenwriter.');
+    const wynne = chunk('Michael Wynne (playwright)', 'Michael Wynne is an English playwright born in Birkenhead on 3 August 1972.');
+    const analysis = analyseQuestion('Three Men on a Horse is a play by a playwright born in which year?');
+    assert.deepEqual(analysis.chain.map((hop) => [hop.entity, hop.relation, hop.terminal]), [['Three Men on a Horse', 'play', false]]);
+    assert.equal(answer('Three Men on a Horse is a play by a playwright born in which year?', [wynne, play, abbott]).split(' [')[0], '1887');
+  });
+
+  it('supports a direct answer with its own sentence and the passages the question names before any other', () => {
+    const question = 'What was the name of the 1996 loose adaptation of William Shakespeare\'s "Romeo & Juliet" written by James Gunn?';
+    const film1954 = chunk('Romeo and Juliet (1954 film)', 'Romeo and Juliet is a 1954 film adaptation of William Shakespeare\'s play of the same name.');
+    const tromeo = chunk('Tromeo and Juliet', 'Tromeo and Juliet is a 1996 American independent film and a loose adaptation of William Shakespeare\'s "Romeo & Juliet" from Troma Entertainment. The film was directed by Lloyd Kaufman.');
+    const gunn = chunk('James Gunn', 'James Gunn (born August 5, 1966) is an American filmmaker. He began his career as a screenwriter in the mid-1990s, starting at Troma Entertainment with "Tromeo and Juliet" (1996).');
+    const lines = answer(question, [film1954, tromeo, gunn]).split('\n');
+    assert.match(lines[0], /^Tromeo and Juliet \[E\d\]$/);
+    const cited = lines.slice(1).map((line) => /\[(E\d+)\]$/.exec(line)?.[1]);
+    assert.deepEqual(new Set(cited.slice(0, 2)), new Set(['E2', 'E3']), lines.join('\n'));
+  });
+
   it('keeps abbreviations inside names: a question is not split at "St."', () => {
     const analysis = analyseQuestion('Who was born first, Ken St. Andre or Jon St. Andre?');
     assert.deepEqual(analysis.candidates, ['Ken St. Andre', 'Jon St. Andre']);

@@ -453,7 +453,8 @@ function eachName(text: string): string[] {
 function missingSecondHop(analysis: QuestionAnalysis, hop: FirstHop, sentences: ReaderSentence[], tokenizer: Tokenizer): string | undefined {
   const chainHop = analysis.chain.find((h) => !h.terminal && h.entity);
   if (!chainHop) return undefined;
-  const ignore = answerWords(analysis, tokenizer);
+  // the noun asked for ("What nationality is {}?") names the answer's kind, which a passage need not repeat
+  const ignore = new Set([...answerWords(analysis, tokenizer), ...tokenizer.terms(analysis.focus ?? '')]);
   const restTerms = tokenizer.terms(chainHop.rest.replace('{}', ' ')).filter((t) => !ignore.has(t));
   if (restTerms.length === 0) return undefined;
   const everywhere = new Set(sentences.flatMap((s) => [...s.terms, ...tokenizer.terms(`${s.evidence.title} ${s.evidence.at}`)]));

@@ -286,8 +286,8 @@ function chainIn(question: string): Hop[] {
   const hops: Hop[] = [];
   const q = question.replace(/\s+/g, ' ').trim();
   const patterns: RegExp[] = [
-    // the founder of Harbor Station / the director of the romantic comedy "Big Stone Gap"
-    new RegExp(`\\b(?:[Tt]he|[Aa]n?|[Ii]ts|[Hh]is|[Hh]er|[Tt]heir)\\s+((?:[\\w-]+\\s+){0,2}?(?:${BOTH_CASES}))\\s+of\\s+((?:the\\s+)?(?:[a-z][\\w-]*\\s+){0,3}?(?:"[^"]+"|“[^”]+”|(?:[\\p{Lu}\\d][\\w.'’&-]*)(?:\\s+(?:of|the|and|de|&|for(?=\\s+\\p{Lu})|[\\p{Lu}\\d][\\w.'’&-]*))*))`, 'gu'),
+    // the founder of Harbor Station / the director of the romantic comedy "Big Stone Gap" / the star of the 1945 film noir Johnny Angel
+    new RegExp(`\\b(?:[Tt]he|[Aa]n?|[Ii]ts|[Hh]is|[Hh]er|[Tt]heir)\\s+((?:[\\w-]+\\s+){0,2}?(?:${BOTH_CASES}))\\s+of\\s+((?:the\\s+)?(?:\\d{4}\\s+)?(?:[a-z][\\w-]*\\s+){0,3}?(?:"[^"]+"|“[^”]+”|(?:[\\p{Lu}\\d][\\w.'’&-]*)(?:\\s+(?:of|the|and|de|&|for(?=\\s+\\p{Lu})|[\\p{Lu}\\d][\\w.'’&-]*))*))`, 'gu'),
     // the team that built the Tern-4 salinity sensor / the woman who portrayed Corliss Archer in the film Kiss and Tell
     /\b(?:the|a|an)\s+((?:[\w-]+\s+){0,2}?[\w-]+)\s+(that|which|who|whose)\s+((?:(?!\b(?:is|was|are|were|has|have|did|does)\b\s+(?:based|located|born|known)\b)[^?,])+?)(?=\s+(?:born|based|located|work|works|held|hold|play|played|live|lived|die|died|founded|is|was|are|were|have|has|had|did|does|do)\b[^?]*\?|\?|,|$)/gi,
     // the company founded by Marit Halvorsen

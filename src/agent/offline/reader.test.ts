@@ -457,6 +457,14 @@ describe('offline reader: answers', () => {
     assert.equal(answer('Three Men on a Horse is a play by a playwright born in which year?', [wynne, play, abbott]).split(' [')[0], '1887');
   });
 
+  it('follows "the star of the 1945 film noir X" to X, and asks the nationality of the one it leads to', () => {
+    const [hop] = analyseQuestion('When did the star of the 1945 film noir Johnny Angel die?').chain;
+    assert.deepEqual([hop.entity, hop.relation, hop.rest], ['Johnny Angel', 'star', 'When did {} die?']);
+    const series = chunk('I"s', 'I"s (アイズ , Aizu ) is a Japanese manga series written and illustrated by Masakazu Katsura.');
+    const artist = chunk('Masakazu Katsura', 'Masakazu Katsura (born December 10, 1962) is a Japanese manga artist, known for several works of manga.');
+    assert.equal(answer('What nationality is the manga artist who wrote and illustrated I"s?', [series, artist]).split(' [')[0], 'Japanese');
+  });
+
   it('supports a direct answer with its own sentence and the passages the question names before any other', () => {
     const question = 'What was the name of the 1996 loose adaptation of William Shakespeare\'s "Romeo & Juliet" written by James Gunn?';
     const film1954 = chunk('Romeo and Juliet (1954 film)', 'Romeo and Juliet is a 1954 film adaptation of William Shakespeare\'s play of the same name.');

@@ -4,7 +4,7 @@ import { relevanceRank, type OfflineEvidence, type PromptState } from './prompt-
 import { analyseQuestion, participleOf, type QuestionAnalysis } from './question.ts';
 import { questionCoverage, type QuestionCoverage } from './question-coverage.ts';
 import { isLeadIn, segmentsOf, type Segment } from './sentences.ts';
-import { convertTime } from './quantities.ts';
+import { convertTime, datesIn, lifeDates } from './quantities.ts';
 import { sharedProperty } from './shared-property.ts';
 import { candidateSpans, nameSpans, NATIONALITY, ORG_WORDS, titleFit, type Span } from './spans.ts';
 import {
@@ -577,6 +577,19 @@ function bestSpan(
     ((namedFirst && sentence.evidence === chain.first && normaliseSpan(spanText) !== normaliseSpan(plainTitle(bridge!.title))) || (hopOwn(sentence) && !hop!.names.some((n) => normaliseSpan(n) === normaliseSpan(spanText))) ? 1 : 0);
   const citable = (e: OfflineEvidence) => (questionLower.includes(plainTitle(e.title).toLowerCase()) ? 2 : e === chain.first || e === chain.second ? 1 : 0);
   const context = { analysis, questionTerms, stem: (word: string) => tokenizer.terms(word)[0] ?? word.toLowerCase() };
+  // "When did the golfer who won 230 tournaments die?": the life's dates opening a biography answer in
+  // place of another date its passage gives its subject ("He won … the 1967 Open Championship").
+  const asksLife = /\b(?:born|birth)\b/i.test(analysis.question) !== /\b(?:die|died|death)\b/i.test(analysis.question);
+  const passageRelevance = new Map<OfflineEvidence, number>();
+  for (const s of sentences) {
+    if (s.segment.index === 0 || datesIn(s.segment.text).length === 0) continue;
+    passageRelevance.set(s.evidence, Math.max(passageRelevance.get(s.evidence) ?? -Infinity, s.relevance));
+  }
+  const relevanceOf = (sentence: ReaderSentence, span: Span) => {
+    if (!asksLife || span.kind !== 'date' || sentence.segment.index !== 0) return sentence.relevance;
+    const life = lifeDates(sentence.segment.text);
+    return life && (span.start === life.born.start || span.start === life.died.start) ? Math.max(sentence.relevance, passageRelevance.get(sentence.evidence) ?? -Infinity) : sentence.relevance;
+  };
   const byText = new Map<string, SpanPick & { count: number }>();
   const top = sentences.filter((s) => s.relevance >= MIN_SPAN_RELEVANCE && s.segment.kind !== 'code');
   for (const sentence of top.slice(0, SPAN_SENTENCES)) {
@@ -599,7 +612,7 @@ function bestSpan(
       const defines = subject && definesAsAsked(text, focusTerm, personAsked, tokenizer) ? 1 : 0;
       const value =
         SPAN_FIT_WEIGHT * span.fit +
-        SPAN_RELEVANCE_WEIGHT * sentence.relevance +
+        SPAN_RELEVANCE_WEIGHT * relevanceOf(sentence, span) +
         SPAN_PROXIMITY_WEIGHT * proximity(span, sentence, questionTerms) +
         SPAN_FOCUS_WEIGHT * focusMatch(span, text, focusWords, focusTerm, tokenizer) +
         SPAN_SUBJECT_WEIGHT * defines +

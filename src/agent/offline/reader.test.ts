@@ -406,6 +406,9 @@ describe('offline reader: answers', () => {
     const corelli = chunk('Franco Corelli', 'Franco Corelli (8 April 1921 – 29 October 2003) was an Italian tenor who had a major international opera career between 1951 and 1976.');
     assert.equal(answer('In what year was the tenor Franco Corelli born?', [corelli]).split(' [')[0], '1921');
     assert.equal(answer('When did the tenor Franco Corelli die?', [corelli]).split(' [')[0], '29 October 2003');
+    // the question describes the subject by what a later sentence says, which gives another date
+    const golfer = chunk('Roberto De Vicenzo', 'Roberto De Vicenzo (14 April 1923 – 1 June 2017) was a professional golfer from Argentina. He won more than 230 tournaments worldwide in his career including most famously the 1967 Open Championship.');
+    assert.equal(answer('When did the Argentine golfer who won more than 230 tournaments worldwide die?', [golfer]).split(' [')[0], '1 June 2017');
   });
 
   it('answers "which city" with a city, not the institution in it, and never with the question\'s own words', () => {

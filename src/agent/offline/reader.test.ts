@@ -468,6 +468,12 @@ describe('offline reader: answers', () => {
     assert.equal(answer('What nationality is the manga artist who wrote and illustrated I"s?', [series, artist]).split(' [')[0], 'Japanese');
   });
 
+  it('reads two demonyms together as one nationality, and a demonym is no hop to follow', () => {
+    const film = chunk('Big Stone Gap (film)', 'Big Stone Gap is a 2014 American romantic comedy film directed by Adriana Trigiani.');
+    const director = chunk('Adriana Trigiani', 'Adriana Trigiani is an Italian American best-selling author of sixteen books, television writer, film director, and entrepreneur.');
+    assert.equal(answer('What nationality is the director of the romantic comedy Big Stone Gap?', [film, director]).split(' [')[0], 'Italian American');
+  });
+
   it('supports a direct answer with its own sentence and the passages the question names before any other', () => {
     const question = 'What was the name of the 1996 loose adaptation of William Shakespeare\'s "Romeo & Juliet" written by James Gunn?';
     const film1954 = chunk('Romeo and Juliet (1954 film)', 'Romeo and Juliet is a 1954 film adaptation of William Shakespeare\'s play of the same name.');

@@ -268,7 +268,13 @@ export function candidateSpans(sentence: string, context: SpanContext): Span[] {
     }
   }
   if (/\bnationality\b/.test(focus)) {
-    for (const m of sentence.matchAll(/\b\p{Lu}\p{Ll}+\b/gu)) if (NATIONALITY.test(m[0])) spans.push({ text: m[0], start: m.index!, end: m.index! + m[0].length, kind: 'name', fit: 1 });
+    // "Italian American", "Irish-American": two demonyms together are one nationality
+    for (const m of sentence.matchAll(/\b\p{Lu}\p{Ll}+(?:[\s-]\p{Lu}\p{Ll}+)?\b/gu)) {
+      const words = m[0].split(/[\s-]/);
+      if (words.every((word) => NATIONALITY.test(word))) spans.push({ text: m[0], start: m.index!, end: m.index! + m[0].length, kind: 'name', fit: 1 });
+      else if (NATIONALITY.test(words[0])) spans.push({ text: words[0], start: m.index!, end: m.index! + words[0].length, kind: 'name', fit: 1 });
+      else if (words.length > 1 && NATIONALITY.test(words[1])) spans.push({ text: words[1], start: m.index! + m[0].length - words[1].length, end: m.index! + m[0].length, kind: 'name', fit: 1 });
+    }
     return spans;
   }
   if (/\bcolou?r\b/.test(focus)) {

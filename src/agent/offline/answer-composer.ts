@@ -431,12 +431,12 @@ function firstHop(analysis: QuestionAnalysis, sentences: ReaderSentence[], token
   const questionLower = analysis.question.toLowerCase();
   const text = best.sentence.segment.text;
   // In a row, only the record the entity belongs to: "product: Gannet-2; …; built by: Deep Water Team"
-  // "a play by George Abbott and John Cecil Holm" leads to both; the passage's own title is where the
-  // hop starts; a demonym ("an American film") leads nowhere
+  // "a play by George Abbott and John Cecil Holm" leads to both; the passage naming itself ("Three
+  // Men" in "Three Men on a Horse") and a demonym ("an American film") lead nowhere
   const ownTitle = plainTitle(best.sentence.evidence.title).toLowerCase();
   const names = nameSpans(text)
     .flatMap((span) => eachName(span.text))
-    .filter((name) => !NATIONALITY.test(name) && !questionLower.includes(name.toLowerCase()) && !entity.includes(name.toLowerCase()) && !(ownTitle.includes(name.toLowerCase()) && ownTitle.includes(entity.slice(1))) && tokenizer.terms(name).length > 0);
+    .filter((name) => !NATIONALITY.test(name) && !questionLower.includes(name.toLowerCase()) && !entity.includes(name.toLowerCase()) && !ownTitle.includes(name.toLowerCase()) && tokenizer.terms(name).length > 0);
   return names.length ? { entity, sentence: best.sentence, names } : undefined;
 }
 

@@ -1,12 +1,12 @@
 import type { Tokenizer } from '../../text/tokenize.ts';
 import { calculate, compareCandidates, multipleValues, ownedBy, type ReaderSentence } from './calculation.ts';
 import { relevanceRank, type OfflineEvidence, type PromptState } from './prompt-state.ts';
-import { analyseQuestion, participleOf, type QuestionAnalysis } from './question.ts';
+import { analyseQuestion, answerTypeOfNoun, participleOf, type QuestionAnalysis } from './question.ts';
 import { questionCoverage, type QuestionCoverage } from './question-coverage.ts';
 import { isLeadIn, segmentsOf, type Segment } from './sentences.ts';
 import { convertTime, datesIn, lifeDates } from './quantities.ts';
 import { sharedProperty } from './shared-property.ts';
-import { candidateSpans, nameSpans, NATIONALITY, ORG_WORDS, titleFit, type Span } from './spans.ts';
+import { candidateSpans, looksLikePerson, nameSpans, NATIONALITY, ORG_WORDS, titleFit, type Span } from './spans.ts';
 import {
   BRIDGE_SENTENCE_BONUS,
   SECOND_HOP_ALWAYS,
@@ -207,10 +207,14 @@ export function composeAnswer(state: PromptState, tokenizer: Tokenizer, maxSente
     // The passage the first hop leads to is read for the answer even when the selection passed it over.
     const spanSentences = supported !== chosen ? rankSentences(state, tokenizer, score, chain, supported) : sentences;
     const found = bestSpan(analysis, spanSentences, tokenizer, questionTerms, state.evidence, best, hop);
-    // A weak best span is no answer: a number, date or year question then has none in the documents;
-    // any other gets the best sentence instead.
-    const span = found && found.score >= SPAN_MIN_SCORE ? found : undefined;
-    if (!span && found && ['number', 'date', 'year'].includes(analysis.answerType)) return notFound(askedFor(analysis));
+    // A weak best span is no answer — unless it is said of the name the first hop led to, so the chain
+    // was followed to it. A number, date or year question then has none in the documents (a partial
+    // answer when the first hop was found); any other gets the best sentence instead.
+    const spanSentence = found && spanSentences.find((s) => sameSentence(s, found.source));
+    const followed = hop !== undefined && spanSentence !== undefined && spanSentence.evidence !== hop.sentence.evidence && hop.names.some((name) => isAbout(spanSentence, name, tokenizer));
+    const span = found && (found.score >= SPAN_MIN_SCORE || followed) ? found : undefined;
+    const partialHop = hop && saysRelation(analysis, hop, tokenizer) ? partialAnswer(analysis, hop, sentences, tokenizer) : undefined;
+    if (!span && ['number', 'date', 'year'].includes(analysis.answerType) && (found || partialHop)) return partialHop ?? notFound(askedFor(analysis));
     if (span) {
       const hopSource = hop && !sameSentence(hop.sentence, span.source) && ownsSpanSentence(hop, span, tokenizer) ? [{ evidence: hop.sentence.evidence, segment: hop.sentence.segment, text: hop.sentence.segment.text }] : [];
       // What states the answer and how the question leads to it comes first: the span's own sentence
@@ -461,7 +465,27 @@ function missingSecondHop(analysis: QuestionAnalysis, hop: FirstHop, sentences: 
   const everywhere = new Set(sentences.flatMap((s) => [...s.terms, ...tokenizer.terms(`${s.evidence.title} ${s.evidence.at}`)]));
   const present = (t: string) => [...everywhere].some((e) => e === t || (Math.min(e.length, t.length) >= 4 && (e.startsWith(t) || t.startsWith(e))));
   if (restTerms.some(present)) return undefined;
-  const name = hop.names.find((n) => sentences.some((s) => s !== hop.sentence && ownedBy(s, n, tokenizer))) ?? hop.names[0];
+  return partialAnswer(analysis, hop, sentences, tokenizer);
+}
+
+/** The first hop's sentence says most of what the question relates its name by ("recruited" in "the manager who recruited X"). */
+function saysRelation(analysis: QuestionAnalysis, hop: FirstHop, tokenizer: Tokenizer): boolean {
+  const chainHop = analysis.chain.find((h) => !h.terminal && h.entity);
+  if (!chainHop) return false;
+  const entityTerms = new Set(tokenizer.terms(chainHop.entity ?? ''));
+  const relationTerms = tokenizer.terms(chainHop.relation).filter((t) => !entityTerms.has(t));
+  return relationTerms.filter((t) => hop.sentence.terms.includes(t)).length * 2 >= relationTerms.length;
+}
+
+/** "Not found …: the answer to "<the rest, asked of the name>" Partial answer: <the hop> is <the name>", with the hop's sentence. */
+function partialAnswer(analysis: QuestionAnalysis, hop: FirstHop, sentences: ReaderSentence[], tokenizer: Tokenizer): string | undefined {
+  const chainHop = analysis.chain.find((h) => !h.terminal && h.entity);
+  // a rest with nothing asked of the name ("{}?") makes no partial answer
+  if (!chainHop || tokenizer.terms(chainHop.rest.replace('{}', ' ')).length === 0) return undefined;
+  // "the president is Department of Health" would mislead: a person asked for is named by a person's name
+  const fits = answerTypeOfNoun(chainHop.phrase.replace(/^(?:the|a|an)\s+/i, '').split(/\s+(?:who|that|which|whose)\b/)[0]) === 'person' ? hop.names.filter(looksLikePerson) : hop.names;
+  if (fits.length === 0) return undefined;
+  const name = fits.find((n) => sentences.some((s) => s !== hop.sentence && ownedBy(s, n, tokenizer))) ?? fits[0];
   const asked = chainHop.rest.replace('{}', name).replace(/\s*\?*\s*$/, '?');
   const phrase = chainHop.phrase.replace(/^\p{Lu}/u, (c) => c.toLowerCase());
   return [`Not found in the documents: the answer to "${asked}" Partial answer: ${phrase} is ${name} [${hop.sentence.evidence.id}].`, render(hop.sentence.segment, hop.sentence.evidence.id)].join('\n');

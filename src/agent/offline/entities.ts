@@ -11,6 +11,8 @@ const ABBREVIATED = /^(?:St|Sr|Jr|Dr|Mr|Mrs|Ms|Mt|Ft|Gen|Col|Lt|Capt|Sgt|Rev|Hon
 
 const MONTHS = /^(January|February|March|April|May|June|July|August|September|October|November|December|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)$/;
 const CONNECTORS = new Set(['of', 'the', 'for', 'and', 'de', 'von', 'van', 'la', 'le', 'du', 'del', 'da', 'di', '&']);
+/** "Rostker v. Goldberg": a court case is one name. */
+const VERSUS = /^(?:v|vs)\.$/;
 
 /**
  * Named entities the cheap way: quoted phrases and runs of capitalised words (allowing "of", "the",
@@ -30,7 +32,7 @@ export function entitiesIn(text: string): string[] {
     const words = sentence.split(/\s+/);
     let run: string[] = [];
     const flush = (index: number) => {
-      while (run.length && CONNECTORS.has(run[run.length - 1].toLowerCase())) run.pop();
+      while (run.length && (CONNECTORS.has(run[run.length - 1].toLowerCase()) || VERSUS.test(run[run.length - 1]))) run.pop();
       while (run.length && /^\d/.test(run[0])) run.shift(); // "17-year-old Shirley Temple" → "Shirley Temple"
       while (run.length > 1 && QUESTION_WORDS.has(run[0].toLowerCase())) run.shift(); // "Which Halvorsen sensor" → "Halvorsen"
       const startsSentence = index - run.length === 0;
@@ -40,10 +42,10 @@ export function entitiesIn(text: string): string[] {
     words.forEach((raw, index) => {
       const word = raw.replace(/^[("“‘]+/, '').replace(/[?!]+$/, '');
       const capital = /^\p{Lu}/u.test(word) && !(run.length === 0 && /^(The|A|An)$/.test(word));
-      const connector = run.length > 0 && CONNECTORS.has(word.toLowerCase());
+      const connector = run.length > 0 && (CONNECTORS.has(word.toLowerCase()) || VERSUS.test(word));
       if (capital || connector) {
         run.push(word.replace(/[,;:)"”’]+$/, ''));
-        if (/[,;:)"”]$/.test(word) || (/[.!?]$/.test(word) && !/^(?:[A-Z]\.)+$/.test(word) && !ABBREVIATED.test(word))) flush(index + 1);
+        if (/[,;:)"”]$/.test(word) || (/[.!?]$/.test(word) && !/^(?:[A-Z]\.)+$/.test(word) && !ABBREVIATED.test(word) && !VERSUS.test(word))) flush(index + 1);
       } else flush(index);
     });
     flush(words.length);

@@ -123,6 +123,13 @@ const NUMBER = /(?<![\w.,\/-])([$€£¥]\s?)?(-?\d{1,3}(?:,\d{3})+(?:\.\d+)?|-?
 const WORD_NUMBER = new RegExp(`\\b(${Object.keys(SMALL_NUMBERS).join('|')})\\b`, 'gi');
 
 /** The amounts in a sentence (or a "key: value; key: value" row), left to right. */
+
+/** "the 2010 census", "the 1998 season": a year naming an event is no count of it. */
+function yearOfEvent(numberText: string, before: string, unit: string): boolean {
+  if (/[,\s]/.test(numberText)) return false; // "1,800-seat": a year has no thousands separator
+  return !/s$/i.test(unit) || /\b(?:the|in|of|since|until|by|from|during|after|before)\s*$/i.test(before);
+}
+
 export function quantitiesIn(sentence: string): Quantity[] {
   const out: Quantity[] = [];
   const row = /^[^:;\n]{1,60}: [^;\n]*(?:; [^:;\n]{1,60}: [^;\n]*)+$/.test(sentence.trim());
@@ -175,7 +182,7 @@ export function quantitiesIn(sentence: string): Quantity[] {
     // a conversion in brackets is not the end of the clause: "13 feet (4 m) deep"
     const following = sentence.slice(end).replace(/^\s*\([^()]*\)/, '');
     const after = /^[^,;:.()\d]*/.exec(following)![0].trim();
-    out.push({ value, number: numberText, ...(scale ? { scale } : {}), ...(unit ? { unit: unit.toLowerCase() === 'percent' ? '%' : unit } : {}), ...(currency ? { currency: currency.trim() } : {}), text: fullText, start, end, context, after, isYear: isYear && (!unit || /^(?:and|to|until|till|through)$/i.test(unit)), ...(field ? { field } : {}) });
+    out.push({ value, number: numberText, ...(scale ? { scale } : {}), ...(unit ? { unit: unit.toLowerCase() === 'percent' ? '%' : unit } : {}), ...(currency ? { currency: currency.trim() } : {}), text: fullText, start, end, context, after, isYear: isYear && (!unit || /^(?:and|to|until|till|through)$/i.test(unit) || yearOfEvent(numberText, sentence.slice(0, start), unit)), ...(field ? { field } : {}) });
   };
   const found: Array<{ index: number; run: () => void }> = [];
   for (const match of sentence.matchAll(NUMBER)) {

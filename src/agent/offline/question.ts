@@ -204,7 +204,7 @@ function headOf(phrase: string): string {
   return words[words.length - 1];
 }
 
-function answerTypeOfNoun(noun: string): AnswerType | undefined {
+export function answerTypeOfNoun(noun: string): AnswerType | undefined {
   const words = noun.toLowerCase().split(/\s+/);
   // the head noun, skipping a trailing adverb ("daily meal allowance abroad")
   const head = words.length > 1 && /^(?:abroad|overseas|worldwide|today|now|together|there|here|ago|originally|first|last|currently)$/.test(words[words.length - 1]) ? words[words.length - 2] : headOf(noun);
@@ -281,6 +281,41 @@ function leadingNounless(option: string): string {
 const SUBJECT_HOP =
   /^(?:In \d{4},?\s+)?(?!(?:what|which|who|whom|whose|when|where|why|how|is|are|was|were|do|does|did|in|on|at|for|from|during)\b)((?:"[^"]+"|“[^”]+”|[\p{L}\d])[^,?]*?)\s+(is|was|are|were|has been|had been)\s+(?:an?\s+|the\s+)?((?:[\w-]+\s+){0,4}?[\w-]+)\s+(by|at|of|for|in|from|with|under)\s+(an?\s+(?:[\w-]+\s+){0,2}?[\w-]+)\s+((?:that|who|which|whose|born|based|located|where)\b.*)$/iu;
 
+/** After the opening name: "<does something with> a <noun> that/who … <asks>". */
+const THEN_DESCRIBED = /^\s+([a-z][\w'’-]*\s+(?:[\w'’.-]+\s+){0,13}?)(an?\s+(?:[\w-]+\s+){0,2}?[\w-]+)\s+((?:that|who|which|whose)\s+.*)$/u;
+const ASKS = /\b(?:what|which|who|whom|whose|when|where|how|why)\b/i;
+
+/**
+ * "Brown State Fishing Lake is in a county that has a population of how many inhabitants?": the
+ * question's opening name leads, by what it is said to do, to the thing the rest asks about.
+ */
+function describedBySubject(q: string): Hop | undefined {
+  const body = q.replace(/^In \d{4},?\s+/, '');
+  const entity = entitiesIn(body)[0];
+  if (!entity) return undefined;
+  const opening = new RegExp(`^["“]?${entity.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}["”]?`).exec(body)?.[0];
+  if (!opening) return undefined;
+  const match = THEN_DESCRIBED.exec(body.slice(opening.length));
+  if (!match) return undefined;
+  const [, verbPhrase, described, clause] = match;
+  if (!ASKS.test(clause) || ASKS.test(verbPhrase)) return undefined;
+  const relation = verbPhrase.trim();
+  return { phrase: described.replace(/^an?\s+/i, 'the '), relation: relation.toLowerCase(), entity, rest: `{} ${clause}`, terminal: false };
+}
+
+/**
+ * "the football manager who recruited David Beckham managed Manchester United …": a past-tense verb
+ * after the clause's name is the sentence's own verb, so the relative clause ends before it (not
+ * before a participle with "by": "… in Titanic directed by …").
+ */
+function clauseEndingAtVerb(match: RegExpMatchArray): RegExpMatchArray {
+  const verb = /^(.*?\p{Lu}[\w.'’&-]*)\s+[a-z]+ed\s+(?!by\b)\S/u.exec(match[3]);
+  if (!verb) return match;
+  const cut = match[0].length - match[3].length + verb[1].length;
+  const shorter = [match[0].slice(0, cut), match[1], match[2], verb[1]] as unknown as RegExpMatchArray;
+  return Object.assign(shorter, { index: match.index, input: match.input });
+}
+
 /** The hops of a multi-hop question, innermost first. */
 function chainIn(question: string): Hop[] {
   const hops: Hop[] = [];
@@ -294,7 +329,8 @@ function chainIn(question: string): Hop[] {
     /\b(?:the|a|an)\s+((?:[\w-]+\s+){0,2}?[\w-]+)\s+((?:founded|created|written|directed|produced|built|designed|owned|led|developed|published|composed|invented|formed|started|established|run|managed|coached|hosted|made)\s+by\s+(?:"[^"]+"|(?:the\s+)?(?:[\p{Lu}\d][\w.'’&-]*)(?:\s+(?:of|the|and|de|&|[\p{Lu}\d][\w.'’&-]*))*))/gu,
   ];
   for (const [index, pattern] of patterns.entries()) {
-    for (const match of q.matchAll(pattern)) {
+    for (const found of q.matchAll(pattern)) {
+      const match = index === 1 ? clauseEndingAtVerb(found) : found;
       const phrase = match[0].replace(/^(?:its|his|her|their)\s+/i, 'the ');
       const relation = index === 0 ? match[1].toLowerCase() : index === 1 ? `${match[1].toLowerCase()} ${match[2].toLowerCase()} ${match[3]}` : `${match[1].toLowerCase()} ${match[2]}`;
       const target = index === 0 ? match[2] : index === 1 ? match[3] : match[2].replace(/^\S+\s+by\s+/, '');
@@ -314,6 +350,10 @@ function chainIn(question: string): Hop[] {
     const [, entity, verb, relation, preposition, described, clause] = subject;
     const rest = `${entity} ${verb} ${relation} ${preposition} {} ${clause}`;
     hops.push({ phrase: described.replace(/^an?\s+/i, 'the '), relation: relation.toLowerCase(), entity, rest, terminal: !/\b(?:what|which|who|whom|whose|when|where|how|why)\b/i.test(clause) });
+  }
+  if (!hops.some((h) => !h.terminal && h.entity)) {
+    const described = describedBySubject(q);
+    if (described) hops.push(described);
   }
   return hops;
 }

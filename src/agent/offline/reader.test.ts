@@ -460,6 +460,35 @@ describe('offline reader: answers', () => {
     assert.equal(answer('Three Men on a Horse is a play by a playwright born in which year?', [wynne, play, abbott]).split(' [')[0], '1887');
   });
 
+  it('follows "X is in a county that has …" from the opening name to the county, and answers a weak number said of it', () => {
+    const question = 'Harrow Creek Lake is in a county that has a population of how many inhabitants?';
+    assert.deepEqual(analyseQuestion(question).chain.map((hop) => [hop.entity, hop.phrase, hop.rest]), [['Harrow Creek Lake', 'the county', '{} that has a population of how many inhabitants?']]);
+    const lake = chunk('Harrow Creek Lake', 'Harrow Creek Lake is a protected area in Penmore County, Kansas in the United States.');
+    const county = chunk('Penmore County, Kansas', 'Penmore County is a county located in the U.S. state of Kansas. As of the 2010 census, the county population was 9,984.');
+    assert.equal(answer(question, [lake, county]).split(' [')[0], '9,984');
+    // "the 2010 census" is a year, not a count of censuses; "a 1,800-seat arena" is a count
+    assert.deepEqual(quantitiesIn('As of the 2010 census, the county population was 9,984.').map((q) => q.isYear), [true, false]);
+    assert.deepEqual(quantitiesIn('Case Gym is a 1,800-seat arena.').map((q) => q.isYear), [false]);
+    // without the county's passage: what was found, and what is missing
+    const partial = answer(question, [lake]);
+    assert.match(partial, /^Not found in the documents: the answer to "Penmore County that has a population of how many inhabitants\?" Partial answer: the county is Penmore County \[E\d+\]/);
+  });
+
+  it('follows "the Harlow administration" to Martin Harlow, and names no department as the president', () => {
+    const question = 'Ada Wren was Minister of Roads during the administration of a president who was born in what year?';
+    const wren = chunk('Ada Wren', 'Ada Wren is a Sarnian politician. She was Minister of Roads in the Department of Transport during the Harlow administration.');
+    const harlow = chunk('Martin Harlow', 'Martin Harlow (born 1931) is a Sarnian politician who served as president.');
+    assert.equal(answer(question, [wren, harlow]).split(' [')[0], '1931');
+    assert.equal(answer(question, [wren]).split('\n')[0], `Not found in the documents: an answer to "${question}".`);
+  });
+
+  it('ends a relative clause at the sentence\'s own verb, and keeps a court case one name', () => {
+    const [hop] = analyseQuestion('The football manager who recruited Tom Ashby managed Carlton Rovers during what timeframe?').chain;
+    assert.deepEqual([hop.entity, hop.phrase, hop.rest], ['Tom Ashby', 'The football manager who recruited Tom Ashby', '{} managed Carlton Rovers during what timeframe?']);
+    assert.equal(analyseQuestion('The actress who starred in Lanterns directed by Ada Wren was born when?').chain[0].phrase, 'The actress who starred in Lanterns directed by Ada Wren');
+    assert.deepEqual(analyseQuestion('Rostker v. Goldberg held that the practice of what was constitutional?').entities, ['Rostker v. Goldberg']);
+  });
+
   it('follows "the star of the 1945 film noir X" to X, and asks the nationality of the one it leads to', () => {
     const [hop] = analyseQuestion('When did the star of the 1945 film noir Johnny Angel die?').chain;
     assert.deepEqual([hop.entity, hop.relation, hop.rest], ['Johnny Angel', 'star', 'When did {} die?']);

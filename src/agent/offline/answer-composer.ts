@@ -46,6 +46,7 @@ import {
   SPAN_FIT_WEIGHT,
   SPAN_FOCUS_WEIGHT,
   SPAN_OVERLAP_PENALTY,
+  SPAN_OTHER_YEAR_PENALTY,
   SPAN_PROXIMITY_SCALE,
   SPAN_PROXIMITY_WEIGHT,
   SPAN_RELEVANCE_WEIGHT,
@@ -202,7 +203,7 @@ export function composeAnswer(state: PromptState, tokenizer: Tokenizer, maxSente
     const partial = hop ? missingSecondHop(analysis, hop, sentences, tokenizer) : undefined;
     if (partial) return partial;
     // The passage about the name the first hop leads to ("the woman who portrayed …" → Shirley Temple) supports the answer.
-    const bridge = hop ? state.evidence.find((e) => hop.names.some((name) => plainTitle(e.title).toLowerCase() === name.toLowerCase())) : undefined;
+    const bridge = hop ? state.evidence.find((e) => hop.names.some((name) => titledBy(e, name))) : undefined;
     const supported = bridge ? withPassage(chosen, score, bridge) : chosen;
     // The passage the first hop leads to is read for the answer even when the selection passed it over.
     const spanSentences = supported !== chosen ? rankSentences(state, tokenizer, score, chain, supported) : sentences;
@@ -468,6 +469,12 @@ function missingSecondHop(analysis: QuestionAnalysis, hop: FirstHop, sentences: 
   return partialAnswer(analysis, hop, sentences, tokenizer);
 }
 
+/** The passage is titled by the name, or by the name and the region that tells it apart ("Boston, Lincolnshire"). */
+function titledBy(passage: OfflineEvidence, name: string): boolean {
+  const title = plainTitle(passage.title).toLowerCase();
+  return title === name.toLowerCase() || title.split(/,\s+/)[0] === name.toLowerCase();
+}
+
 /** The first hop's sentence says most of what the question relates its name by ("recruited" in "the manager who recruited X"). */
 function saysRelation(analysis: QuestionAnalysis, hop: FirstHop, tokenizer: Tokenizer): boolean {
   const chainHop = analysis.chain.find((h) => !h.terminal && h.entity);
@@ -483,7 +490,11 @@ function partialAnswer(analysis: QuestionAnalysis, hop: FirstHop, sentences: Rea
   // a rest with nothing asked of the name ("{}?") makes no partial answer
   if (!chainHop || tokenizer.terms(chainHop.rest.replace('{}', ' ')).length === 0) return undefined;
   // "the president is Department of Health" would mislead: a person asked for is named by a person's name
-  const fits = answerTypeOfNoun(chainHop.phrase.replace(/^(?:the|a|an)\s+/i, '').split(/\s+(?:who|that|which|whose)\b/)[0]) === 'person' ? hop.names.filter(looksLikePerson) : hop.names;
+  // and "the civil war" by the name of a war ("Russian Civil War") when the sentence has one
+  const noun = chainHop.phrase.replace(/^(?:the|a|an)\s+/i, '').split(/\s+(?:who|that|which|whose|in|at|of|on|from)\b/)[0];
+  const head = tokenizer.terms(noun.split(/\s+/).pop() ?? '')[0];
+  const headed = hop.names.filter((n) => head !== undefined && tokenizer.terms(n).includes(head));
+  const fits = answerTypeOfNoun(noun) === 'person' ? hop.names.filter(looksLikePerson) : headed.length ? headed : hop.names;
   if (fits.length === 0) return undefined;
   const name = fits.find((n) => sentences.some((s) => s !== hop.sentence && ownedBy(s, n, tokenizer))) ?? fits[0];
   const asked = chainHop.rest.replace('{}', name).replace(/\s*\?*\s*$/, '?');
@@ -647,6 +658,7 @@ function bestSpan(
         SPAN_HOP_SENTENCE_PENALTY * inHop(sentence) -
         SPAN_NAMED_PASSAGE_PENALTY * inNamedFirst(sentence, span.text) -
         SPAN_OVERLAP_PENALTY * overlap -
+        (span.kind === 'number' && datedOtherwise(text, span, analysis.years) ? SPAN_OTHER_YEAR_PENALTY : 0) -
         (isBridge ? SPAN_BRIDGE_PENALTY : 0);
       const isTitle = titleList.some((t) => t.toLowerCase() === lowerSpan);
       const shown = span.kind === 'name' && !isTitle ? trimSpan(titleForm(span.text, titleList, subject && sentence.segment.index === 0 ? plainTitle(sentence.evidence.title) : undefined), analysis, questionTerms, focusTerm, tokenizer) : span.kind === 'name' ? titleForm(span.text, titleList) : span.text;
@@ -690,6 +702,19 @@ function bestSpan(
     if (!pick || total > pick.score + SPAN_REPEAT_BONUS * Math.min(3, pick.count - 1)) pick = candidate;
   }
   return pick;
+}
+
+/** The year nearest the number in its sentence is not one the question names ("66,900, at the mid 2015 estimates" for "the 2001 census"). */
+function datedOtherwise(sentence: string, span: Span, years: readonly string[]): boolean {
+  if (years.length === 0) return false;
+  let nearest: { year: string; distance: number } | undefined;
+  for (const match of sentence.matchAll(/\b(?:1[5-9]\d\d|20\d\d)\b/g)) {
+    const at = match.index!;
+    if (at >= span.start && at < span.end) continue;
+    const distance = at < span.start ? span.start - at : at - span.end;
+    if (!nearest || distance < nearest.distance) nearest = { year: match[0], distance };
+  }
+  return nearest !== undefined && !years.includes(nearest.year);
 }
 
 /** The predicate of "X is a/an …" defines X as the noun asked for ("… is an American film director"), or a biography when a person is asked. */

@@ -68,6 +68,18 @@ describe('offline model: planner', () => {
     assert.ok(!searches.some((s) => s.query === 'Corliss Archer'), 'names the question gives are not bridges');
   });
 
+  it('bridge queries follow the passage of the name a hop starts from, one-word names too, however low it ranks', async () => {
+    const question = 'According to the 2001 census, what was the population of the city in which Marsh Hollow is located?';
+    const others = [
+      chunk('Eastport Harbour', 'Eastport Harbour is a port city on the Tarran Estuary with a population of 48,000 according to the 2001 census.'),
+      chunk('Wendle Vale', 'Wendle Vale is a city located in the Corran Hills, according to the 2001 census home to 20,000 people.'),
+      chunk('Harlan Cross', 'Harlan Cross is a city located on the Mere Road; its population at the 2001 census was 15,500.'),
+    ];
+    const hamlet = chunk('Marsh Hollow', 'Marsh Hollow is a hamlet in the civil parish of Ferrow in the Dunmore district of Eastshire, England.');
+    const searches = searchesIn(await decide(promptAfter(question, [[[question, [...others, hamlet]]]])));
+    assert.ok(searches.some((s) => s.query === 'Dunmore'), searches.map((s) => s.query).join(' | '));
+  });
+
   it('stops after maxRounds, when a round adds nothing new, when asked to answer, and without a search tool', async () => {
     const kiss = chunk('Kiss and Tell (1945 film)', KISS_AND_TELL);
     const oneRound = promptAfter(QUESTION, [[[QUESTION, [kiss]]]]);

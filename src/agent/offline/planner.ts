@@ -1,5 +1,7 @@
 import type { Tokenizer } from '../../text/tokenize.ts';
 import { entitiesIn } from './entities.ts';
+import { analyseQuestion } from './question.ts';
+import { NATIONALITY } from './spans.ts';
 import { normaliseQuery, relevanceRank, type PromptState } from './prompt-state.ts';
 import {
   BRIDGE_SEARCH_K,
@@ -52,17 +54,25 @@ export function firstQueries(question: string, k = QUESTION_SEARCH_K): PlannedSe
  */
 export function bridgeQueries(state: PromptState, tokenizer: Tokenizer, limit: number): PlannedSearch[] {
   const questionTerms = new Set(tokenizer.terms(state.question));
-  const sources = [...state.evidence].sort((a, b) => relevanceRank(a) - relevanceRank(b)).slice(0, BRIDGE_SOURCES);
+  // The passage of the thing a multi-hop question starts from ("the city in which Kirton End is
+  // located") names where the chain goes next, one-word names too ("… in the Boston district").
+  const hopEntities = analyseQuestion(state.question).chain.filter((hop) => !hop.terminal && hop.entity).map((hop) => normaliseQuery(hop.entity!));
+  const isHopSource = (evidence: PromptState['evidence'][number]) => hopEntities.includes(normaliseQuery(evidence.title.replace(/\s*\([^)]*\)\s*$/, '')));
+  const ranked = [...state.evidence].sort((a, b) => relevanceRank(a) - relevanceRank(b));
+  const hopSource = ranked.find(isHopSource);
+  const sources = ranked.slice(0, BRIDGE_SOURCES);
+  if (hopSource && !sources.includes(hopSource)) sources.push(hopSource);
   const candidates = new Map<string, number>();
   sources.forEach((evidence, position) => {
-    const weight = 1 / (1 + position);
+    const fromHop = evidence === hopSource;
+    const weight = fromHop ? 1 : 1 / (1 + position);
     const ownTitle = new Set(tokenizer.terms(evidence.title));
     for (const [i, name] of entitiesIn(evidence.text).entries()) {
       const terms = tokenizer.terms(name);
       if (terms.length === 0 || terms.every((term) => questionTerms.has(term))) continue;
       if (terms.filter((term) => ownTitle.has(term)).length >= terms.length * SELF_NAME_SHARE) continue; // the passage naming itself
       if (state.evidence.some((e) => normaliseQuery(e.title) === normaliseQuery(name))) continue; // already read
-      const specificity = terms.length > 1 ? 1 : SINGLE_WORD_NAME_WEIGHT;
+      const specificity = terms.length > 1 || (fromHop && !NATIONALITY.test(name)) ? 1 : SINGLE_WORD_NAME_WEIGHT;
       candidates.set(name, (candidates.get(name) ?? 0) + (weight * specificity) / (1 + NAME_POSITION_DECAY * i));
     }
   });

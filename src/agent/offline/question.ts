@@ -316,6 +316,18 @@ function clauseEndingAtVerb(match: RegExpMatchArray): RegExpMatchArray {
   return Object.assign(shorter, { index: match.index, input: match.input });
 }
 
+/**
+ * "the city in which Kirton End is located?": after "in which" (a preposition before the relative
+ * word) the verb that closes the question is the clause's own.
+ */
+function clauseWithItsVerb(match: RegExpMatchArray, q: string): RegExpMatchArray {
+  if (!/\s(?:in|at|on|from|for|with|by|of|to|under|near|into|through)$/i.test(match[1])) return match;
+  const verb = /^\s+(?:(?:is|was|are|were|has been|had been)\s+)?(?:[a-z]+ed|based|located|born|situated|found|held|built|set|made|run|kept|shot|seen|won|sold|written|sung|spoken|grown)(?=\s*(?:\?|,|$))/.exec(q.slice(match.index! + match[0].length));
+  if (!verb) return match;
+  const longer = [match[0] + verb[0], match[1], match[2], match[3] + verb[0]] as unknown as RegExpMatchArray;
+  return Object.assign(longer, { index: match.index, input: match.input });
+}
+
 /** The hops of a multi-hop question, innermost first. */
 function chainIn(question: string): Hop[] {
   const hops: Hop[] = [];
@@ -330,7 +342,7 @@ function chainIn(question: string): Hop[] {
   ];
   for (const [index, pattern] of patterns.entries()) {
     for (const found of q.matchAll(pattern)) {
-      const match = index === 1 ? clauseEndingAtVerb(found) : found;
+      const match = index === 1 ? clauseWithItsVerb(clauseEndingAtVerb(found), q) : found;
       const phrase = match[0].replace(/^(?:its|his|her|their)\s+/i, 'the ');
       const relation = index === 0 ? match[1].toLowerCase() : index === 1 ? `${match[1].toLowerCase()} ${match[2].toLowerCase()} ${match[3]}` : `${match[1].toLowerCase()} ${match[2]}`;
       const target = index === 0 ? match[2] : index === 1 ? match[3] : match[2].replace(/^\S+\s+by\s+/, '');

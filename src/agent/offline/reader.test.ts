@@ -474,6 +474,23 @@ describe('offline reader: answers', () => {
     assert.match(partial, /^Not found in the documents: the answer to "Penmore County that has a population of how many inhabitants\?" Partial answer: the county is Penmore County \[E\d+\]/);
   });
 
+  it('reads "the city in which X is located" as one hop, answers from "Name, Region", and takes the number of the year asked', () => {
+    const question = 'According to the 2001 census, what was the population of the city in which Marsh Hollow is located?';
+    const [hop] = analyseQuestion(question).chain;
+    assert.deepEqual([hop.entity, hop.phrase, hop.rest], ['Marsh Hollow', 'the city in which Marsh Hollow is located', 'According to the 2001 census, what was the population of {}?']);
+    const hamlet = chunk('Marsh Hollow', 'Marsh Hollow is a hamlet in the civil parish of Ferrow in the Dunmore district of Eastshire, England.');
+    const town = chunk('Dunmore, Eastshire', 'Dunmore is a market town and inland port in Eastshire, England. The borough had a total population of 66,900 at the 2011 census, while the town itself had a population of 35,124 at the 2001 census.');
+    const parish = chunk('Ferrow', 'Ferrow is a village and civil parish located in Eastshire, England. According to the county council it is the oldest parish in the district; the nearest city is Eastport.');
+    assert.equal(answer(question, [hamlet, town, parish]).split(' [')[0], '35,124');
+    assert.equal(answer(question.replace('2001', '2011'), [hamlet, town, parish]).split(' [')[0], '66,900');
+  });
+
+  it('names the war a partial answer leads to when "the civil war" is asked of it', () => {
+    const question = 'Ivan Dorn was defeated by the Reds in the course of a civil war that ended when?';
+    const dorn = chunk('Ivan Dorn', 'Ivan Dorn was a Sarnian general who was defeated by the Reds and the Sarnian Communist Party during the Sarnian Civil War.');
+    assert.match(answer(question, [dorn]), /Partial answer: the civil war is Sarnian Civil War \[E\d+\]/);
+  });
+
   it('follows "the Harlow administration" to Martin Harlow, and names no department as the president', () => {
     const question = 'Ada Wren was Minister of Roads during the administration of a president who was born in what year?';
     const wren = chunk('Ada Wren', 'Ada Wren is a Sarnian politician. She was Minister of Roads in the Department of Transport during the Harlow administration.');

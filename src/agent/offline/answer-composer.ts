@@ -603,6 +603,9 @@ function bestSpan(
   const aboutBridge = (sentence: ReaderSentence) => (hop && !sameSentence(sentence, hop.sentence) && plainTitle(sentence.evidence.title).toLowerCase() !== hopEntity && hop.names.some((name) => isAbout(sentence, name, tokenizer)) ? 1 : 0);
   const questionLower = analysis.question.toLowerCase();
   // "Who directed X?": the name after "directed by" (or "directed by A and" for a second name)
+  // "known as what …?" is answered by a name a sentence gives after "known as" ("currently known as
+  // the Carabao Cup", "known as the A from 1979 to 1988 and the B from 1988 to 1996")
+  const namedAfter = analysis.namedAs ? new RegExp(`\\b${analysis.namedAs.replace(/\s+as$/, '')}\\s+(?:as\\s+)?(?:simply\\s+)?(?:the\\s+)?(?:[^.;()]{1,80}?\\s+(?:and|or|then|later)\\s+(?:as\\s+)?(?:the\\s+)?)?["“']?$`, 'i') : undefined;
   const agentBy = analysis.agentOf ? new RegExp(`\\b${analysis.agentOf}\\s+(?:[\\w-]+\\s+){0,2}?by\\s+(?:the\\s+)?(?:[^.;()]{1,40}?\\s+and\\s+)?$`, 'i') : undefined;
   // A bridge question names its first passage and asks about what that passage leads to: the
   // named passage's own facts ("Ralph Hefferline … 1974") answer what the question says, not what it asks.
@@ -654,11 +657,12 @@ function bestSpan(
         SPAN_SUBJECT_WEIGHT * defines +
         SPAN_TITLE_WEIGHT * (definingTitles.has(normaliseSpan(span.text)) ? 1 : 0) +
         SPAN_BRIDGE_OWNER_WEIGHT * aboutBridge(sentence) +
-        (agentBy?.test(text.slice(Math.max(0, span.start - 80), span.start)) ? SPAN_AGENT_WEIGHT : 0) -
+        (agentBy?.test(text.slice(Math.max(0, span.start - 80), span.start)) ? SPAN_AGENT_WEIGHT : 0) +
+        (namedAfter?.test(text.slice(Math.max(0, span.start - 120), span.start)) ? SPAN_AGENT_WEIGHT : 0) -
         SPAN_HOP_SENTENCE_PENALTY * inHop(sentence) -
         SPAN_NAMED_PASSAGE_PENALTY * inNamedFirst(sentence, span.text) -
         SPAN_OVERLAP_PENALTY * overlap -
-        (span.kind === 'number' && datedOtherwise(text, span, analysis.years) ? SPAN_OTHER_YEAR_PENALTY : 0) -
+        ((span.kind === 'number' ? datedOtherwise(text, span, analysis.years) : span.kind === 'name' && namedForOtherYears(text, span, analysis.years)) ? SPAN_OTHER_YEAR_PENALTY : 0) -
         (isBridge ? SPAN_BRIDGE_PENALTY : 0);
       const isTitle = titleList.some((t) => t.toLowerCase() === lowerSpan);
       const shown = span.kind === 'name' && !isTitle ? trimSpan(titleForm(span.text, titleList, subject && sentence.segment.index === 0 ? plainTitle(sentence.evidence.title) : undefined), analysis, questionTerms, focusTerm, tokenizer) : span.kind === 'name' ? titleForm(span.text, titleList) : span.text;
@@ -715,6 +719,19 @@ function datedOtherwise(sentence: string, span: Span, years: readonly string[]):
     if (!nearest || distance < nearest.distance) nearest = { year: match[0], distance };
   }
   return nearest !== undefined && !years.includes(nearest.year);
+}
+
+/**
+ * The name is dated right after it by years the question does not ask: a period that starts in
+ * another year ("the A from 1979 to 1988 and the B from 1988 to 1996" for "from 1988 to 1996"), or
+ * years none of which the question names ("… in 1992 and 1993" answers "in 1992").
+ */
+function namedForOtherYears(sentence: string, span: Span, years: readonly string[]): boolean {
+  if (years.length === 0) return false;
+  const dated = /^\s*,?\s*(?:from|in|since|until|between|during|for)\s+(?:the\s+)?(?:(?:early|mid|late)[\s-]+)?((?:1[5-9]|20)\d\d)(?:\s*(to|until|and|[-–])\s*((?:1[5-9]|20)\d\d))?/i.exec(sentence.slice(span.end));
+  if (!dated) return false;
+  const [, start, joiner, end] = dated;
+  return joiner && joiner.toLowerCase() !== 'and' ? !years.includes(start) : !years.includes(start) && !(end && years.includes(end));
 }
 
 /** The predicate of "X is a/an …" defines X as the noun asked for ("… is an American film director"), or a biography when a person is asked. */

@@ -90,6 +90,11 @@ export interface QuestionAnalysis {
    * "by …" names the answer ("directed", "published", "founded").
    */
   agentOf?: string;
+  /**
+   * "… known as what for sponsorship reasons?", "… was nicknamed what?": the naming verb whose
+   * complement is the answer ("known as", "nicknamed").
+   */
+  namedAs?: string;
 }
 
 /** The participle of a verb or of the noun for its doer: "wrote"/"writer" → "written". */
@@ -541,6 +546,7 @@ export function analyseQuestion(question: string): QuestionAnalysis {
   }
   const multiValue = type === 'how-many' && years.length >= 2 && /\band\b/.test(q);
   const agentOf = answerType === 'person' || answerType === 'entity' ? agentAsked(text) : undefined;
+  const namedAs = /\b(known as|referred to as|called|nicknamed|dubbed|renamed|titled|styled)\s+(?:what|which)\b/i.exec(asking)?.[1].toLowerCase();
   const described = /\b(?:a|an)\s+((?:[\w-]+\s+){0,3}?(?!(?:in|of|on|at|for|from|by|with|to)\s)[\w-]+)\s+(?:that|which|who)\s+[^?]*\b(?:what|which|who|whom|when|where|how)\b[^?]*\??\s*$/i.exec(asking)?.[1];
   return {
     question: text,
@@ -557,5 +563,6 @@ export function analyseQuestion(question: string): QuestionAnalysis {
     multiValue,
     ...(described ? { described: described.toLowerCase() } : {}),
     ...(agentOf ? { agentOf } : {}),
+    ...(namedAs ? { namedAs } : {}),
   };
 }

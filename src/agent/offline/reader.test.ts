@@ -485,6 +485,20 @@ describe('offline reader: answers', () => {
     assert.equal(answer(question.replace('2001', '2011'), [hamlet, town, parish]).split(' [')[0], '66,900');
   });
 
+  it('answers "known as what …?" with the name given after "known as", the one dated by the years asked', () => {
+    const question = 'The 2017–18 Harwick Town F.C. season will be a year in which the team competes in the league cup known as what for sponsorship reasons?';
+    assert.equal(analyseQuestion(question).namedAs, 'known as');
+    const season = chunk('2017–18 Harwick Town F.C. season', "The 2017–18 season is Harwick Town's 86th year in existence and their first back in League One, after being relegated the previous season.  Along with competing in the league, the club will also participate in the FA Cup, Northern Cup and EFL Trophy.");
+    const delmar = chunk('Delmar League Cup', 'The Delmar League Cup, or commonly known as the First Citizens Cup for sponsorship reasons, is the league cup style football competition open for Delmar teams.');
+    const northern = chunk('Northern Cup', "The Northern Cup (referred to historically, and colloquially, as simply the League Cup), currently known as the Marrow Cup for sponsorship reasons, is an annual knockout football competition in men's domestic football.");
+    assert.equal(answer(question, [season, delmar, northern]).split(' [')[0], 'Marrow Cup');
+    const team = chunk("Harlow Hawks men's soccer", "The Harlow Hawks men's soccer team represents the University of Harlow. The school's team currently competes in the Lakeland East Conference.");
+    const conference = chunk('Lakeland East Conference', 'The Lakeland East Conference is a collegiate athletic conference. The conference was known as the Eastern College Athletic Conference-North from 1979 to 1988 and the North Coast Conference from 1988 to 1996.');
+    const formerly = (years: string) => answer(`The Harlow Hawks men's soccer team currently competes in a conference that was formerly known as what from ${years}?`, [team, conference]).split(' [')[0];
+    assert.equal(formerly('1988 to 1996'), 'North Coast Conference');
+    assert.equal(formerly('1979 to 1988'), 'Eastern College Athletic Conference-North');
+  });
+
   it('names the war a partial answer leads to when "the civil war" is asked of it', () => {
     const question = 'Ivan Dorn was defeated by the Reds in the course of a civil war that ended when?';
     const dorn = chunk('Ivan Dorn', 'Ivan Dorn was a Sarnian general who was defeated by the Reds and the Sarnian Communist Party during the Sarnian Civil War.');

@@ -47,6 +47,7 @@ import {
   SPAN_FOCUS_WEIGHT,
   SPAN_OVERLAP_PENALTY,
   SPAN_OTHER_YEAR_PENALTY,
+  LED_TO_RELEVANCE_SHARE,
   SPAN_PROXIMITY_SCALE,
   SPAN_PROXIMITY_WEIGHT,
   SPAN_RELEVANCE_WEIGHT,
@@ -439,7 +440,12 @@ function firstHop(analysis: QuestionAnalysis, sentences: ReaderSentence[], token
   // "a play by George Abbott and John Cecil Holm" leads to both; the passage naming itself ("Three
   // Men" in "Three Men on a Horse") and a demonym ("an American film") lead nowhere
   const ownTitle = plainTitle(best.sentence.evidence.title).toLowerCase();
-  const names = nameSpans(text)
+  const spans = nameSpans(text);
+  // "the writer of X" in "X is a song written by Lee Hazlewood and recorded by Nancy Sinatra": the name after "written by"
+  const participle = participleOf(role);
+  const byRole = participle ? new RegExp(`\\b${participle}\\s+(?:[\\w-]+\\s+){0,2}?by\\s+(?:the\\s+)?$`, 'i') : undefined;
+  const agents = byRole ? spans.filter((span) => byRole.test(text.slice(Math.max(0, span.start - 60), span.start))) : [];
+  const names = (agents.length ? agents : spans)
     .flatMap((span) => eachName(span.text))
     .filter((name) => !NATIONALITY.test(name) && !questionLower.includes(name.toLowerCase()) && !entity.includes(name.toLowerCase()) && !ownTitle.includes(name.toLowerCase()) && tokenizer.terms(name).length > 0);
   return names.length ? { entity, sentence: best.sentence, names } : undefined;
@@ -630,7 +636,14 @@ function bestSpan(
     return life && (span.start === life.born.start || span.start === life.died.start) ? Math.max(sentence.relevance, passageRelevance.get(sentence.evidence) ?? -Infinity) : sentence.relevance;
   };
   const byText = new Map<string, SpanPick & { count: number }>();
-  const top = sentences.filter((s) => s.relevance >= MIN_SPAN_RELEVANCE && s.segment.kind !== 'code');
+  // The passage a hop leads to answers what the question asks of it even in words the question does
+  // not use ("What government position was held by {}?" → "… served as Chief of Protocol"): its
+  // sentences are read as at least half as relevant as its best one.
+  const ledTo = hop && !bridgeAsked ? evidence.filter((e) => hop.names.some((name) => titledBy(e, name))) : [];
+  const ledToBest = new Map(ledTo.map((e) => [e, Math.max(...sentences.filter((s) => s.evidence === e).map((s) => s.relevance))]));
+  const floorOf = (s: ReaderSentence) => LED_TO_RELEVANCE_SHARE * (ledToBest.get(s.evidence) ?? -Infinity);
+  const read = sentences.map((s) => (s.relevance < floorOf(s) ? { ...s, relevance: floorOf(s) } : s)).sort((a, b) => b.relevance - a.relevance);
+  const top = read.filter((s) => s.relevance >= MIN_SPAN_RELEVANCE && s.segment.kind !== 'code');
   for (const sentence of top.slice(0, SPAN_SENTENCES)) {
     const text = sentence.segment.text;
     for (const span of candidateSpans(text, context)) {
@@ -784,10 +797,16 @@ function proximity(span: Span, sentence: ReaderSentence, questionTerms: Set<stri
 }
 
 /** The span names the focus noun ("Fairfax County" for "what county") or sits next to it. */
+const OFFICE_NOUNS = /^(?:position|positions|office|offices|post|posts)$/i;
+const OFFICE_NAME =
+  /\b(?:Ambassador|Secretary|Minister|Senator|Governor|President|Mayor|Chief|Chancellor|Taoiseach|Premier|Representative|Congressman|Congresswoman|Speaker|Justice|Attorney|Treasurer|Commissioner|Chairman|Chairwoman|Chair|Consul|Envoy|Lieutenant|Deputy|Tánaiste|Comptroller|Auditor|Surgeon General|Director|Administrator|Prosecutor|Judge|Councillor|Councilor|Alderman|Member of Parliament|Delegate|Secretary-General)\b/;
+
 function focusMatch(span: Span, sentence: string, focusWords: string[], focusTerm: string | undefined, tokenizer: Tokenizer): number {
   if (!focusTerm) return 0;
   const spanTerms = tokenizer.terms(sentence.slice(span.start, span.end));
   if (spanTerms.includes(focusTerm)) return 1;
+  // "what government position" is answered by an office's name ("Chief of Protocol", "United States Senator")
+  if (OFFICE_NOUNS.test(focusWords[focusWords.length - 1] ?? '') && OFFICE_NAME.test(span.text)) return 1;
   const modifiers = focusWords.slice(0, -1).flatMap((w) => tokenizer.terms(w));
   // "which record label" → "Polydor Records": the name ends in the noun's modifier
   if (modifiers.length && spanTerms.length > 1 && modifiers.includes(spanTerms[spanTerms.length - 1])) return 0.5;

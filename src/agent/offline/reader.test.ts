@@ -499,6 +499,21 @@ describe('offline reader: answers', () => {
     assert.equal(formerly('1979 to 1988'), 'Eastern College Athletic Conference-North');
   });
 
+  it('follows "the writer of X" to the name after "written by", not to the singer the sentence also names', () => {
+    const song = chunk('Walking Shoes Blues', '"Walking Shoes Blues" is a hit song written by Carl Mandry and recorded by Nina Sorrel.');
+    const singer = chunk('Nina Sorrel', 'Nina Sandra Sorrel (born June 8, 1940) is an American singer and actress.');
+    const writer = chunk('Carl Mandry', 'Carl Mandry (July 9, 1929 – August 4, 2007) was an American country singer, songwriter, and record producer.');
+    assert.equal(answer('In what year was the writer of Walking Shoes Blues born?', [song, singer, writer]).split(' [')[0], '1929');
+    assert.equal(answer('In what year was the singer of Walking Shoes Blues born?', [song, writer, singer]).split(' [')[0], '1940');
+  });
+
+  it('reads the whole passage a hop leads to, and answers "what government position" with an office', () => {
+    const film = chunk('Tell Me Twice', 'Tell Me Twice is a 1945 American comedy film starring then 17-year-old Nora Vale as Ada Marsh.');
+    const actress = chunk('Nora Vale', "Nora Vale Black (April 23, 1928 – February 10, 2014) was an American actress, singer, dancer, and diplomat who was Hollywood's number one box-office draw as a child actress from 1935 to 1938.  As an adult, she was named United States ambassador to Ruritania and also served as Chief of Protocol of the United States.");
+    const character = chunk('Ada Marsh', 'Ada Marsh is a fictional teenage girl, the heroine of a series of short stories. On radio the role was held by several actresses, among them one who later took a government position.');
+    assert.equal(answer('What government position was held by the woman who portrayed Ada Marsh in the film Tell Me Twice?', [film, actress, character]).split(' [')[0], 'Chief of Protocol of the United States');
+  });
+
   it('names the war a partial answer leads to when "the civil war" is asked of it', () => {
     const question = 'Ivan Dorn was defeated by the Reds in the course of a civil war that ended when?';
     const dorn = chunk('Ivan Dorn', 'Ivan Dorn was a Sarnian general who was defeated by the Reds and the Sarnian Communist Party during the Sarnian Civil War.');

@@ -321,12 +321,14 @@ function clauseEndingAtVerb(match: RegExpMatchArray): RegExpMatchArray {
   return Object.assign(shorter, { index: match.index, input: match.input });
 }
 
+const PREPOSITION_END = /\s(?:in|at|on|from|for|with|by|of|to|under|near|into|through|during|against|behind|beside|between|after|before)$/i;
+
 /**
  * "the city in which Kirton End is located?": after "in which" (a preposition before the relative
  * word) the verb that closes the question is the clause's own.
  */
 function clauseWithItsVerb(match: RegExpMatchArray, q: string): RegExpMatchArray {
-  if (!/\s(?:in|at|on|from|for|with|by|of|to|under|near|into|through)$/i.test(match[1])) return match;
+  if (!PREPOSITION_END.test(match[1])) return match;
   const verb = /^\s+(?:(?:is|was|are|were|has been|had been)\s+)?(?:[a-z]+ed|based|located|born|situated|found|held|built|set|made|run|kept|shot|seen|won|sold|written|sung|spoken|grown)(?=\s*(?:\?|,|$))/.exec(q.slice(match.index! + match[0].length));
   if (!verb) return match;
   const longer = [match[0] + verb[0], match[1], match[2], match[3] + verb[0]] as unknown as RegExpMatchArray;
@@ -353,6 +355,9 @@ function chainIn(question: string): Hop[] {
       const target = index === 0 ? match[2] : index === 1 ? match[3] : match[2].replace(/^\S+\s+by\s+/, '');
       const entity = entitiesIn(target).find((e) => target.includes(e)) ?? (/["“]([^"”]+)["”]/.exec(target)?.[1]);
       if (index === 1 && !entity) continue; // a relative clause with no name in it is not a hop we can follow
+      // "… in the News Media under which United States Vice President?": a preposition's "which" that
+      // ends the question is what it asks, not a relative clause
+      if (index === 1 && PREPOSITION_END.test(found[1]) && /^(?:\p{Lu}[\w.'’-]*\s*|(?:of|the|and|for)\s+)+$/u.test(found[3]) && /^\s*\??\s*$/.test(q.slice(found.index! + found[0].length))) continue;
       if (hops.some((h) => h.phrase.includes(phrase) || phrase.includes(h.phrase))) continue;
       const rest = q.replace(match[0], '{}');
       // "Who was {}?", and "Who was {} and who died in 2007?": the hop's result is the answer

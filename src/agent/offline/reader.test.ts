@@ -514,6 +514,18 @@ describe('offline reader: answers', () => {
     assert.equal(answer('What government position was held by the woman who portrayed Ada Marsh in the film Tell Me Twice?', [film, actress, character]).split(' [')[0], 'Chief of Protocol of the United States');
   });
 
+  it('reads "under which United States Vice President?" as what is asked, and a possessive name as naming its owner', () => {
+    const question = 'Ada Wren served as the secretary of the Committee on Roads in the Upper Province under which Sarnian Vice President?';
+    const analysis = analyseQuestion(question);
+    assert.deepEqual([analysis.chain, analysis.answerType], [[], 'person']);
+    const sentence = "She served as secretary of Upper Province Governor Martin Harlow's Committee on Roads in the Upper Province.";
+    assert.ok(nameSpans(sentence).some((span) => span.text === 'Martin Harlow'), JSON.stringify(nameSpans(sentence).map((span) => span.text)));
+    assert.ok(nameSpans("He was voted the IFFHS World's Best Goalkeeper.").some((span) => span.text === "IFFHS World's Best Goalkeeper"));
+    const wren = chunk('Ada Wren', `Ada Wren is a Sarnian civil servant. ${sentence}`);
+    const harlow = chunk('Martin Harlow', 'Martin Harlow (1908 – 1979) was a Sarnian businessman and politician. He served as the 41st Vice President of Sarnia from 1974 to 1977.');
+    assert.equal(answer(question, [wren, harlow]).split(' [')[0], 'Martin Harlow');
+  });
+
   it('names the war a partial answer leads to when "the civil war" is asked of it', () => {
     const question = 'Ivan Dorn was defeated by the Reds in the course of a civil war that ended when?';
     const dorn = chunk('Ivan Dorn', 'Ivan Dorn was a Sarnian general who was defeated by the Reds and the Sarnian Communist Party during the Sarnian Civil War.');

@@ -65,21 +65,25 @@ export function nameSpans(sentence: string): Span[] {
   }
   const words = [...sentence.matchAll(/[^\s]+/g)].map((m) => ({ raw: m[0], start: m.index! }));
   let run: Array<{ word: string; start: number; end: number }> = [];
-  const flush = () => {
-    while (run.length && CONNECTORS.has(run[run.length - 1].word.toLowerCase())) run.pop();
-    while (run.length && (ARTICLE_START.test(run[0].word) || CONNECTORS.has(run[0].word) || /^\d/.test(run[0].word))) run.shift();
+  const emit = (runWords: Array<{ word: string; start: number; end: number }>) => {
+    let kept = [...runWords];
+    while (kept.length && CONNECTORS.has(kept[kept.length - 1].word.toLowerCase())) kept.pop();
+    while (kept.length && (ARTICLE_START.test(kept[0].word) || CONNECTORS.has(kept[0].word) || /^\d/.test(kept[0].word))) kept.shift();
     // "United States President Bill Clinton" → "Bill Clinton": the name after the last role title
-    const lastRole = run.map((r) => ROLE_TITLES.test(r.word)).lastIndexOf(true);
-    if (lastRole >= 0 && lastRole < run.length - 2 && /^\p{Lu}/u.test(run[lastRole + 1].word)) run = run.slice(lastRole + 1);
-    if (run.length) {
-      const first = run[0];
-      const text = sentence.slice(first.start, run[run.length - 1].end).replace(/\s{2,}/g, ' ');
+    const lastRole = kept.map((r) => ROLE_TITLES.test(r.word)).lastIndexOf(true);
+    if (lastRole >= 0 && lastRole < kept.length - 2 && /^\p{Lu}/u.test(kept[lastRole + 1].word)) kept = kept.slice(lastRole + 1);
+    if (kept.length) {
+      const first = kept[0];
+      const text = sentence.slice(first.start, kept[kept.length - 1].end).replace(/\s{2,}/g, ' ');
       const sentenceStart = first.start === 0 || /^[\s"“'‘(]*$/.test(sentence.slice(0, first.start));
-      const lone = run.length === 1;
+      const lone = kept.length === 1;
       if (!(lone && FUNCTION_CAPITALS.has(first.word)) && !(lone && sentenceStart && FUNCTION_CAPITALS.has(first.word)) && !/^\d+$/.test(text) && !(lone && MONTHS.test(first.word))) {
-        spans.push({ text, start: first.start, end: run[run.length - 1].end, kind: 'name', fit: 0 });
+        spans.push({ text, start: first.start, end: kept[kept.length - 1].end, kind: 'name', fit: 0 });
       }
     }
+  };
+  const flush = () => {
+    emit(run);
     run = [];
   };
   for (const { raw, start } of words) {
@@ -112,8 +116,11 @@ export function nameSpans(sentence: string): Span[] {
       else if (/'s$|’s$/.test(raw)) {
         // "World's Best Goalkeeper" continues; "Poison's album" ends the name
         const next = sentence.slice(start + raw.length).match(/^\s+(\S)/)?.[1] ?? '';
-        if (/\p{Lu}/u.test(next)) run[run.length - 1].end = start + raw.length;
-        else flush();
+        if (/\p{Lu}/u.test(next)) {
+          // "Governor Nelson Rockefeller's Committee" also names its owner, Nelson Rockefeller
+          if (run.length >= 2) emit(run);
+          run[run.length - 1].end = start + raw.length;
+        } else flush();
       }
     } else flush();
   }

@@ -236,9 +236,17 @@ function measureOf(question: string): string | undefined {
   return MEASURES.find(([pattern]) => pattern.test(question))?.[1];
 }
 
+const COMPARATIVES = 'older|younger|elder|taller|shorter|larger|smaller|bigger|longer|earlier|later|higher|lower|greater|wider|deeper|heavier|first';
+
 /** The options a comparison offers: "…, A or B?", "A or B, which …", "both A and B", "A and B both". */
 function candidatesIn(question: string): string[] {
   const q = question.replace(/\?+\s*$/, '');
+  // "Between A and B, who was born first?" / "Of A and B, which …" / "A or B, who is older?"
+  const lead = /^(?:between|of)\s+(?:the\s+)?(.+?)\s+(?:and|or)\s+(?:the\s+)?(.+?),\s*(?:which|who|what|whose)\b/i.exec(q) ?? /^(?:the\s+)?(\p{Lu}.*?)\s+or\s+(?:the\s+)?(\p{Lu}.*?),\s*(?:which|who|what|whose)\b/u.exec(q);
+  if (lead) return [clean(lead[1]), clean(lead[2])];
+  // "Who is the younger of A and B?"
+  const ofBoth = new RegExp(`\\bthe\\s+(?:${COMPARATIVES})\\s+(?:one\\s+)?of\\s+(?:the\\s+)?(.+?)\\s+(?:and|or)\\s+(?:the\\s+)?(.+)$`, 'i').exec(q);
+  if (ofBoth) return [clean(ofBoth[1]), clean(ofBoth[2])];
   // "…, the Coastal Team or the Harbour Systems Team" / "Who is older, A or B" / "in 2023 or in 2024"
   const tail = /(?:,|:|\bbetween)\s*((?:(?!,).)+?)\s+(?:or|and)\s+((?:(?!,).)+)$/i.exec(q);
   if (tail && /\bor\b|\bbetween\b/i.test(q.slice(tail.index))) return [stripArticle(clean(tail[1])), stripArticle(clean(tail[2]))].map((c) => c.replace(/^(?:in|at|on|from)\s+/i, ''));
@@ -246,7 +254,7 @@ function candidatesIn(question: string): string[] {
   if (years) return [years[1], years[2]];
   const both = /\bboth\s+(.+?)\s+and\s+(.+?)(?=\s+(?:a|an|the|of|from|in|were|are|have|had|located|based|known|considered|members?|types?|kinds?|part)\b|$)/i.exec(q);
   if (both) return [clean(both[1]), clean(both[2])].map(stripArticle).map(nameOnly).map(leadingNounless);
-  const pair = /^(?:is|are|was|were|do|does|did|have|has|had|can|could)\s+(.+?)\s+and\s+(.+?)\s+(?:both|each|the same|of the same|from the same|in the same|located|considered|members|part)\b/i.exec(q);
+  const pair = /^(?:is|are|was|were|do|does|did|have|has|had|can|could)\s+(.+?)\s+and\s+(.+?)\s+(?:both|each|the same|of the same|from the same|in the same|located|considered|members|part|share|shared)\b/i.exec(q);
   if (pair) return [clean(pair[1]), clean(pair[2])].map(stripArticle).map(nameOnly).map(leadingNounless);
   // "Is Kasper Hvidt older than Kasper Schmeichel?" / "Was the Apple Remote released before the Siri Remote?"
   const than = /^(?:is|are|was|were|do|does|did|has|have|had)\s+(?:the\s+)?(\p{Lu}.*?|["“].+?["”])\s+(?:(?:born|founded|established|formed|released|published|created|opened|built|launched|started|die|died|have|has|had)\s+)?(?:older|younger|taller|shorter|larger|smaller|bigger|longer|earlier|later|higher|lower|greater|wider|deeper|heavier|(?:more|fewer|less)\s+[\w-]+(?:\s+[\w-]+)?|before|after)\s+(?:than\s+)?(?:the\s+)?(\p{Lu}.*|["“].+)$/u.exec(q.replace(/^\p{Lu}/u, (c) => c.toLowerCase()));
@@ -465,7 +473,7 @@ export function analyseQuestion(question: string): QuestionAnalysis {
     type = 'calculation';
     answerType = 'number';
     unit = calculation.unit;
-  } else if (candidates.length >= 2 && (/\bor\b/.test(q) || /\bboth\b|\bsame\b|\bthan\b|\bbefore\b|\bafter\b/.test(q))) {
+  } else if (candidates.length >= 2 && (/\bor\b/.test(q) || /\bboth\b|\bsame\b|\bthan\b|\bbefore\b|\bafter\b|^(?:between|of)\b|\bshare(?:d)?\s+(?:a|an|the)\b/.test(q) || new RegExp(`\\bthe (?:${COMPARATIVES}) (?:one )?of\\b`).test(q))) {
     type = isYesNo && !/\bor\b/.test(q) ? 'yes-no' : 'comparison';
     answerType = type === 'yes-no' ? 'yes-no' : 'entity';
     if (phrase) focus = phrase.toLowerCase(); // "What nationality were both A and B?" compares nationalities
@@ -524,16 +532,17 @@ export function analyseQuestion(question: string): QuestionAnalysis {
   // "Who is older, A or B?" — a comparison whose answer is one of the options
   let comparison: ComparisonSpec | undefined;
   if (candidates.length >= 2 && type !== 'calculation') {
-    const byDate = /\b(?:older|oldest|younger|youngest|earlier|earliest|later|latest|first|before|after|newer|newest|more recent|born first|founded first|came first|established first)\b/.test(q);
-    const same = /\bsame\b|\bboth\b/.test(q) && !comparativeDirection;
+    const byDate = /\b(?:older|oldest|younger|youngest|elder|earlier|earliest|later|latest|first|before|after|newer|newest|more recent(?:ly)?|most recent(?:ly)?|born first|founded first|came first|established first)\b/.test(q);
+    const same = (/\bsame\b|\bboth\b/.test(q) || /\bshare(?:d)?\s+(?:a|an|the)\b/.test(q)) && !comparativeDirection;
     let direction: ComparisonSpec['direction'] = same ? 'same' : (comparativeDirection ?? 'max');
     // older / earlier / first → the smaller date wins
-    if (byDate) direction = /\b(?:older|oldest|earlier|earliest|first|before)\b/.test(q) ? 'min' : 'max';
+    if (byDate) direction = /\b(?:older|oldest|elder|earlier|earliest|first|before)\b/.test(q) ? 'min' : 'max';
     const attribute =
-      /\b(?:more|fewer|less|larger|smaller|bigger|greater|higher|lower|longer|shorter)\s+(?!(?:in|at|than|of|the|for|on|to|during|by)\b)((?:[\w-]+\s+){0,2}?[\w-]+)(?=,|\s+(?:than|in|of|the|a|an|or)\b|\s*\?|$)/.exec(q)?.[1] ??
+      /\b(?:more|fewer|less|larger|smaller|bigger|greater|higher|lower|longer|shorter)\s+(?!(?:in|at|than|of|the|for|on|to|during|by|recent|recently)\b)((?:[\w-]+\s+){0,2}?[\w-]+)(?=,|\s+(?:than|in|of|the|a|an|or)\b|\s*\?|$)/.exec(q)?.[1] ??
       /\bthe (?:most|least|largest|greatest|highest|lowest|smallest|longest|shortest)\s+((?:[\w-]+\s+){0,2}?[\w-]+)/.exec(q)?.[1] ??
       [/\b(\w+)\s+(?:higher|lower|larger|smaller|bigger|greater|more|less)\b/.exec(q)?.[1]].find((w) => w && !AUXILIARIES.test(w) && !candidates.some((c) => c.toLowerCase().split(/\s+/).includes(w))) ??
       /\bsame\s+([\w-]+)/.exec(q)?.[1] ??
+      /\bshare(?:d)?\s+(?:a|an|the)\s+([\w-]+)/.exec(q)?.[1] ??
       (byDate ? 'date' : (measureOf(q) ?? focus ?? 'value'));
     const event = /\b(?:lived|live|lives)\s+(?:the\s+)?long(?:er|est)\b|\blong(?:er|est)\s+(?:life|lives|lifespan)\b/.test(q) ? 'lifespan' : /\b(?:died|die|dies|death|dead|passed away)\b/.test(q) ? 'death' : undefined;
     if (event === 'lifespan') direction = /\bshort(?:er|est)\b/.test(q) ? 'min' : 'max';

@@ -526,6 +526,15 @@ describe('offline reader: answers', () => {
     assert.equal(answer(question, [wren, harlow]).split(' [')[0], 'Martin Harlow');
   });
 
+  it('offers each of two coordinated names ("World War I and World War II"), and the rest of the question picks one', () => {
+    const memorial = chunk('Harwick Gas Works War Memorial', 'The Harwick Gas Works War Memorial commemorates the fallen of World War I and World War II who had been employed by the Harwick Gas Company.');
+    const second = chunk('World War II casualties', 'World War II fatality statistics vary, with estimates of over 60 million casualties.');
+    const first = chunk('World War I casualties', 'The total number of military and civilian casualties in World War I was about 40 million.');
+    assert.equal(answer('The Harwick Gas Works War Memorial commemorates the fallen of which war, that had over 60 million casualties?', [memorial, first, second]).split(' [')[0], 'World War II');
+    const company = 'Which company founded it?';
+    assert.deepEqual(candidateSpans('It was founded by Procter and Gamble.', { analysis: analyseQuestion(company), questionTerms: new Set(tokenizer.terms(company)), stem: (w: string) => tokenizer.terms(w)[0] ?? w }).map((span) => span.text).filter((text) => text.includes('Procter')), ['Procter and Gamble']);
+  });
+
   it('names the war a partial answer leads to when "the civil war" is asked of it', () => {
     const question = 'Ivan Dorn was defeated by the Reds in the course of a civil war that ended when?';
     const dorn = chunk('Ivan Dorn', 'Ivan Dorn was a Sarnian general who was defeated by the Reds and the Sarnian Communist Party during the Sarnian Civil War.');
@@ -570,6 +579,23 @@ describe('offline reader: answers', () => {
     assert.match(lines[0], /^Tromeo and Juliet \[E\d\]$/);
     const cited = lines.slice(1).map((line) => /\[(E\d+)\]$/.exec(line)?.[1]);
     assert.deepEqual(new Set(cited.slice(0, 2)), new Set(['E2', 'E3']), lines.join('\n'));
+  });
+
+  it('reads the options of "Between A and B, …", "A or B, who …", "the younger of A and B" and "Do A and B share a …?"', () => {
+    const cases: Array<[string, string[], string, boolean]> = [
+      ['Between Ada Wren and Martin Harlow, who was born first?', ['Ada Wren', 'Martin Harlow'], 'min', true],
+      ['Ada Wren or Martin Harlow, who is older?', ['Ada Wren', 'Martin Harlow'], 'min', true],
+      ['Of Case Gym and the Harlow Arena, which opened first?', ['Case Gym', 'Harlow Arena'], 'min', true],
+      ['Who is the younger of Ada Wren and Martin Harlow?', ['Ada Wren', 'Martin Harlow'], 'max', true],
+      ['Which was formed more recently, Winner or Madtown?', ['Winner', 'Madtown'], 'max', true],
+      ['Do Ada Wren and Martin Harlow share a nationality?', ['Ada Wren', 'Martin Harlow'], 'same', false],
+    ];
+    for (const [question, options, direction, byDate] of cases) {
+      const analysis = analyseQuestion(question);
+      assert.deepEqual([analysis.candidates, analysis.comparison?.direction, analysis.comparison?.byDate], [options, direction, byDate], question);
+    }
+    assert.equal(analyseQuestion('Do Ada Wren and Martin Harlow share a nationality?').comparison?.attribute, 'nationality');
+    assert.equal(analyseQuestion('Do Ada Wren and Martin Harlow share a nationality?').type, 'yes-no');
   });
 
   it('keeps abbreviations inside names: a question is not split at "St."', () => {

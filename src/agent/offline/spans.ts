@@ -128,6 +128,20 @@ export function nameSpans(sentence: string): Span[] {
   return spans;
 }
 
+/** "World War I and World War II" also offers each war; "Procter and Gamble" (one word a side) stays one name. */
+function coordinatedNames(span: Span): Span[] {
+  if (span.kind !== 'name') return [];
+  const at = span.text.indexOf(' and ');
+  if (at < 0 || span.text.indexOf(' and ', at + 1) >= 0) return [];
+  const left = span.text.slice(0, at);
+  const right = span.text.slice(at + 5);
+  if (left.split(/\s+/).length < 2 || right.split(/\s+/).length < 2 || !/^\p{Lu}/u.test(right)) return [];
+  return [
+    { ...span, text: left, end: span.start + left.length },
+    { ...span, text: right, start: span.end - right.length },
+  ];
+}
+
 /** Shape checks used by the type fit. */
 export function looksLikePerson(text: string): boolean {
   const words = text.split(/\s+/);
@@ -260,7 +274,9 @@ export function candidateSpans(sentence: string, context: SpanContext): Span[] {
         return { text, start, end: q.end, kind: 'number', fit } satisfies Span;
       });
   }
-  const names = nameSpans(sentence).filter((s) => !/^\d/.test(s.text) || /\p{L}/u.test(s.text));
+  const names = nameSpans(sentence)
+    .filter((s) => !/^\d/.test(s.text) || /\p{L}/u.test(s.text))
+    .flatMap((s) => [s, ...coordinatedNames(s)]);
   const spans: Span[] = [];
   if (/\bversions?\b/.test(focus)) {
     // "Which Python version …" → "3.9+"

@@ -2,7 +2,7 @@ import type { Tokenizer } from '../../text/tokenize.ts';
 import type { OfflineEvidence } from './prompt-state.ts';
 import { add, compare, dateOrder, datesIn, decimal, divide, familyOfMeasure, formatDecimal, inBaseUnit, lifeDates, multiply, quantitiesIn, subtract, type DateMention, type Decimal, type Quantity, type UnitFamily } from './quantities.ts';
 import type { QuestionAnalysis } from './question.ts';
-import { nationalityIn } from './nationalities.ts';
+import { countriesNamedIn, nationalityIn } from './nationalities.ts';
 import type { Segment } from './sentences.ts';
 import { MIN_OPERAND_MATCH, PERCENT_PLACES, PROPERTY_MIN_MARGIN, RATIO_PLACES } from './tuning.ts';
 
@@ -349,9 +349,10 @@ export function compareCandidates(analysis: QuestionAnalysis, sentences: ReaderS
     const fits = candidates.map((candidate) => {
       const lower = candidate.toLowerCase();
       const own = sentences.filter((s) => ownedBy(s, candidate, tokenizer) || s.evidence.title.replace(/\s*\([^)]*\)\s*$/, '').toLowerCase() === lower);
-      const scored = own.map((s) => ({ s, fit: share(predicate, [...s.terms, ...tokenizer.terms(s.evidence.title)]) })).sort((a, b) => b.fit - a.fit);
+      const says = (s: ReaderSentence) => [...s.terms, ...tokenizer.terms(s.evidence.title), ...countriesNamedIn(s.segment.text).flatMap((country) => tokenizer.terms(country))];
+      const scored = own.map((s) => ({ s, fit: share(predicate, says(s)) })).sort((a, b) => b.fit - a.fit);
       // what all its own sentences say together, shown by the one that says most
-      const fit = share(predicate, [...new Set(own.flatMap((s) => [...s.terms, ...tokenizer.terms(s.evidence.title)]))]);
+      const fit = share(predicate, [...new Set(own.flatMap(says))]);
       return { candidate, best: scored[0] ? { s: scored[0].s, fit } : undefined };
     });
     const ranked = fits.filter((f) => f.best).sort((a, b) => b.best!.fit - a.best!.fit);
@@ -431,7 +432,7 @@ function partialComparison(missing: string[], found: Array<{ candidate: string; 
 /** The question's words that are neither its options nor question words ("types of plant"). */
 function predicateTerms(analysis: QuestionAnalysis, tokenizer: Tokenizer): string[] {
   const optionTerms = new Set(analysis.candidates.flatMap((c) => tokenizer.terms(c)));
-  return tokenizer.terms(analysis.question).filter((t) => !optionTerms.has(t) && !/^(?:both|same|also)$/.test(t));
+  return tokenizer.terms(analysis.question).filter((t) => !optionTerms.has(t) && !/^(?:both|same|also|one)$/.test(t));
 }
 
 /**

@@ -24,3 +24,8 @@ export function nationalityIn(text: string): string | undefined {
 export function countryOf(nationality: string): string | undefined {
   return COUNTRY_OF[nationality];
 }
+
+/** The countries a text's nationalities name ("a Canadian synthpop band" → ["Canada"]): "from Canada" is said as "Canadian". */
+export function countriesNamedIn(text: string): string[] {
+  return [...text.matchAll(new RegExp(NATIONALITY_WORD.source, 'g'))].map((m) => COUNTRY_OF[m[1]]);
+}

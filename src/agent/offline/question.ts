@@ -166,7 +166,7 @@ function whPhrase(question: string, word: string): string | undefined {
     const firstWord = phrase.split(/\s+/)[0];
     if (!AUXILIARIES.test(firstWord) && !PREPOSITIONS.test(firstWord) && !/^[a-z]+ed$/i.test(firstWord)) return phrase;
   }
-  const match = /\b(?:what|which|whose)\s+(?!of\b)((?:[\w'’-]+\s*){1,8})/i.exec(q);
+  const match = /\b(?:what|which|whose)\s+(?!(?:of|one)\b)((?:[\w'’-]+\s*){1,8})/i.exec(q);
   if (!match) return undefined;
   const words: string[] = [];
   const all = match[1].trim().split(/\s+/);
@@ -242,7 +242,12 @@ const COMPARATIVES = 'older|younger|elder|taller|shorter|larger|smaller|bigger|l
 function candidatesIn(question: string): string[] {
   const q = question.replace(/\?+\s*$/, '');
   // "Between A and B, who was born first?" / "Of A and B, which …" / "A or B, who is older?"
-  const lead = /^(?:between|of)\s+(?:the\s+)?(.+?)\s+(?:and|or)\s+(?:the\s+)?(.+?),\s*(?:which|who|what|whose)\b/i.exec(q) ?? /^(?:the\s+)?(\p{Lu}.*?)\s+or\s+(?:the\s+)?(\p{Lu}.*?),\s*(?:which|who|what|whose)\b/u.exec(q);
+  // "A and B, which band was formed first?" / "Which of A and B was formed first?" / "Which of the two bands, A or B, …"
+  const lead =
+    /^(?:between|of)\s+(?:the\s+)?(.+?)\s+(?:and|or)\s+(?:the\s+)?(.+?),\s*(?:which|who|what|whose)\b/i.exec(q) ??
+    /^(?:the\s+)?(\p{Lu}.*?)\s+(?:or|and)\s+(?:the\s+)?(\p{Lu}.*?),\s*(?:which|who|what|whose)\b/u.exec(q) ??
+    /^(?:which|who)\s+of\s+the\s+(?:two|both)\b[^,]*,\s*(?:the\s+)?(.+?)\s+(?:or|and)\s+(?:the\s+)?(.+?),/i.exec(q) ??
+    new RegExp(`^(?:[Ww]hich|[Ww]ho)\\s+of\\s+(?!the\\s+(?:two|both)\\b)(?:the\\s+)?(\\p{Lu}.*?)\\s+(?:or|and)\\s+(?:the\\s+)?(\\p{Lu}.*?)\\s+(?:is|was|are|were|has|had|have|did|does|do|came|comes|${COMPARATIVES})\\b`, 'u').exec(q);
   if (lead) return [clean(lead[1]), clean(lead[2])];
   // "Who is the younger of A and B?"
   const ofBoth = new RegExp(`\\bthe\\s+(?:${COMPARATIVES})\\s+(?:one\\s+)?of\\s+(?:the\\s+)?(.+?)\\s+(?:and|or)\\s+(?:the\\s+)?(.+)$`, 'i').exec(q);
@@ -473,7 +478,7 @@ export function analyseQuestion(question: string): QuestionAnalysis {
     type = 'calculation';
     answerType = 'number';
     unit = calculation.unit;
-  } else if (candidates.length >= 2 && (/\bor\b/.test(q) || /\bboth\b|\bsame\b|\bthan\b|\bbefore\b|\bafter\b|^(?:between|of)\b|\bshare(?:d)?\s+(?:a|an|the)\b/.test(q) || new RegExp(`\\bthe (?:${COMPARATIVES}) (?:one )?of\\b`).test(q))) {
+  } else if (candidates.length >= 2 && (/\bor\b/.test(q) || /\bboth\b|\bsame\b|\bthan\b|\bbefore\b|\bafter\b|^(?:between|of)\b|^(?:which|who) of\b|\bshare(?:d)?\s+(?:a|an|the)\b/.test(q) || /^[^,]+ and [^,]+, (?:which|who)\b/.test(q) || new RegExp(`\\bthe (?:${COMPARATIVES}) (?:one )?of\\b`).test(q))) {
     type = isYesNo && !/\bor\b/.test(q) ? 'yes-no' : 'comparison';
     answerType = type === 'yes-no' ? 'yes-no' : 'entity';
     if (phrase) focus = phrase.toLowerCase(); // "What nationality were both A and B?" compares nationalities

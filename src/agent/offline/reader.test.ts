@@ -589,12 +589,21 @@ describe('offline reader: answers', () => {
       ['Who is the younger of Ada Wren and Martin Harlow?', ['Ada Wren', 'Martin Harlow'], 'max', true],
       ['Which was formed more recently, Winner or Madtown?', ['Winner', 'Madtown'], 'max', true],
       ['Do Ada Wren and Martin Harlow share a nationality?', ['Ada Wren', 'Martin Harlow'], 'same', false],
+      ['Winner and Madtown, which was formed first?', ['Winner', 'Madtown'], 'min', true],
+      ['Which of Ada Wren and Martin Harlow was born first?', ['Ada Wren', 'Martin Harlow'], 'min', true],
+      ['Which of the two bands, Harlow Sound or Wren Rock, was formed earlier?', ['Harlow Sound', 'Wren Rock'], 'min', true],
     ];
     for (const [question, options, direction, byDate] of cases) {
       const analysis = analyseQuestion(question);
       assert.deepEqual([analysis.candidates, analysis.comparison?.direction, analysis.comparison?.byDate], [options, direction, byDate], question);
     }
     assert.equal(analyseQuestion('Do Ada Wren and Martin Harlow share a nationality?').comparison?.attribute, 'nationality');
+    // "from Canada" is said as "Canadian"; "Which one …" asks nothing of "one"
+    const sound = chunk('Harlow Sound', 'Harlow Sound is a Canadian synthpop band formed in 1988 by Barry Hale.');
+    const rock = chunk('Wren Rock', 'Wren Rock is an English rock band formed in Abingdon in 1985. It is one of the best-selling bands.');
+    assert.equal(answer('Which band is from Canada, Harlow Sound or Wren Rock?', [rock, sound]).split('\n')[0], 'Harlow Sound');
+    assert.equal(answer('Which one is from England, Harlow Sound or Wren Rock?', [sound, rock]).split('\n')[0], 'Wren Rock');
+    assert.equal(answer('Which one is a Canadian band, Harlow Sound or Wren Rock?', [rock, sound]).split('\n')[0], 'Harlow Sound');
     assert.equal(analyseQuestion('Do Ada Wren and Martin Harlow share a nationality?').type, 'yes-no');
   });
 

@@ -6,7 +6,7 @@ import { questionCoverage, type QuestionCoverage } from './question-coverage.ts'
 import { isLeadIn, segmentsOf, type Segment } from './sentences.ts';
 import { convertTime, datesIn, lifeDates } from './quantities.ts';
 import { sharedProperty } from './shared-property.ts';
-import { candidateSpans, looksLikePerson, nameSpans, NATIONALITY, ORG_WORDS, titleFit, type Span } from './spans.ts';
+import { candidateSpans, looksLikePerson, nameSpans, namesJoinedByAnd, NATIONALITY, ORG_WORDS, titleFit, type Span } from './spans.ts';
 import {
   BRIDGE_SENTENCE_BONUS,
   SECOND_HOP_ALWAYS,
@@ -352,6 +352,7 @@ function isNamedPassage(passage: OfflineEvidence, analysis: QuestionAnalysis): b
   const title = plainTitle(passage.title).toLowerCase();
   return analysis.entities.some((entity) => {
     const sides = entity.split(/\s+and\s+/);
+    // a question's "A and B" splits at any two-word sides (unlike namesJoinedByAnd: changing it moved the figures)
     const names = sides.length > 1 && sides.every((side) => side.split(/\s+/).length >= 2) ? [entity, ...sides] : [entity];
     return names.some((name) => name.toLowerCase().replace(/['’]s$/, '') === title);
   });
@@ -446,16 +447,9 @@ function firstHop(analysis: QuestionAnalysis, sentences: ReaderSentence[], token
   const byRole = participle ? new RegExp(`\\b${participle}\\s+(?:[\\w-]+\\s+){0,2}?by\\s+(?:the\\s+)?$`, 'i') : undefined;
   const agents = byRole ? spans.filter((span) => byRole.test(text.slice(Math.max(0, span.start - 60), span.start))) : [];
   const names = (agents.length ? agents : spans)
-    .flatMap((span) => eachName(span.text))
+    .flatMap((span) => [span.text, ...namesJoinedByAnd(span.text)])
     .filter((name) => !NATIONALITY.test(name) && !questionLower.includes(name.toLowerCase()) && !entity.includes(name.toLowerCase()) && !ownTitle.includes(name.toLowerCase()) && tokenizer.terms(name).length > 0);
   return names.length ? { entity, sentence: best.sentence, names } : undefined;
-}
-
-/** "George Abbott and John Cecil Holm" names two people; "Procter and Gamble" one company. */
-function eachName(text: string): string[] {
-  const sides = text.split(/\s+and\s+/);
-  const personal = (side: string) => /^(?:\p{Lu}[\p{L}.'’-]*\s+){1,3}\p{Lu}[\p{L}'’-]+$/u.test(side);
-  return sides.length > 1 && sides.every(personal) ? [text, ...sides] : [text];
 }
 
 /**

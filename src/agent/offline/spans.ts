@@ -128,18 +128,26 @@ export function nameSpans(sentence: string): Span[] {
   return spans;
 }
 
-/** "World War I and World War II" also offers each war; "Procter and Gamble" (one word a side) stays one name. */
+/**
+ * The names a coordination joins: "George Abbott and John Cecil Holm", "World War I and World War II"
+ * (each side two to four capitalised words, "of"/"the" between them); "Procter and Gamble" (one word
+ * a side) is one name.
+ */
+export function namesJoinedByAnd(text: string): string[] {
+  const sides = text.split(/\s+and\s+/);
+  const named = (side: string) => /^\p{Lu}[\p{L}.'’-]*(?:\s+(?:of|the|de|van|von)){0,2}(?:\s+\p{Lu}[\p{L}.'’-]*(?:\s+(?:of|the|de|van|von))?){0,2}\s+\p{Lu}[\p{L}'’-]*$/u.test(side);
+  return sides.length > 1 && sides.every(named) ? sides : [];
+}
+
+/** A coordinated name span also offers each name in it, at its place in the sentence. */
 function coordinatedNames(span: Span): Span[] {
   if (span.kind !== 'name') return [];
-  const at = span.text.indexOf(' and ');
-  if (at < 0 || span.text.indexOf(' and ', at + 1) >= 0) return [];
-  const left = span.text.slice(0, at);
-  const right = span.text.slice(at + 5);
-  if (left.split(/\s+/).length < 2 || right.split(/\s+/).length < 2 || !/^\p{Lu}/u.test(right)) return [];
-  return [
-    { ...span, text: left, end: span.start + left.length },
-    { ...span, text: right, start: span.end - right.length },
-  ];
+  let from = 0;
+  return namesJoinedByAnd(span.text).map((name) => {
+    const at = span.text.indexOf(name, from);
+    from = at + name.length;
+    return { ...span, text: name, start: span.start + at, end: span.start + at + name.length };
+  });
 }
 
 /** Shape checks used by the type fit. */

@@ -423,7 +423,9 @@ function firstHop(analysis: QuestionAnalysis, sentences: ReaderSentence[], token
   if (!hop) return undefined;
   const entity = hop.entity!.toLowerCase();
   // "the father of X" is said in X's passage as "he is the son of …"
-  const relationTerms = tokenizer.terms(hop.relation);
+  // the relation's own words, not the names it mentions (those the hop sentence must name anyway)
+  const nameTerms = new Set(analysis.entities.flatMap((e) => tokenizer.terms(e)));
+  const relationTerms = tokenizer.terms(hop.relation).filter((t) => !nameTerms.has(t));
   const role = hop.relation.split(/\s+/).pop() ?? '';
   const saidAs = tokenizer.terms(`${RELATION_SAID_AS[role] ?? ''} ${participleOf(role) ?? ''}`);
   let best: { sentence: ReaderSentence; value: number } | undefined;

@@ -7,7 +7,7 @@ const QUESTION_WORDS = new Set(
 );
 
 /** Abbreviations inside names: "Ken St. Andre", "Edgar Kaiser Jr.", "Dr. Seuss". */
-const ABBREVIATED = /^(?:St|Sr|Jr|Dr|Mr|Mrs|Ms|Mt|Ft|Gen|Col|Lt|Capt|Sgt|Rev|Hon|Gov|Sen|Prof)\.$/;
+const ABBREVIATED = /^(?:St|Sr|Jr|Dr|Mr|Mrs|Ms|Mt|Ft|Gen|Col|Lt|Capt|Sgt|Rev|Hon|Gov|Sen|Prof|Bros)\.$/;
 
 const MONTHS = /^(January|February|March|April|May|June|July|August|September|October|November|December|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)$/;
 const CONNECTORS = new Set(['of', 'the', 'for', 'and', 'de', 'von', 'van', 'la', 'le', 'du', 'del', 'da', 'di', '&']);
@@ -44,8 +44,11 @@ export function entitiesIn(text: string): string[] {
       const capital = /^\p{Lu}/u.test(word) && !(run.length === 0 && /^(The|A|An)$/.test(word));
       const connector = run.length > 0 && (CONNECTORS.has(word.toLowerCase()) || VERSUS.test(word));
       if (capital || connector) {
-        run.push(word.replace(/[,;:)"”’]+$/, ''));
-        if (/[,;:)"”]$/.test(word) || (/[.!?]$/.test(word) && !/^(?:[A-Z]\.)+$/.test(word) && !ABBREVIATED.test(word) && !VERSUS.test(word))) flush(index + 1);
+        // "Blake Shelton's single" names Blake Shelton: a possessive before a lower-case word ends the name
+        const owner = /['’]s$/.test(word) && /^\p{Ll}/u.test(words[index + 1] ?? '');
+        run.push(owner ? word.slice(0, -2) : word.replace(/[,;:)"”’]+$/, ''));
+        if (owner) flush(index + 1);
+        else if (/[,;:)"”]$/.test(word) || (/[.!?]$/.test(word) && !/^(?:[A-Z]\.)+$/.test(word) && !ABBREVIATED.test(word) && !VERSUS.test(word))) flush(index + 1);
       } else flush(index);
     });
     flush(words.length);

@@ -238,6 +238,18 @@ function measureOf(question: string): string | undefined {
 
 const COMPARATIVES = 'older|younger|elder|taller|shorter|larger|smaller|bigger|longer|earlier|later|higher|lower|greater|wider|deeper|heavier|first';
 
+/**
+ * The question sets its options side by side (lower-cased): "…, A or B?", "Are both …", "… the same …",
+ * "Between A and B, …", "Which of A and B …", "A and B, which …", "Do A and B share a …", "the younger of …".
+ */
+function setsOptionsSideBySide(q: string): boolean {
+  return (
+    /\bor\b|\bboth\b|\bsame\b|\bthan\b|\bbefore\b|\bafter\b|^(?:between|of)\b|^(?:which|who) of\b|\bshare(?:d)?\s+(?:a|an|the)\b/.test(q) ||
+    /^[^,]+ and [^,]+, (?:which|who)\b/.test(q) ||
+    new RegExp(`\\bthe (?:${COMPARATIVES}) (?:one )?of\\b`).test(q)
+  );
+}
+
 /** The options a comparison offers: "…, A or B?", "A or B, which …", "both A and B", "A and B both". */
 function candidatesIn(question: string): string[] {
   const q = question.replace(/\?+\s*$/, '');
@@ -366,7 +378,10 @@ function chainIn(question: string): Hop[] {
       const phrase = match[0].replace(/^(?:its|his|her|their)\s+/i, 'the ');
       const relation = index === 0 ? match[1].toLowerCase() : index === 1 ? `${match[1].toLowerCase()} ${match[2].toLowerCase()} ${match[3]}` : `${match[1].toLowerCase()} ${match[2]}`;
       const target = index === 0 ? match[2] : index === 1 ? match[3] : match[2].replace(/^\S+\s+by\s+/, '');
-      const entity = entitiesIn(target).find((e) => target.includes(e)) ?? (/["“]([^"”]+)["”]/.exec(target)?.[1]);
+      // "Blake Shelton's single My Eyes": the owner describes the thing named after it, which the hop starts from
+      const named = entitiesIn(target).filter((e) => target.includes(e));
+      const owned = named.findIndex((e) => new RegExp(`${e.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}['’]s\\s`).test(target));
+      const entity = (owned >= 0 ? named[owned + 1] : undefined) ?? named[0] ?? /["“]([^"”]+)["”]/.exec(target)?.[1];
       if (index === 1 && !entity) continue; // a relative clause with no name in it is not a hop we can follow
       // "… in the News Media under which United States Vice President?": a preposition's "which" that
       // ends the question is what it asks, not a relative clause
@@ -478,7 +493,7 @@ export function analyseQuestion(question: string): QuestionAnalysis {
     type = 'calculation';
     answerType = 'number';
     unit = calculation.unit;
-  } else if (candidates.length >= 2 && (/\bor\b/.test(q) || /\bboth\b|\bsame\b|\bthan\b|\bbefore\b|\bafter\b|^(?:between|of)\b|^(?:which|who) of\b|\bshare(?:d)?\s+(?:a|an|the)\b/.test(q) || /^[^,]+ and [^,]+, (?:which|who)\b/.test(q) || new RegExp(`\\bthe (?:${COMPARATIVES}) (?:one )?of\\b`).test(q))) {
+  } else if (candidates.length >= 2 && setsOptionsSideBySide(q)) {
     type = isYesNo && !/\bor\b/.test(q) ? 'yes-no' : 'comparison';
     answerType = type === 'yes-no' ? 'yes-no' : 'entity';
     if (phrase) focus = phrase.toLowerCase(); // "What nationality were both A and B?" compares nationalities

@@ -535,6 +535,16 @@ describe('offline reader: answers', () => {
     assert.deepEqual(candidateSpans('It was founded by Procter and Gamble.', { analysis: analyseQuestion(company), questionTerms: new Set(tokenizer.terms(company)), stem: (w: string) => tokenizer.terms(w)[0] ?? w }).map((span) => span.text).filter((text) => text.includes('Procter')), ['Procter and Gamble']);
   });
 
+  it('follows "the album that includes X\'s single Y" from Y, by the sentence that says the relation, to a label written "Warner Bros.  Records"', () => {
+    const question = "Which record label released the album that includes Ada Wren's single Lantern Eyes?";
+    assert.deepEqual(analyseQuestion(question).entities, ['Ada Wren', 'Lantern Eyes']);
+    assert.equal(analyseQuestion(question).chain[0].entity, 'Lantern Eyes');
+    const song = chunk('Lantern Eyes (Ada Wren song)', '"Lantern Eyes" is a song recorded by American country music artist Ada Wren featuring Nora Vale. It was released in April 2014 as the fifth single from her seventh studio album, "Based on a Sad Story".');
+    const album = chunk('Based on a Sad Story', 'Based on a Sad Story is the eighth studio album by American country music artist Ada Wren. It was released on March 26, 2013 via Warner Bros.  Records.');
+    const singer = chunk('Nora Vale', 'Nora Vale is an American singer signed to Sunhouse Records.');
+    assert.equal(answer(question, [song, album, singer]).split(' [')[0], 'Warner Bros. Records');
+  });
+
   it('names the war a partial answer leads to when "the civil war" is asked of it', () => {
     const question = 'Ivan Dorn was defeated by the Reds in the course of a civil war that ended when?';
     const dorn = chunk('Ivan Dorn', 'Ivan Dorn was a Sarnian general who was defeated by the Reds and the Sarnian Communist Party during the Sarnian Civil War.');

@@ -111,7 +111,7 @@ export function nameSpans(sentence: string): Span[] {
       if (legalSuffix) continue;
       // a middle initial goes on into the name ("Henry J. Kaiser"); another full stop ends it
       const nextIsName = /^\s+\p{Lu}\p{Ll}/u.test(sentence.slice(start + raw.length));
-      const initial = nextIsName && ((/^\p{Lu}\.$/u.test(word) && run.length > 1) || /^(?:St|Mt|Ft|Dr|Mr|Mrs|Ms|Gen|Col|Lt|Capt|Sgt|Rev|Hon|Gov|Sen|Prof)\.$/.test(raw.slice(lead)));
+      const initial = nextIsName && ((/^\p{Lu}\.$/u.test(word) && run.length > 1) || /^(?:St|Mt|Ft|Dr|Mr|Mrs|Ms|Gen|Col|Lt|Capt|Sgt|Rev|Hon|Gov|Sen|Prof|Bros|Jr|Sr)\.$/.test(raw.slice(lead)));
       if (/[,;:)"”!?]/.test(tail) || (/\.$/.test(raw) && !initial && !/^(?:\p{Lu}\.)+$/u.test(word + '.') && !/^\p{Lu}$/u.test(word))) flush();
       else if (/'s$|’s$/.test(raw)) {
         // "World's Best Goalkeeper" continues; "Poison's album" ends the name

@@ -1,6 +1,6 @@
 import type { Tokenizer } from '../../text/tokenize.ts';
 import { calculate, compareCandidates, multipleValues, ownedBy, type ReaderSentence } from './calculation.ts';
-import { relevanceRank, type OfflineEvidence, type PromptState } from './prompt-state.ts';
+import { plainTitle, relevanceRank, type OfflineEvidence, type PromptState } from './prompt-state.ts';
 import { analyseQuestion, answerTypeOfNoun, participleOf, type QuestionAnalysis } from './question.ts';
 import { questionCoverage, type QuestionCoverage } from './question-coverage.ts';
 import { isLeadIn, segmentsOf, type Segment } from './sentences.ts';
@@ -63,11 +63,6 @@ import {
 } from './tuning.ts';
 
 export const NOT_FOUND = 'Not found in the documents: none of the retrieved passages answers the question.';
-
-/** Strips a disambiguation suffix: "Kiss and Tell (1945 film)" → "Kiss and Tell". */
-function plainTitle(title: string): string {
-  return title.replace(/\s*\([^)]*\)\s*$/, '');
-}
 
 /** How strongly a passage names another passage's title: 1 for the full title, less for most of its words. */
 export function linkStrength(text: string, title: string): number {

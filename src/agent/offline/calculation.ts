@@ -1,5 +1,5 @@
 import type { Tokenizer } from '../../text/tokenize.ts';
-import type { OfflineEvidence } from './prompt-state.ts';
+import { plainTitle, type OfflineEvidence } from './prompt-state.ts';
 import { add, compare, dateOrder, datesIn, decimal, divide, familyOfMeasure, formatDecimal, inBaseUnit, lifeDates, multiply, quantitiesIn, subtract, type DateMention, type Decimal, type Quantity, type UnitFamily } from './quantities.ts';
 import type { QuestionAnalysis } from './question.ts';
 import { countriesNamedIn, nationalityIn } from './nationalities.ts';
@@ -348,7 +348,7 @@ export function compareCandidates(analysis: QuestionAnalysis, sentences: ReaderS
     const predicate = predicateTerms(analysis, tokenizer);
     const fits = candidates.map((candidate) => {
       const lower = candidate.toLowerCase();
-      const own = sentences.filter((s) => ownedBy(s, candidate, tokenizer) || s.evidence.title.replace(/\s*\([^)]*\)\s*$/, '').toLowerCase() === lower);
+      const own = sentences.filter((s) => ownedBy(s, candidate, tokenizer) || plainTitle(s.evidence.title).toLowerCase() === lower);
       const says = (s: ReaderSentence) => [...s.terms, ...tokenizer.terms(s.evidence.title), ...countriesNamedIn(s.segment.text).flatMap((country) => tokenizer.terms(country))];
       const scored = own.map((s) => ({ s, fit: share(predicate, says(s)) })).sort((a, b) => b.fit - a.fit);
       // what all its own sentences say together, shown by the one that says most

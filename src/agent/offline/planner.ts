@@ -2,7 +2,7 @@ import type { Tokenizer } from '../../text/tokenize.ts';
 import { entitiesIn } from './entities.ts';
 import { analyseQuestion } from './question.ts';
 import { NATIONALITY } from './spans.ts';
-import { normaliseQuery, relevanceRank, type PromptState } from './prompt-state.ts';
+import { normaliseQuery, plainTitle, relevanceRank, type PromptState } from './prompt-state.ts';
 import {
   BRIDGE_SEARCH_K,
   BRIDGE_SOURCES,
@@ -57,7 +57,7 @@ export function bridgeQueries(state: PromptState, tokenizer: Tokenizer, limit: n
   // The passage of the thing a multi-hop question starts from ("the city in which Kirton End is
   // located") names where the chain goes next, one-word names too ("… in the Boston district").
   const hopEntities = analyseQuestion(state.question).chain.filter((hop) => !hop.terminal && hop.entity).map((hop) => normaliseQuery(hop.entity!));
-  const isHopSource = (evidence: PromptState['evidence'][number]) => hopEntities.includes(normaliseQuery(evidence.title.replace(/\s*\([^)]*\)\s*$/, '')));
+  const isHopSource = (evidence: PromptState['evidence'][number]) => hopEntities.includes(normaliseQuery(plainTitle(evidence.title)));
   const ranked = [...state.evidence].sort((a, b) => relevanceRank(a) - relevanceRank(b));
   const hopSource = ranked.find(isHopSource);
   const sources = ranked.slice(0, BRIDGE_SOURCES);

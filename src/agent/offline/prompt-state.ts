@@ -30,6 +30,11 @@ export interface PromptState {
   evidence: OfflineEvidence[];
 }
 
+/** A passage title without its disambiguation suffix: "Kiss and Tell (1945 film)" → "Kiss and Tell". */
+export function plainTitle(title: string): string {
+  return title.replace(/\s*\([^)]*\)\s*$/, '');
+}
+
 export function normaliseQuery(query: string): string {
   return query.toLowerCase().replace(/\s+/g, ' ').trim();
 }

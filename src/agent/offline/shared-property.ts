@@ -1,6 +1,7 @@
 import type { Tokenizer } from '../../text/tokenize.ts';
 import { ownedBy, support, type ReaderResult, type ReaderSentence } from './calculation.ts';
 import { countryOf, nationalityIn } from './nationalities.ts';
+import { plainTitle } from './prompt-state.ts';
 import type { QuestionAnalysis } from './question.ts';
 
 /** Words of a definition that say where or when, not what: they end the noun phrase. */
@@ -61,7 +62,7 @@ interface Definition {
 function definitionOf(option: string, sentences: ReaderSentence[], tokenizer: Tokenizer): Definition | undefined {
   const lower = option.toLowerCase();
   const own = sentences.filter((s) => ownedBy(s, option, tokenizer));
-  const titled = (s: ReaderSentence) => s.evidence.title.replace(/\s*\([^)]*\)\s*$/, '').toLowerCase() === lower;
+  const titled = (s: ReaderSentence) => plainTitle(s.evidence.title).toLowerCase() === lower;
   const ordered = [...own].sort((x, y) => Number(titled(y) && y.segment.index === 0) - Number(titled(x) && x.segment.index === 0) || y.relevance - x.relevance);
   for (const sentence of ordered) {
     const items = definedAs(sentence.segment.text);

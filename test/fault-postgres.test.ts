@@ -17,10 +17,13 @@ import { REPO_ROOT, startCli, tempDir } from './helpers.ts';
 const SKIP = process.env.DOSSIER_TEST_PG ? false : 'DOSSIER_TEST_PG is unset: no PostgreSQL for the fault test (bash scripts/postgres-test-cluster.sh start)';
 const run = promisify(execFile);
 const PG_DIR = `/tmp/dossier-pg-fault-${process.pid}`;
+// Below Linux's ephemeral range (32768–60999): the other test files' client connections take local
+// ports from that range, and one holding this port made the mid-test restart fail to bind.
+const PG_PORT = '29432';
 
 /** scripts/postgres-test-cluster.sh on this file's cluster: start, restart, down, up, stop. */
 async function cluster(command: 'start' | 'restart' | 'down' | 'up' | 'stop'): Promise<string> {
-  const { stdout } = await run('bash', [join(REPO_ROOT, 'scripts/postgres-test-cluster.sh'), command], { env: { ...process.env, DOSSIER_PG_DIR: PG_DIR, DOSSIER_PG_PORT: '59432' } });
+  const { stdout } = await run('bash', [join(REPO_ROOT, 'scripts/postgres-test-cluster.sh'), command], { env: { ...process.env, DOSSIER_PG_DIR: PG_DIR, DOSSIER_PG_PORT: PG_PORT } });
   return stdout.trim();
 }
 

@@ -35,7 +35,9 @@ export function loadHotpot(path: string): HotpotData {
         question_id: string;
         question_text: string;
         answers_objects?: { spans?: string[] }[];
-        contexts: { title: string; paragraph_text: string; is_supporting: boolean }[];
+        contexts?: { title: string; paragraph_text: string; is_supporting: boolean }[];
+        /** Development rows that reuse the pool's paragraphs name their supporting titles instead of carrying contexts. */
+        supporting_titles?: string[];
       };
       try {
         row = JSON.parse(line);
@@ -47,7 +49,7 @@ export function loadHotpot(path: string): HotpotData {
         id: row.question_id,
         question: row.question_text,
         answers: row.answers_objects?.[0]?.spans ?? [],
-        supportingTitles: [...new Set((row.contexts ?? []).filter((c) => c.is_supporting).map((c) => c.title))],
+        supportingTitles: row.supporting_titles ?? [...new Set((row.contexts ?? []).filter((c) => c.is_supporting).map((c) => c.title))],
       });
     });
   return { questions, paragraphs };

@@ -58,6 +58,8 @@ describe('offline model: planner', () => {
     assert.ok(entities.includes('Corliss Archer') && entities.some((e) => e.startsWith('Kiss and Tell')), entities.join(' | '));
     assert.ok(searches.slice(1).every((s) => s.k === 3));
     assert.deepEqual(firstQueries('Where is "Hey Jude" from?').map((s) => s.query), ['Where is "Hey Jude" from?', 'Hey Jude']);
+    // a demonym alone is not searched: it would spend reads on "American people"
+    assert.deepEqual(firstQueries('Which American surfer from Hawaii won the Rip Curl Pro Portugal?').map((s) => s.query).slice(1), ['Hawaii', 'Rip Curl Pro Portugal']);
   });
 
   it('bridge queries follow a name found in the evidence that the question does not mention', async () => {

@@ -1,7 +1,7 @@
 import type { Tokenizer } from '../../text/tokenize.ts';
 import { entitiesIn } from './entities.ts';
 import { analyseQuestion } from './question.ts';
-import { NATIONALITY } from './spans.ts';
+import { isDemonym, NATIONALITY } from './spans.ts';
 import { normaliseQuery, plainTitle, relevanceRank, type PromptState } from './prompt-state.ts';
 import {
   BRIDGE_SEARCH_K,
@@ -44,7 +44,9 @@ export function nextSearches(state: PromptState, tokenizer: Tokenizer, options: 
 
 /** Round 1: the whole question, plus each named entity or quoted phrase in it as its own, narrower search. */
 export function firstQueries(question: string, k = QUESTION_SEARCH_K): PlannedSearch[] {
-  return [{ query: question, k }, ...entitiesIn(question).slice(0, QUESTION_ENTITY_SEARCHES).map((entity) => ({ query: entity, k: ENTITY_SEARCH_K }))];
+  // a demonym alone ("American", "South Korean") names no document worth a read
+  const named = entitiesIn(question).filter((entity) => !isDemonym(entity));
+  return [{ query: question, k }, ...named.slice(0, QUESTION_ENTITY_SEARCHES).map((entity) => ({ query: entity, k: ENTITY_SEARCH_K }))];
 }
 
 /**

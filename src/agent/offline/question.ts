@@ -1,5 +1,5 @@
 import { entitiesIn } from './entities.ts';
-import { NATIONALITY } from './spans.ts';
+import { isDemonym, NATIONALITY } from './spans.ts';
 import { splitSentences } from './sentences.ts';
 
 /**
@@ -105,6 +105,8 @@ const PARTICIPLES: Record<string, string> = {
   developed: 'developed', developer: 'developed', built: 'built', builder: 'built', owns: 'owned', owned: 'owned', owner: 'owned',
   painted: 'painted', illustrated: 'illustrated', illustrator: 'illustrated', manufactured: 'manufactured', manufacturer: 'manufactured',
   distributed: 'distributed', distributor: 'distributed', architect: 'designed', recorded: 'recorded', performed: 'performed', sang: 'sung',
+  formed: 'formed', established: 'established', discovered: 'discovered', discoverer: 'discovered', narrated: 'narrated', narrator: 'narrated',
+  edited: 'edited', editor: 'edited', translated: 'translated', translator: 'translated', coined: 'coined', organized: 'organized', organizer: 'organized',
 };
 
 /** "founder" → "founded": how a passage says the role a question names (undefined for other words). */
@@ -125,10 +127,13 @@ const PLACE_NOUNS =
   /^(?:seat|headquarters|venue|stadium|arena|city|town|village|country|nation|state|county|province|region|district|borough|municipality|suburb|neighbou?rhood|island|continent|river|lake|mountain|capital|place|location|area|port|parish|territory|commune|prefecture|hometown|birthplace)$/;
 const PERSON_NOUNS =
   /^(?:person|man|woman|actor|actress|singer|player|author|writer|director|producer|politician|president|king|queen|founder|leader|musician|artist|composer|poet|novelist|footballer|coach|manager|scientist|physicist|chemist|businessman|businesswoman|journalist|screenwriter|philosopher|painter|rapper|comedian|guitarist|drummer|pilot|general|officer|senator|governor|minister|prime minister|chancellor|ceo|chief executive|head|lead|leads|wife|husband|son|daughter|father|mother|brother|sister|member|host|presenter|designer|architect|engineer|inventor|entrepreneur|industrialist|lawyer|judge|owner|emperor|prince|princess|duke|pope|saint|bishop|star|dancer|model|athlete|boxer|wrestler|cricketer|golfer|swimmer|cyclist|racer|driver|astronaut|economist|historian|psychologist|sociologist|anthropologist|mathematician|biologist|diplomat|ambassador|spokesperson|chef)s?$/;
+/** Occupations by their form: "-ist" (novelist, pianist), "-ian" (comedian, librarian), and common agent nouns in "-ant"/"-ent". */
+const OCCUPATION =
+  /^(?:(?!(?:list|playlist|checklist|wishlist|twist|mist|wrist|fist|exist|assist|resist|insist|persist|consist|subsist)s?$)[a-z]{3,}ists?|(?!(?:median|meridian|guardian)s?$)[a-z]{3,}(?:ician|arian|ologian|ographer|ologist|onian|ean)s?|(?:consultant|assistant|accountant|attendant|merchant|servant|sergeant|lieutenant|student|resident|agent|correspondent|superintendent|contestant|participant|descendant|immigrant|emigrant|claimant|defendant|informant|occupant|entrant|applicant|tenant|regent|heir|heiress|nominee|trainee|employee|veteran|citizen|native|official|aide|spouse|partner|widow|widower|prodigy|protege|protégé|mentor|pupil|apprentice|disciple|tutor|teacher|professor|lecturer|researcher|explorer|sailor|soldier|warrior|knight|monk|nun|priest|rabbi|imam|missionary|activist|campaigner|lobbyist|strategist|advisor|adviser|counselor|counsellor|spy|assassin|criminal|outlaw|gangster|mobster|smuggler|pirate|personality|celebrity|socialite|heiress|magnate|tycoon|mogul|executive|chief|principal|dean|chancellor|provost|rector|vicar|pastor|deacon|cardinal|archbishop|baron|baroness|count|countess|earl|marquess|viscount|emir|sultan|shah|tsar|czar|khan|chieftain|monarch|sovereign|ruler|dictator|premier|statesman|stateswoman|intern|volunteer|laureate|recipient|finalist|graduate|alumnus|alumna|congressman|congresswoman|senator|legislator|lawmaker|delegate|representative|commissioner|mayor|alderman|sheriff|marshal|detective|inspector|constable|officer|commander|admiral|colonel|major|captain|corporal|private|general)s?)$/;
 const DATE_NOUNS = /^(?:year|date|day|month|decade|century|season|era|time|period|timeframe|years)$/;
 const NUMBER_NOUNS = /^(?:number|population|amount|count|total|size|capacity|length|height|depth|width|area|price|cost|age|score|percentage|rate|distance|duration|weight|allowance|salary|budget|revenue|profit|income|fee|fees|wage|pay|limit|maximum|minimum|inhabitants|attendance|elevation|altitude|temperature|speed|value|worth|turnover|headcount|ratio|share|margin|timeout|index|rank|ranking|tally|enrollment|enrolment|circulation|viewership)$/;
 const ROLE_NOUNS =
-  'founder|co-founder|director|author|writer|creator|father|mother|son|daughter|wife|husband|brother|sister|owner|ceo|president|leader|head|capital|designer|producer|composer|singer|star|builder|manufacturer|developer|publisher|headquarters|home|team|company|university|school|band|group|parent company|successor|predecessor|inventor|editor|host|coach|manager|captain|mayor|governor|king|queen|chairman|architect|lyricist|narrator|illustrator|subsidiary|member|sponsor|distributor|studio|label|network|developer|maker';
+  'founder|co-founder|director|author|writer|creator|father|mother|son|daughter|wife|husband|brother|sister|owner|ceo|president|leader|head|capital|designer|producer|composer|singer|star|builder|manufacturer|developer|publisher|headquarters|home|team|company|university|school|band|group|parent company|successor|predecessor|inventor|editor|host|coach|manager|captain|mayor|governor|king|queen|chairman|architect|lyricist|narrator|illustrator|subsidiary|member|sponsor|distributor|studio|label|network|developer|maker|playwright|screenwriter|novelist|poet|songwriter|artist|painter|sculptor|performer|vocalist|frontman|drummer|guitarist|bassist|conductor|choreographer|cinematographer|photographer|operator|presenter|anchor|commander|general|partner|spouse|child|parent|sibling|owner|proprietor|landlord|employer|teacher|mentor|student|pupil|rival|opponent|successor|heir|namesake|manufacturer|builder|architect|engineer|investor|backer|chairperson|chair|principal|dean|rector|pastor|bishop|abbot|governor|premier|chancellor';
 /** The role nouns, also capitalised ("The Leader of Fine Gael"). */
 const BOTH_CASES = ROLE_NOUNS.split('|').map((role) => `[${role[0]}${role[0].toUpperCase()}]${role.slice(1)}`).join('|');
 const COMPARATIVE_MAX = /\b(?:more|most|larger|largest|bigger|biggest|greater|greatest|higher|highest|longer|longest|taller|tallest|heavier|faster|older|oldest|wider|deeper|deepest|earlier|earliest|first)\b/;
@@ -146,6 +151,8 @@ function stripArticle(text: string): string {
 
 const PREPOSITIONS = /^(?:of|in|on|at|for|from|by|with|to|into|onto|during|under|over|since|until|about|after|before|between|through|than|as|like|near|besides|aside|among|against|within|without|across|around|behind|beyond|per|via|the|a|an|this|that|these|those)$/i;
 const VERBISH = /^(?:happens?|happened|causes?|caused|makes?|made|means?|meant|controls?|determines?|decides?|defines?|returns?|returned|raises?|raised|goes|went|occurs?|occurred|changes?|changed|affects?|needs?|counts?|matters?|remains?|exists?|works?|lets?|allows?|fly|flies|flew|plays?|hosts?|holds?|leads?|owns?|uses?|contains?|includes?|features?|produces?|sells?|runs?|won|wins?)$/i;
+/** Irregular past participles: like "-ed" words, they end the noun phrase asked for ("series told in the first person"). */
+const IRREGULAR_PARTICIPLES = /^(?:told|known|written|made|given|seen|taken|born|built|sold|held|won|begun|drawn|grown|shown|sung|spoken|thrown|worn|chosen|driven|ridden|eaten|fallen|forgotten|hidden|stolen|broken|bought|brought|caught|taught|thought|fought|found|kept|left|lost|meant|met|paid|put|read|run|said|sent|set|shot|spent|stood|struck|understood|led|fed|bred|cast|hit|hurt|laid|lit|dug|hung|sat|slept|spun|swept|wound|become|come|done|gone|beaten|bitten|blown|flown|forbidden|frozen|risen|shaken|sworn|woken|overseen|undertaken)$/i;
 /** Adjectives ending in -ed that name a kind, not an action ("based" is not one: "based in"). */
 const ED_ADJECTIVES = /^(?:animated|armed|united|red|bed|supernatural|advanced|detailed|limited|listed|named|related|renewed|talented|married|retired|noted|acclaimed|celebrated|distinguished|registered|unnamed|wicked|sacred|naked|rugged|crooked|beloved|learned|aged|skilled|licensed|certified|integrated|automated|rated|televised|unscripted|unified)$/i;
 
@@ -176,6 +183,9 @@ function whPhrase(question: string, word: string): string | undefined {
     if (words.length > 0 && /[^s]s$/.test(bare) && /^(?:the|a|an|to|me|you|it|them|us|him|her|this|that|these|those|its|their|his|my|your|our|up|out|back|off)$/i.test(all[index + 1] ?? '')) break;
     if (AUXILIARIES.test(bare) || (PREPOSITIONS.test(bare) && words.length > 0) || /^(?:that|which|who|whom|whose|where|when|and|or)$/i.test(bare) && words.length > 0) break;
     if (words.length > 0 && /^[a-z]+ed$/.test(bare) && !ED_ADJECTIVES.test(bare)) break; // "director hosted"
+    if (words.length > 0 && IRREGULAR_PARTICIPLES.test(bare)) break; // "series told in the first person"
+    // "Which fantasy film stars Sarah Bolger …": a lower-case word in -s before a name is the verb
+    if (words.length > 0 && /^[a-z]+[^s]s$/.test(bare) && /^["“]?\p{Lu}/u.test(all[index + 1] ?? '')) break;
     if (words.length > 0 && VERBISH.test(bare)) break;
     words.push(bare);
     if (bare !== word) break; // punctuation ends the phrase
@@ -216,7 +226,7 @@ export function answerTypeOfNoun(noun: string): AnswerType | undefined {
   if (PLACE_NOUNS.test(head)) return 'place';
   if (/^(?:year|years|decade|century)$/.test(head)) return 'year';
   if (DATE_NOUNS.test(head)) return 'date';
-  if (PERSON_NOUNS.test(head) || PERSON_NOUNS.test(noun.toLowerCase())) return 'person';
+  if (PERSON_NOUNS.test(head) || PERSON_NOUNS.test(noun.toLowerCase()) || OCCUPATION.test(head)) return 'person';
   if (NUMBER_NOUNS.test(head)) return 'number';
   return undefined;
 }
@@ -346,6 +356,19 @@ function clauseEndingAtVerb(match: RegExpMatchArray): RegExpMatchArray {
   return Object.assign(shorter, { index: match.index, input: match.input });
 }
 
+/**
+ * "the creator of the Japanese manga about … student Ichitaka Seto was born …": a demonym is no
+ * name to start from, so the hop runs on to the first name before the clause's verb.
+ */
+function throughDemonym(match: RegExpMatchArray, q: string): RegExpMatchArray {
+  if (!isDemonym(match[2].replace(/^the\s+/i, ''))) return match;
+  const after = q.slice(match.index! + match[0].length);
+  const name = /^((?:\s+(?!(?:is|was|are|were|has|had|have|did|does|do)\b)[\w'’-]+){1,10}?\s+)((?:[\p{Lu}][\w.'’&-]*)(?:\s+(?:of|the|and|de|&|[\p{Lu}\d][\w.'’&-]*))*)/u.exec(after);
+  if (!name || /[,?]/.test(name[1]) || isDemonym(name[2])) return match;
+  const longer = [match[0] + name[0], match[1], match[2] + name[0]] as unknown as RegExpMatchArray;
+  return Object.assign(longer, { index: match.index, input: match.input });
+}
+
 const PREPOSITION_END = /\s(?:in|at|on|from|for|with|by|of|to|under|near|into|through|during|against|behind|beside|between|after|before)$/i;
 
 /**
@@ -371,15 +394,17 @@ function chainIn(question: string): Hop[] {
     /\b(?:the|a|an)\s+((?:[\w-]+\s+){0,2}?[\w-]+)\s+(that|which|who|whose)\s+((?:(?!\b(?:is|was|are|were|has|have|did|does)\b\s+(?:based|located|born|known)\b)[^?,])+?)(?=\s+(?:born|based|located|work|works|held|hold|play|played|live|lived|die|died|founded|is|was|are|were|have|has|had|did|does|do)\b[^?]*\?|\?|,|$)/gi,
     // the company founded by Marit Halvorsen
     /\b(?:the|a|an)\s+((?:[\w-]+\s+){0,2}?[\w-]+)\s+((?:founded|created|written|directed|produced|built|designed|owned|led|developed|published|composed|invented|formed|started|established|run|managed|coached|hosted|made)\s+by\s+(?:"[^"]+"|(?:the\s+)?(?:[\p{Lu}\d][\w.'’&-]*)(?:\s+(?:of|the|and|de|&|[\p{Lu}\d][\w.'’&-]*))*))/gu,
+    // the county containing Brown State Fishing Lake / the band including X (whose own passage names what holds it)
+    /\b(?:the|a|an)\s+((?:[\w-]+\s+){0,2}?[\w-]+)\s+((?:containing|including|owning|housing|employing|comprising|encompassing|surrounding|bordering|overlooking)\s+(?:"[^"]+"|(?:the\s+)?(?:[\p{Lu}\d][\w.'’&-]*)(?:\s+(?:of|the|and|de|&|[\p{Lu}\d][\w.'’&-]*))*))/gu,
   ];
   for (const [index, pattern] of patterns.entries()) {
     for (const found of q.matchAll(pattern)) {
-      const match = index === 1 ? clauseWithItsVerb(clauseEndingAtVerb(found), q) : found;
+      const match = index === 1 ? clauseWithItsVerb(clauseEndingAtVerb(found), q) : index === 0 ? throughDemonym(found, q) : found;
       const phrase = match[0].replace(/^(?:its|his|her|their)\s+/i, 'the ');
       const relation = index === 0 ? match[1].toLowerCase() : index === 1 ? `${match[1].toLowerCase()} ${match[2].toLowerCase()} ${match[3]}` : `${match[1].toLowerCase()} ${match[2]}`;
-      const target = index === 0 ? match[2] : index === 1 ? match[3] : match[2].replace(/^\S+\s+by\s+/, '');
+      const target = index === 0 ? match[2] : index === 1 ? match[3] : match[2].replace(/^\S+\s+(?:by\s+)?/, '');
       // "Blake Shelton's single My Eyes": the owner describes the thing named after it, which the hop starts from
-      const named = entitiesIn(target).filter((e) => target.includes(e));
+      const named = entitiesIn(target).filter((e) => target.includes(e) && !isDemonym(e));
       const owned = named.findIndex((e) => new RegExp(`${e.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}['’]s\\s`).test(target));
       const entity = (owned >= 0 ? named[owned + 1] : undefined) ?? named[0] ?? /["“]([^"”]+)["”]/.exec(target)?.[1];
       if (index === 1 && !entity) continue; // a relative clause with no name in it is not a hop we can follow
@@ -399,11 +424,11 @@ function chainIn(question: string): Hop[] {
   if (subject && !hops.some((h) => !h.terminal && h.entity)) {
     const [, entity, verb, relation, preposition, described, clause] = subject;
     const rest = `${entity} ${verb} ${relation} ${preposition} {} ${clause}`;
-    hops.push({ phrase: described.replace(/^an?\s+/i, 'the '), relation: relation.toLowerCase(), entity, rest, terminal: !/\b(?:what|which|who|whom|whose|when|where|how|why)\b/i.test(clause) });
+    hops.push({ phrase: described.replace(/^an?\s+/i, 'the '), relation: relation.toLowerCase(), entity, rest, terminal: !/\b(?:what|which|who|whom|whose|when|where|how|why)\b/i.test(clause.replace(/^(?:that|who|which|whose)\b/i, '')) });
   }
   if (!hops.some((h) => !h.terminal && h.entity)) {
     const described = describedBySubject(q);
-    if (described) hops.push(described);
+    if (described && !hops.some((h) => h.phrase === described.phrase)) hops.push(described);
   }
   return hops;
 }
@@ -524,7 +549,8 @@ export function analyseQuestion(question: string): QuestionAnalysis {
     type = 'where';
     answerType = 'place';
     focus = 'place';
-  } else if (phrase && isPlural(phrase) && !answerTypeOfNoun(phrase) && /^(?:what|which)\b/.test(q)) {
+  } else if (phrase && isPlural(phrase) && !answerTypeOfNoun(phrase) && /^(?:what|which)\b/.test(q) && !/^(?:what|which)\s+(?:type|kind|sort|genre|form|variety|style)\s+of\b/.test(q)) {
+    // ("what sort of products" asks for one kind; "what kinds of values" for the items)
     // "Which optional dependencies can be installed …?" asks for the items
     type = 'list';
     answerType = 'list';
@@ -533,7 +559,9 @@ export function analyseQuestion(question: string): QuestionAnalysis {
     type = wh === 'which' ? 'which' : 'what';
     const noun = phrase.toLowerCase();
     focus = noun;
-    answerType = answerTypeOfNoun(noun) ?? 'entity';
+    // "Which singer's song …?": the possessor is what is asked, a person
+    const possessor = /^((?:[\w-]+\s+){0,2}?[\w-]+)['’]s\s/.exec(noun)?.[1];
+    answerType = (possessor && answerTypeOfNoun(possessor) === 'person' ? 'person' : answerTypeOfNoun(noun)) ?? 'entity';
     if (answerType === 'year' || answerType === 'date') type = 'when';
     if (answerType === 'place' && type === 'what') type = 'where';
     if (answerType === 'number') type = 'how-many';

@@ -84,6 +84,30 @@ describe('offline reader: question analysis', () => {
     assert.equal(analyseQuestion('Who is the founder of Harbor Station?').chain[0].terminal, true, 'asking for the bridge itself');
   });
 
+  it('reads questions worded in other ways: where the noun asked for ends, who is asked, where a hop starts', () => {
+    // the noun asked for ends at a participle or at a verb before a name
+    assert.equal(analyseQuestion('Which young adult science fantasy series told in the first person has companion books?').focus, 'young adult science fantasy series');
+    assert.equal(analyseQuestion('Which fantasy film stars Sarah Bolger and features a New England family?').focus, 'fantasy film');
+    // occupations and possessors are persons
+    assert.equal(analyseQuestion('Which consultant, who helped organizations improve their performance, went by the stage name Aladin?').answerType, 'person');
+    assert.equal(analyseQuestion('Which former White House intern was one of the women in the book?').answerType, 'person');
+    assert.equal(analyseQuestion("Which singer's song was the lead single from the album Confessions?").answerType, 'person');
+    assert.equal(analyseQuestion("What brand's comic character inspired a song?").answerType, 'entity');
+    // "Who formed X?" is answered by the name after "formed by"
+    assert.equal(analyseQuestion('Who formed the South Korean boy group whose debut album is 2014 S/S?').agentOf, 'formed');
+    // one kind is asked, not a list of items; "what kinds of" asks for the items
+    assert.equal(analyseQuestion('What sort of products are provided by the company of which Bordan Tkachuk was CEO?').type, 'what');
+    assert.equal(analyseQuestion('What kinds of values can the auth argument take?').type, 'list');
+    // hops: a role noun, a containing thing, a name after a demonym
+    assert.deepEqual(analyseQuestion('The playwright of Three Men on a Horse was born in which year?').chain.map((h) => [h.relation, h.entity]), [['playwright', 'Three Men']]);
+    const county = analyseQuestion('How many inhabitants does the county containing Brown State Fishing Lake have?').chain[0];
+    assert.deepEqual([county.entity, county.rest, county.terminal], ['Brown State Fishing Lake', 'How many inhabitants does {} have?', false]);
+    assert.equal(analyseQuestion('The creator of the Japanese manga about high school student Ichitaka Seto was born in which year?').chain[0].entity, 'Ichitaka Seto');
+    // a statement ending in a relative clause asks for the one it describes
+    const founder = analyseQuestion('Kaiser Ventures corporation was founded by an American industrialist who became known as the father of modern American shipbuilding?');
+    assert.deepEqual(founder.chain.filter((h) => h.entity).map((h) => [h.entity, h.terminal]), [['Kaiser Ventures corporation', true]]);
+  });
+
   it('reads comparisons: the options, the attribute, which end wins', () => {
     const older = analyseQuestion('Who is older, Annie Morton or Terry Richardson?');
     assert.deepEqual(older.candidates, ['Annie Morton', 'Terry Richardson']);

@@ -2,7 +2,7 @@ import type { Tokenizer } from '../../text/tokenize.ts';
 import { calculate, compareCandidates, multipleValues, ownedBy, type ReaderSentence } from './calculation.ts';
 import { plainTitle, relevanceRank, type OfflineEvidence, type PromptState } from './prompt-state.ts';
 import { analyseQuestion, answerTypeOfNoun, participleOf, type QuestionAnalysis } from './question.ts';
-import { questionCoverage, type QuestionCoverage } from './question-coverage.ts';
+import { questionCoverage, withPlainerWords, type QuestionCoverage } from './question-coverage.ts';
 import { isLeadIn, segmentsOf, type Segment } from './sentences.ts';
 import { convertTime, datesIn, lifeDates } from './quantities.ts';
 import { sharedProperty } from './shared-property.ts';
@@ -157,7 +157,7 @@ export function composeAnswer(state: PromptState, tokenizer: Tokenizer, maxSente
   // Spans are read from what the selection chose; the passages the question names join the support shown.
   const sentences = rankSentences(state, tokenizer, score, chain, selected);
   const chosen = withNamedPassages(selected, score, analysis, state.evidence);
-  const questionTerms = new Set(tokenizer.terms(state.question));
+  const questionTerms = new Set(tokenizer.terms(withPlainerWords(state.question)));
 
   const shared = sharedProperty(analysis, sentences, tokenizer);
   if (shared) return [shared.line, ...supportLines(shared.support)].join('\n');

@@ -27,6 +27,20 @@ function related(a: string, b: string): boolean {
   return short.length >= 4 && long.startsWith(short);
 }
 
+/** Phrasal verbs a question uses where passages use one word: "came out" is said "released". */
+const PLAINER_WORDS: Array<[RegExp, string]> = [
+  [/\b(?:came|come|comes|coming)\s+out\b/gi, 'released'],
+  [/\b(?:passed|pass|passes)\s+away\b/gi, 'died'],
+  [/\b(?:set|sets)\s+up\b/gi, 'founded established'],
+  [/\b(?:took|take|takes)\s+place\b/gi, 'held'],
+  [/\b(?:grew|grow|grows)\s+up\b/gi, 'raised'],
+];
+
+/** The question with each phrasal verb followed by the word passages use for it. */
+export function withPlainerWords(question: string): string {
+  return PLAINER_WORDS.reduce((text, [phrase, plain]) => text.replace(phrase, (found) => `${found} ${plain}`), question);
+}
+
 /**
  * `ignore`: question terms that describe the answer rather than what it is about ("city" in "in
  * which city", "together" in a sum); they never make the evidence look absent.
@@ -42,7 +56,7 @@ export function questionCoverage(state: PromptState, tokenizer: Tokenizer, ignor
   const n = state.evidence.length;
   const weight = (term: string) => Math.log(1 + (n + 1) / ((documentFrequency.get(term) ?? 0) + 0.5));
   // `operators`: words of the operation asked ("together", "how many"), not of its subject: they weigh nothing.
-  const wanted = new Map(tokenizer.terms(state.question).filter((term) => !operators.has(term)).map((term) => [term, weight(term)]));
+  const wanted = new Map(tokenizer.terms(withPlainerWords(state.question)).filter((term) => !operators.has(term)).map((term) => [term, weight(term)]));
   const total = [...wanted.values()].reduce((a, b) => a + b, 0) || 1;
   const covered = (terms: Set<string>, exclude?: Set<string>) => {
     let sum = 0;

@@ -118,7 +118,9 @@ function agentAsked(question: string): string | undefined {
   const verbs = Object.keys(PARTICIPLES).join('|');
   const asked =
     new RegExp(`^(?:who|which\\s+(?:[\\w-]+\\s+){0,2}?[\\w-]+)\\s+(?:(?:originally|first|also|has|had|have|actually)\\s+)?(${verbs})\\b`, 'i').exec(question)?.[1] ??
-    new RegExp(`^(?:who|which\\s+[\\w-]+|what\\s+[\\w-]+)\\s+(?:is|was|were|are)\\s+the\\s+(?:[\\w-]+\\s+)?(${verbs})\\s+of\\b`, 'i').exec(question)?.[1];
+    new RegExp(`^(?:who|which\\s+[\\w-]+|what\\s+[\\w-]+)\\s+(?:is|was|were|are)\\s+the\\s+(?:[\\w-]+\\s+)?(${verbs})\\s+of\\b`, 'i').exec(question)?.[1] ??
+    // "… was formed by which company?"
+    new RegExp(`\\b(${verbs})\\s+by\\s+(?:which|what)\\s+[\\w-]+(?:\\s+[\\w-]+)?\\s*\\??\\s*$`, 'i').exec(question)?.[1];
   return asked ? PARTICIPLES[asked.toLowerCase()] : undefined;
 }
 
@@ -150,7 +152,7 @@ function stripArticle(text: string): string {
 }
 
 const PREPOSITIONS = /^(?:of|in|on|at|for|from|by|with|to|into|onto|during|under|over|since|until|about|after|before|between|through|than|as|like|near|besides|aside|among|against|within|without|across|around|behind|beyond|per|via|the|a|an|this|that|these|those)$/i;
-const VERBISH = /^(?:happens?|happened|causes?|caused|makes?|made|means?|meant|controls?|determines?|decides?|defines?|returns?|returned|raises?|raised|goes|went|occurs?|occurred|changes?|changed|affects?|needs?|counts?|matters?|remains?|exists?|works?|lets?|allows?|fly|flies|flew|plays?|hosts?|holds?|leads?|owns?|uses?|contains?|includes?|features?|produces?|sells?|runs?|won|wins?)$/i;
+const VERBISH = /^(?:happens?|happened|causes?|caused|makes?|made|means?|meant|controls?|determines?|decides?|defines?|returns?|returned|raises?|raised|goes|went|occurs?|occurred|changes?|changed|affects?|needs?|counts?|matters?|remains?|exists?|works?|lets?|allows?|fly|flies|flew|plays?|hosts?|holds?|leads?|owns?|uses?|contains?|includes?|features?|produces?|sells?|runs?|won|wins?|appears?|belongs?|lies|lie|sits?|serves?|competes?|performs?|operates?|consists?|represents?|refers?|originates?|depicts?|describes?|portrays?|tells?|follows?|focuses?|lasts?|begins?|publishes?|sings?|sang|writes?|wrote|directs?|manages?|teaches?|gets?|gives?|gave|took|kept|brings?|brought|comes?|came|becomes?|became|seems?|provides?|requires?|involves?|commemorates?|celebrates?|connects?|joins?|joined|lost|loses?|faced|met|reached)$/i;
 /** Irregular past participles: like "-ed" words, they end the noun phrase asked for ("series told in the first person"). */
 const IRREGULAR_PARTICIPLES = /^(?:told|known|written|made|given|seen|taken|born|built|sold|held|won|begun|drawn|grown|shown|sung|spoken|thrown|worn|chosen|driven|ridden|eaten|fallen|forgotten|hidden|stolen|broken|bought|brought|caught|taught|thought|fought|found|kept|left|lost|meant|met|paid|put|read|run|said|sent|set|shot|spent|stood|struck|understood|led|fed|bred|cast|hit|hurt|laid|lit|dug|hung|sat|slept|spun|swept|wound|become|come|done|gone|beaten|bitten|blown|flown|forbidden|frozen|risen|shaken|sworn|woken|overseen|undertaken)$/i;
 /** Adjectives ending in -ed that name a kind, not an action ("based" is not one: "based in"). */
@@ -391,7 +393,7 @@ function chainIn(question: string): Hop[] {
     // the founder of Harbor Station / the director of the romantic comedy "Big Stone Gap" / the star of the 1945 film noir Johnny Angel
     new RegExp(`\\b(?:[Tt]he|[Aa]n?|[Ii]ts|[Hh]is|[Hh]er|[Tt]heir)\\s+((?:[\\w-]+\\s+){0,2}?(?:${BOTH_CASES}))\\s+of\\s+((?:the\\s+)?(?:\\d{4}\\s+)?(?:[a-z][\\w-]*\\s+){0,3}?(?:"[^"]+"|“[^”]+”|(?:[\\p{Lu}\\d][\\w.'’&-]*)(?:\\s+(?:of|the|and|de|&|for(?=\\s+\\p{Lu})|[\\p{Lu}\\d][\\w.'’&-]*))*))`, 'gu'),
     // the team that built the Tern-4 salinity sensor / the woman who portrayed Corliss Archer in the film Kiss and Tell
-    /\b(?:the|a|an)\s+((?:[\w-]+\s+){0,2}?[\w-]+)\s+(that|which|who|whose)\s+((?:(?!\b(?:is|was|are|were|has|have|did|does)\b\s+(?:based|located|born|known)\b)[^?,])+?)(?=\s+(?:born|based|located|work|works|held|hold|play|played|live|lived|die|died|founded|is|was|are|were|have|has|had|did|does|do)\b[^?]*\?|\?|,|$)/gi,
+    /\b(?:the|a|an)\s+((?:[\w-]+\s+){0,2}?[\w-]+)\s+(that|which|who|whose|where)\s+((?:(?!\b(?:is|was|are|were|has|have|did|does)\b\s+(?:based|located|born|known)\b)[^?,])+?)(?=\s+(?:born|based|located|work|works|held|hold|play|played|live|lived|die|died|founded|is|was|are|were|have|has|had|did|does|do)\b[^?]*\?|\?|,|$)/gi,
     // the company founded by Marit Halvorsen
     /\b(?:the|a|an)\s+((?:[\w-]+\s+){0,2}?[\w-]+)\s+((?:founded|created|written|directed|produced|built|designed|owned|led|developed|published|composed|invented|formed|started|established|run|managed|coached|hosted|made)\s+by\s+(?:"[^"]+"|(?:the\s+)?(?:[\p{Lu}\d][\w.'’&-]*)(?:\s+(?:of|the|and|de|&|[\p{Lu}\d][\w.'’&-]*))*))/gu,
     // the county containing Brown State Fishing Lake / the band including X (whose own passage names what holds it)
@@ -478,13 +480,32 @@ function calculationIn(question: string, years: string[], unit: string | undefin
 }
 
 /** What the question asks, and what kind of answer would satisfy it. */
+/**
+ * A wh-word inside a title is no question word: "… inspired What Are Little Girls Made Of has what
+ * number?" asks with its second "what". A capitalised wh-word after a word and before another
+ * capitalised word is taken for part of a title and masked.
+ */
+function withoutTitleWhWords(question: string): string {
+  return question.replace(/(?<=[\p{L}\d,"“'’]\s+)(What|Which|Who|Whom|Whose|When|Where|Why|How)(?=\s+["“]?\p{Lu})/gu, (word) => `${word[0]}\u0307${word.slice(1)}`);
+}
+
+/** "Name the American film director who hosted …" asks "Which American film director hosted …"; "Name the rules …" lists. */
+function asWhQuestion(question: string): string {
+  const imperative = /^(?:name|identify)\s+(?:the|a|an)\s+/i.exec(question);
+  if (!imperative) return question;
+  const asked = `Which ${question.slice(imperative[0].length)}`.replace(/\.\s*$/, '?');
+  const phrase = whPhrase(asked, 'which');
+  return phrase && !isPlural(phrase) ? asked : question;
+}
+
 export function analyseQuestion(question: string): QuestionAnalysis {
   const text = question.replace(/\s+/g, ' ').trim();
   // A trailing or leading "according to …" names the source, not the answer.
   const core = text.replace(/,?\s*according to [^,?]+(?=[?,]|$)/i, '').replace(/^according to [^,]+,\s*/i, '').replace(/^in the (?:documents|docs|text),?\s*/i, '');
   // Several sentences: the question is the last one that asks ("… born may 6 1945. What was …?")
   const sentences = splitSentences(core);
-  const asking = sentences.length > 1 ? (sentences.filter((s) => /\?\s*$|^(?:what|which|who|when|where|why|how)\b/i.test(s)).pop() ?? core) : core;
+  const lastAsking = sentences.length > 1 ? (sentences.filter((s) => /\?\s*$|^(?:what|which|who|when|where|why|how|name|identify)\b/i.test(s)).pop() ?? core) : core;
+  const asking = asWhQuestion(withoutTitleWhWords(lastAsking));
   const q = asking.toLowerCase().replace(/\bwhat['’]s\b/g, 'what is').replace(/\bwho['’]s\b/g, 'who is');
   const years = [...text.matchAll(/\b(1[5-9]\d\d|20\d\d)\b/g)].map((m) => m[1]);
   const entities = entitiesIn(text).filter((e) => !/^(?:What|Which|Who|When|Where|How|Why|Is|Are|Was|Were|Did|Does|Do|In|The)$/.test(e));

@@ -102,6 +102,14 @@ describe('offline reader: question analysis', () => {
     assert.deepEqual(analyseQuestion('The playwright of Three Men on a Horse was born in which year?').chain.map((h) => [h.relation, h.entity]), [['playwright', 'Three Men']]);
     const county = analyseQuestion('How many inhabitants does the county containing Brown State Fishing Lake have?').chain[0];
     assert.deepEqual([county.entity, county.rest, county.terminal], ['Brown State Fishing Lake', 'How many inhabitants does {} have?', false]);
+    assert.equal(analyseQuestion('The county where Brown State Fishing Lake lies has how many inhabitants?').chain[0]?.entity, 'Brown State Fishing Lake');
+    // "Name the …" asks which one; a wh-word in a title asks nothing; "formed by which company" asks the agent
+    const named = analyseQuestion('Name the American film director who hosted the 18th Independent Spirit Awards in 2002.');
+    assert.deepEqual([named.type, named.answerType, named.focus], ['which', 'person', 'american film director']);
+    assert.equal(analyseQuestion('Name the rules of ownership.').type, 'list');
+    assert.equal(analyseQuestion('The nursery rhyme that inspired What Are Little Girls Made Of has what Roud Folk Song Index number?').answerType, 'number');
+    assert.equal(analyseQuestion('The boy group with the debut album 2014 S/S was formed by which company').agentOf, 'formed');
+    assert.equal(analyseQuestion('Which former white house intern appears in the book?').focus, 'former white house intern');
     assert.equal(analyseQuestion('The creator of the Japanese manga about high school student Ichitaka Seto was born in which year?').chain[0].entity, 'Ichitaka Seto');
     // a statement ending in a relative clause asks for the one it describes
     const founder = analyseQuestion('Kaiser Ventures corporation was founded by an American industrialist who became known as the father of modern American shipbuilding?');
@@ -355,7 +363,8 @@ describe('offline reader: answers', () => {
   it('answers "what county seat" with a town, and "which airplane" with no country', () => {
     const lempster = chunk('East Lempster, New Hampshire', 'East Lempster is an unincorporated community in the town of Lempster in Sullivan County, New Hampshire, United States.');
     const sullivan = chunk('Sullivan County, New Hampshire', 'Sullivan County is a county in the U.S. state of New Hampshire. Its county seat is Newport.');
-    assert.equal(answer('What is the county seat of the county where East Lempster, New Hampshire is located?', [lempster, sullivan]).split('\n')[0], 'Newport [E2]');
+    // "the county where East Lempster … is located" is a hop: its passage may be cited beside the answer's
+    assert.match(answer('What is the county seat of the county where East Lempster, New Hampshire is located?', [lempster, sullivan]).split('\n')[0], /^Newport (?:\[E1\])?\[E2\]$/);
   });
 
   it('does not answer a bridge question with the bridge, even written with more names', () => {

@@ -47,6 +47,7 @@ import {
   SPAN_FOCUS_WEIGHT,
   SPAN_OVERLAP_PENALTY,
   SPAN_OTHER_YEAR_PENALTY,
+  SPAN_ASKED_YEAR_BONUS,
   LED_TO_RELEVANCE_SHARE,
   SPAN_PROXIMITY_SCALE,
   SPAN_PROXIMITY_WEIGHT,
@@ -666,7 +667,8 @@ function bestSpan(
         SPAN_HOP_SENTENCE_PENALTY * inHop(sentence) -
         SPAN_NAMED_PASSAGE_PENALTY * inNamedFirst(sentence, span.text) -
         SPAN_OVERLAP_PENALTY * overlap -
-        ((span.kind === 'number' ? datedOtherwise(text, span, analysis.years) : span.kind === 'name' && namedForOtherYears(text, span, analysis.years)) ? SPAN_OTHER_YEAR_PENALTY : 0) -
+        ((span.kind === 'number' ? datedOtherwise(text, span, analysis.years) : span.kind === 'name' && yearsNamedAfter(text, span, analysis.years) === 'other') ? SPAN_OTHER_YEAR_PENALTY : 0) +
+        (span.kind === 'name' && yearsNamedAfter(text, span, analysis.years) === 'asked' ? SPAN_ASKED_YEAR_BONUS : 0) -
         (isBridge ? SPAN_BRIDGE_PENALTY : 0);
       const isTitle = titleList.some((t) => t.toLowerCase() === lowerSpan);
       const shown = span.kind === 'name' && !isTitle ? trimSpan(titleForm(span.text, titleList, subject && sentence.segment.index === 0 ? plainTitle(sentence.evidence.title) : undefined), analysis, questionTerms, focusTerm, tokenizer) : span.kind === 'name' ? titleForm(span.text, titleList) : span.text;
@@ -726,16 +728,19 @@ function datedOtherwise(sentence: string, span: Span, years: readonly string[]):
 }
 
 /**
- * The name is dated right after it by years the question does not ask: a period that starts in
- * another year ("the A from 1979 to 1988 and the B from 1988 to 1996" for "from 1988 to 1996"), or
- * years none of which the question names ("… in 1992 and 1993" answers "in 1992").
+ * How the years written right after a name fit the question's: "other" when they are not the ones
+ * it asks (a period that starts in another year, "the A from 1979 to 1988 and the B from 1988 to
+ * 1996" for "from 1988 to 1996", or years none of which the question names, "… in 1992 and 1993"
+ * for "in 1992"), "asked" when they are exactly its years ("the B from 1988 to 1996").
  */
-function namedForOtherYears(sentence: string, span: Span, years: readonly string[]): boolean {
-  if (years.length === 0) return false;
+function yearsNamedAfter(sentence: string, span: Span, years: readonly string[]): 'asked' | 'other' | undefined {
+  if (years.length === 0) return undefined;
   const dated = /^\s*,?\s*(?:from|in|since|until|between|during|for)\s+(?:the\s+)?(?:(?:early|mid|late)[\s-]+)?((?:1[5-9]|20)\d\d)(?:\s*(to|until|and|[-–])\s*((?:1[5-9]|20)\d\d))?/i.exec(sentence.slice(span.end));
-  if (!dated) return false;
+  if (!dated) return undefined;
   const [, start, joiner, end] = dated;
-  return joiner && joiner.toLowerCase() !== 'and' ? !years.includes(start) : !years.includes(start) && !(end && years.includes(end));
+  const other = joiner && joiner.toLowerCase() !== 'and' ? !years.includes(start) : !years.includes(start) && !(end && years.includes(end));
+  if (other) return 'other';
+  return years.includes(start) && (!end || years.includes(end)) ? 'asked' : undefined;
 }
 
 /** The predicate of "X is a/an …" defines X as the noun asked for ("… is an American film director"), or a biography when a person is asked. */

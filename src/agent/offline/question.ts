@@ -170,7 +170,7 @@ function whPhrase(question: string, word: string): string | undefined {
   const isThe = /\b(?:what|which)\s+(?:is|was|are|were)\s+(?:the\s+|a\s+|an\s+)?((?:[\w'’-]+\s+){0,4}?[\w'’-]+?)(?=\s+(?:of|for|in|on|at|that|which|who|whose|to|from|with|by|behind|between|when|where|if|after|before|used|given|called|made)\b|\s*[?,.]|\s*$)/i.exec(q);
   if (isThe) {
     let phrase = isThe[1];
-    const nameOf = /^(?:name|title|names|titles)$/i.test(phrase) ? /\b(?:name|title)s?\s+(?:of|for)\s+(?:the\s+|a\s+|an\s+)?((?:[\w'’-]+\s+){0,3}?[\w'’-]+?)(?=\s+(?:of|in|on|at|for|from|by|with|that|which|who|whose|to|is|was|starring|featuring|written|directed)\b|\s*[?,]|\s*$)/i.exec(q)?.[1] : undefined;
+    const nameOf = /^(?:name|title|names|titles)$/i.test(phrase) ? /\b(?:name|title)s?(?:\s+(?:from|in|between|during|until|since|before|after)\s+\d{4}(?:\s*(?:to|and|until|-|–)\s*\d{4})?)?\s+(?:of|for)\s+(?:the\s+|a\s+|an\s+)?((?:[\w'’-]+\s+){0,3}?[\w'’-]+?)(?=\s+(?:of|in|on|at|for|from|by|with|that|which|who|whose|to|is|was|starring|featuring|written|directed|the|a|an|his|her|their|its)\b|\s*[?,]|\s*$)/i.exec(q)?.[1] : undefined;
     phrase = nameOf ?? phrase;
     const firstWord = phrase.split(/\s+/)[0];
     if (!AUXILIARIES.test(firstWord) && !PREPOSITIONS.test(firstWord) && !/^[a-z]+ed$/i.test(firstWord)) return phrase;
@@ -489,6 +489,19 @@ function withoutTitleWhWords(question: string): string {
   return question.replace(/(?<=[\p{L}\d,"“'’]\s+)(What|Which|Who|Whom|Whose|When|Where|Why|How)(?=\s+["“]?\p{Lu})/gu, (word) => `${word[0]}\u0307${word.slice(1)}`);
 }
 
+const NAMING = '(?:known as|called|named|nicknamed|dubbed|titled|renamed)';
+/**
+ * The thing a question asks the name of when "what" comes last: "the league cup known as what" →
+ * "league cup"; "The 1996 loose adaptation of … is called what?" → "loose adaptation".
+ */
+function namedThing(q: string): string | undefined {
+  const word = `(?!(?:that|which|who|is|was|are|were|been|also|once|now|then)\\b)[\\w'’-]+`;
+  const before = new RegExp(`\\b(?:the|a|an)\\s+((?:${word}\\s+){0,3}?${word})\\s+(?:(?:that|which|who)\\s+(?:is|was|are|were|has been|had been)\\s+)?(?:[a-z]+ly\\s+)?${NAMING}\\s+(?:what|which)\\b`).exec(q)?.[1];
+  const subject = new RegExp(`^(?:the|a|an)\\s+(?:\\d{4}\\s+)?((?:[\\w'’-]+\\s+){0,3}?[\\w'’-]+?)(?=\\s+(?:of|in|on|at|for|from|by|with|that|which|who|written|directed|produced|released|starring|based)\\b)[^?]*\\s(?:is|was|are|were)\\s+${NAMING}\\s+(?:what|which)\\b`).exec(q)?.[1];
+  const thing = before ?? subject;
+  return thing && !AUXILIARIES.test(thing.split(/\s+/)[0]) ? thing : undefined;
+}
+
 /** "Name the American film director who hosted …" asks "Which American film director hosted …"; "Name the rules …" lists. */
 function asWhQuestion(question: string): string {
   const imperative = /^(?:name|identify)\s+(?:the|a|an)\s+/i.exec(question);
@@ -589,6 +602,8 @@ export function analyseQuestion(question: string): QuestionAnalysis {
   } else if ((wh === 'what' || wh === 'which') && !/^(?:what|which)\b/.test(q)) {
     // "known as what for sponsorship reasons", "secured what for Ethiopia": a thing, named
     answerType = 'entity';
+    const named = namedThing(q);
+    if (named) focus = named;
   } else if (!wh) {
     // A statement with a question mark: "… worked with this gospel singer born in July?"
     const thisNoun = /\b(?:this|these)\s+((?:[\w-]+\s+){0,3}?[\w-]+?)(?=\s+(?:who|that|which|born|based|located|of|in|is|was|with|by|from)\b|\s*[?,]|\s*$)/i.exec(asking)?.[1] ?? /\b(?:an?)\s+((?:[\w-]+\s+){0,3}?[\w-]+)\s+(?:who|that)\b/i.exec(asking)?.[1];

@@ -352,6 +352,16 @@ describe('offline reader: answers', () => {
     assert.equal(analyseQuestion('What was the Roud Folk Song Index of the nursery rhyme?').answerType, 'number');
   });
 
+  it('reads the name a question asks for when "what" comes last, and the years it is dated by', () => {
+    assert.equal(analyseQuestion('The 1996 loose adaptation of William Shakespeare\'s "Romeo & Juliet" written by James Gunn is called what?').focus, 'loose adaptation');
+    assert.equal(analyseQuestion('The team competes in the league cup known as what for sponsorship reasons?').focus, 'league cup');
+    const conference = chunk('America East Conference', 'The America East Conference is a collegiate athletic conference affiliated with the NCAA Division I.  The conference was known as the Eastern College Athletic Conference-North from 1979 to 1988 and the North Atlantic Conference from 1988 to 1996.');
+    const question = 'What was the name from 1988 to 1996 of the conference the Vermont Catamounts men\'s soccer team competes in?';
+    assert.equal(analyseQuestion(question).focus, 'conference');
+    const team = chunk('Vermont Catamounts men\'s soccer', 'The Vermont Catamounts men\'s soccer team represents the University of Vermont.  The Catamounts compete in the America East Conference.');
+    assert.match(answer(question, [team, conference]).split('\n')[0], /^North Atlantic Conference (?:\[E1\])?\[E2\]$/);
+  });
+
   it('supports the answer from every passage the question names by its title', () => {
     const song = chunk('Shut Up, Make Love', '"Shut Up, Make Love" is a song by American rock band Poison; released in 2000, it was the first single from their 2000 album.');
     const band = chunk('Poison (American band)', 'Poison is an American glam metal band that achieved commercial success in the mid-1980s. The band has sold over 45 million records worldwide.');

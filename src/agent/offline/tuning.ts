@@ -123,6 +123,8 @@ export const SPAN_AGENT_WEIGHT = 1;
 export const SPAN_NAMED_PASSAGE_PENALTY = 1.5;
 /** A number from a sentence dated by another year than the question's ("According to the 2001 census" answered from "According to the 2011 census"). */
 export const SPAN_OTHER_YEAR_PENALTY = 1;
+/** A name dated right after it by exactly the question's years ("the North Atlantic Conference from 1988 to 1996"). */
+export const SPAN_ASKED_YEAR_BONUS = 2;
 /** A span from the first hop's own sentence answers the inner phrase, not the question ("founded in 1962 by …"). */
 export const SPAN_HOP_SENTENCE_PENALTY = 0.5;
 /** A number is an operand only when its clause names at least this share of the quantity's words (set on the regression set). */

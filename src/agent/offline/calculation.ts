@@ -1,6 +1,6 @@
 import type { Tokenizer } from '../../text/tokenize.ts';
 import { plainTitle, type OfflineEvidence } from './prompt-state.ts';
-import { add, compare, dateOrder, datesIn, decimal, divide, familyOfMeasure, formatDecimal, inBaseUnit, lifeDates, multiply, quantitiesIn, subtract, type DateMention, type Decimal, type Quantity, type UnitFamily } from './quantities.ts';
+import { add, compare, dateOrder, datesIn, decimal, divide, familyOfMeasure, formatDecimal, inBaseUnit, lifeDates, multiply, PLURAL_NOUN, quantitiesIn, subtract, type DateMention, type Decimal, type Quantity, type UnitFamily } from './quantities.ts';
 import type { QuestionAnalysis } from './question.ts';
 import { countriesNamedIn, nationalityIn } from './nationalities.ts';
 import type { Segment } from './sentences.ts';
@@ -100,7 +100,8 @@ function findOperand(
       if (match < (want.minMatch ?? MIN_OPERAND_MATCH)) continue;
       let unitScore = 0;
       if (want.unitTerms?.length) {
-        const unitTerms = tokenizer.terms(`${quantity.scale ?? ''} ${quantity.unit ?? ''} ${quantity.currency === '€' ? 'euro' : ''}`);
+        // a unit is its head noun: "three engineering teams" counts teams, not engineers
+        const unitTerms = tokenizer.terms(`${quantity.scale ?? ''} ${quantity.unit?.split(/\s+/).pop() ?? ''} ${quantity.currency === '€' ? 'euro' : ''}`);
         unitScore = share(want.unitTerms, unitTerms) > 0 ? 0.5 : unitTerms.length ? -0.3 : 0;
       }
       if (want.family) {
@@ -178,7 +179,8 @@ export function calculate(analysis: QuestionAnalysis, sentences: ReaderSentence[
       if (sentence.segment.kind === 'code') continue;
       for (const quantity of quantitiesIn(sentence.segment.text)) {
         if (quantity.isYear) continue;
-        const own = tokenizer.terms(`${quantity.unit ?? ''}`);
+        // a unit is its head noun: "three engineering teams" are teams, no count of engineers
+        const own = tokenizer.terms(quantity.unit?.split(/\s+/).pop() ?? '');
         if (share(quantityTerms, own) === 0 && share(quantityTerms, tokenizer.terms(quantity.context)) === 0) continue;
         const key = `${sentence.segment.text}|${show(quantity)}`;
         if (seen.has(key)) continue;
@@ -333,6 +335,13 @@ export function compareCandidates(analysis: QuestionAnalysis, sentences: ReaderS
       const answered = analysis.type === 'yes-no' ? (same ? 'Yes' : 'No') : same ? values[0].value! : values.map((v) => v.value).join(' and ');
       return { line: `${answered}\n${values.map((v) => `${v.candidate}: ${v.value} [${v.own[0].evidence.id}]`).join('; ')}`, support: values.map((v) => support(v.own.find((s) => nationalityIn(s.segment.text))!)) };
     }
+    // "Are A and B in the same county?": each one's county, by name ("Strafford County" is not "Sullivan County")
+    const placed = about.map((a) => ({ ...a, value: a.own.map((s) => unitNamedIn(s.segment.text, spec.attribute, a.candidate)).find(Boolean) }));
+    if (/^(?:county|district|province|region|parish|borough|prefecture|municipality|department|canton)$/.test(spec.attribute) && placed.every((p) => p.value)) {
+      const same = placed.every((p) => p.value!.toLowerCase() === placed[0].value!.toLowerCase());
+      const line = analysis.type === 'yes-no' ? (same ? 'Yes' : 'No') : same ? placed[0].value! : placed.map((p) => p.value).join(' and ');
+      return { line: `${line}\n${placed.map((p) => `${p.candidate}: ${p.value} [${p.own[0].evidence.id}]`).join('; ')}`, support: placed.map((p) => support(p.own.find((s) => unitNamedIn(s.segment.text, spec.attribute, p.candidate))!)) };
+    }
     // "What award did both A and B receive?" asks for a thing, not whether they share it
     if (/^\s*(?:what|which|who|whom|where|when|how)\b/i.test(analysis.question)) return undefined;
     const wanted = attributeTerms.length ? attributeTerms : predicate;
@@ -365,11 +374,13 @@ export function compareCandidates(analysis: QuestionAnalysis, sentences: ReaderS
   // "Which is deeper?" is read in lengths. Read again in a given unit, the unit is half the evidence:
   // the attribute's words may sit further off.
   const measured = familyOfMeasure(spec.attribute);
+  // "more studio albums" counts albums: "six studio albums", not "eighteen singles" in the same sentence
+  const counted = !measured && PLURAL_NOUN.test(spec.attribute.split(/\s+/).pop() ?? '');
   const operandOf = (candidate: string, unit?: Unit) =>
     findOperand(sentences, tokenizer, {
       terms: attributeTerms,
       ...(/^\d{4}$/.test(candidate) ? { year: candidate } : { owner: candidate }),
-      ...(unit ? { ...unit, minMatch: MIN_OPERAND_MATCH / 2 } : measured ? { family: measured } : {}),
+      ...(unit ? { ...unit, minMatch: MIN_OPERAND_MATCH / 2 } : measured ? { family: measured } : counted ? { unitTerms: attributeTerms } : {}),
     });
   const values = sameUnits(candidates.map((candidate) => ({ candidate, operand: operandOf(candidate) })), operandOf, tokenizer);
   if (values.some((v) => !v.operand)) {
@@ -427,6 +438,15 @@ function sameUnits(
 function partialComparison(missing: string[], found: Array<{ candidate: string; value: string; sentence: ReaderSentence }>, what: string): ReaderResult {
   const shown = found.map((f) => `${f.candidate}: ${f.value} [${f.sentence.evidence.id}]`).join('; ');
   return { line: `Not found in the documents: ${what === 'value' ? 'the facts' : what} for ${missing.join(' and ')}, so they cannot be compared.${shown ? ` Found: ${shown}.` : ''}`, support: found.map((f) => support(f.sentence)) };
+}
+
+/** The administrative unit a sentence places something in, by its name: "… a city in Strafford County, …" → "Strafford County" (never the option itself). */
+function unitNamedIn(text: string, unit: string, option: string): string | undefined {
+  const noun = unit.charAt(0).toUpperCase() + unit.slice(1);
+  for (const match of text.matchAll(new RegExp(`\\b(?:in|of)\\s+(?:the\\s+)?((?:\\p{Lu}[\\w.'’-]*\\s+){1,3}${noun})\\b`, 'gu'))) {
+    if (!option.toLowerCase().startsWith(match[1].toLowerCase())) return match[1];
+  }
+  return undefined;
 }
 
 /** The question's words that are neither its options nor question words ("types of plant"). */

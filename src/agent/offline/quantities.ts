@@ -89,6 +89,9 @@ const SMALL_NUMBERS: Record<string, number> = {
   thirty: 30, forty: 40, fifty: 50, sixty: 60, seventy: 70, eighty: 80, ninety: 90, hundred: 100, dozen: 12,
 };
 
+/** A plural noun that a count can be of ("albums", "members", "species"), not a verb or pronoun in -s. */
+export const PLURAL_NOUN = /^(?!(?:is|was|has|its|this|his|hers|thus|plus|yes|us|as|gas|bus|always|perhaps|whereas|across|various|famous|previous|numerous|serious|less|unless|bass)$)[a-z][a-z-]*[^su']s$|^(?:people|men|women|children|species|series)$/i;
+
 /** Words after a number that are not its unit. */
 const NOT_UNITS = new Set(
   'a an the and or of in on at to by for from with as than that which who when while is are was were be been has have had it its this these those than then also each per into onto over under after before since until about around between during through across against among without within up down out off not no nor but so if because where how what whom whose there here'.split(' '),
@@ -127,7 +130,7 @@ const WORD_NUMBER = new RegExp(`\\b(${Object.keys(SMALL_NUMBERS).join('|')})\\b`
 /** "the 2010 census", "the 1998 season": a year naming an event is no count of it. */
 function yearOfEvent(numberText: string, before: string, unit: string): boolean {
   if (/[,\s]/.test(numberText)) return false; // "1,800-seat": a year has no thousands separator
-  return !/s$/i.test(unit) || /\b(?:the|in|of|since|until|by|from|during|after|before)\s*$/i.test(before);
+  return !PLURAL_NOUN.test(unit) || /\b(?:the|in|of|since|until|by|from|during|after|before)\s*$/i.test(before); // "a 2001 census": no count of censuses
 }
 
 export function quantitiesIn(sentence: string): Quantity[] {
@@ -156,7 +159,9 @@ export function quantitiesIn(sentence: string): Quantity[] {
         unit = word;
         end += unitMatch![0].length;
         const second = /^\s+([a-z][\w-]*)/.exec(sentence.slice(end));
-        if (second && /^(?:square|cubic|US|metric|nautical|light)$/i.test(word) && !NOT_UNITS.has(second[1])) {
+        // "square miles"; "six studio albums": a count's noun after one modifier
+        const countNoun = second && !/s$/i.test(word) && PLURAL_NOUN.test(second[1]) && !NOT_UNITS.has(second[1].toLowerCase());
+        if (second && (/^(?:square|cubic|US|metric|nautical|light)$/i.test(word) || countNoun) && !NOT_UNITS.has(second[1])) {
           unit = `${word} ${second[1]}`;
           end += second[0].length;
         }
@@ -194,7 +199,10 @@ export function quantitiesIn(sentence: string): Quantity[] {
     const word = match[1].toLowerCase();
     // "one of the", "one day" as an article: only count words followed by a plural noun or a unit
     const next = /^\s+([a-z][\w-]*)/i.exec(sentence.slice(match.index! + match[0].length))?.[1] ?? '';
-    if (word === 'one' || !next || NOT_UNITS.has(next.toLowerCase()) || !/s$|^(?:people|men|women|children|feet|hundred|thousand|million)$/i.test(next)) continue;
+    // a modifier may come between ("six studio albums", "four original members")
+    const afterNext = /^\s+[a-z][\w-]*\s+([a-z][\w-]*)/i.exec(sentence.slice(match.index! + match[0].length))?.[1] ?? '';
+    const counted = /s$|^(?:people|men|women|children|feet|hundred|thousand|million)$/i.test(next) || (PLURAL_NOUN.test(afterNext) && !NOT_UNITS.has(afterNext.toLowerCase()));
+    if (word === 'one' || !next || NOT_UNITS.has(next.toLowerCase()) || !counted) continue;
     found.push({ index: match.index!, run: () => push(match.index!, match[1], fromInteger(SMALL_NUMBERS[word]), undefined, undefined, match.index! + match[0].length, true) });
   }
   found.sort((a, b) => a.index - b.index).forEach((f) => f.run());

@@ -276,6 +276,10 @@ function candidatesIn(question: string): string[] {
   // "Who is the younger of A and B?"
   const ofBoth = new RegExp(`\\bthe\\s+(?:${COMPARATIVES})\\s+(?:one\\s+)?of\\s+(?:the\\s+)?(.+?)\\s+(?:and|or)\\s+(?:the\\s+)?(.+)$`, 'i').exec(q);
   if (ofBoth) return [clean(ofBoth[1]), clean(ofBoth[2])];
+  // "Which county is larger, Sullivan County, New Hampshire or Carroll County, New Hampshire?": after the
+  // asking clause's comma, each option may hold a comma of its own
+  const placed = /^(?:[Ww]hich|[Ww]ho|[Ww]hat|[Ww]hose)\b[^,]*,\s*((?:the\s+)?[\p{Lu}"“\d][^,]*,\s*\p{Lu}[^,]*?|(?:the\s+)?[\p{Lu}"“\d][^,]*?)\s+or\s+((?:the\s+)?[\p{Lu}"“\d][^,]*(?:,\s*\p{Lu}[^,]*)?)$/u.exec(q);
+  if (placed && (placed[1].includes(',') || placed[2].includes(','))) return [stripArticle(clean(placed[1])), stripArticle(clean(placed[2]))];
   // "…, the Coastal Team or the Harbour Systems Team" / "Who is older, A or B" / "in 2023 or in 2024"
   const tail = /(?:,|:|\bbetween)\s*((?:(?!,).)+?)\s+(?:or|and)\s+((?:(?!,).)+)$/i.exec(q);
   if (tail && /\bor\b|\bbetween\b/i.test(q.slice(tail.index))) return [stripArticle(clean(tail[1])), stripArticle(clean(tail[2]))].map((c) => c.replace(/^(?:in|at|on|from)\s+/i, ''));
@@ -285,8 +289,11 @@ function candidatesIn(question: string): string[] {
   if (both) return [clean(both[1]), clean(both[2])].map(stripArticle).map(nameOnly).map(leadingNounless);
   const pair = /^(?:is|are|was|were|do|does|did|have|has|had|can|could)\s+(.+?)\s+and\s+(.+?)\s+(?:both|each|the same|of the same|from the same|in the same|located|considered|members|part|share|shared)\b/i.exec(q);
   if (pair) return [clean(pair[1]), clean(pair[2])].map(stripArticle).map(nameOnly).map(leadingNounless);
+  // "Is the population of Strasbourg greater than that of Boston, Lincolnshire?"
+  const thatOf = /^(?:is|was|are|were)\s+the\s+(?:[\w-]+\s+){0,2}?[\w-]+\s+of\s+(?:the\s+)?(.+?)\s+(?:greater|larger|higher|bigger|smaller|lower|less|more|fewer)\s+than\s+(?:that|those)\s+of\s+(?:the\s+)?(.+)$/i.exec(q);
+  if (thatOf) return [clean(thatOf[1]), clean(thatOf[2])];
   // "Is Kasper Hvidt older than Kasper Schmeichel?" / "Was the Apple Remote released before the Siri Remote?"
-  const than = /^(?:is|are|was|were|do|does|did|has|have|had)\s+(?:the\s+)?(\p{Lu}.*?|["“].+?["”])\s+(?:(?:born|founded|established|formed|released|published|created|opened|built|launched|started|die|died|have|has|had)\s+)?(?:older|younger|taller|shorter|larger|smaller|bigger|longer|earlier|later|higher|lower|greater|wider|deeper|heavier|(?:more|fewer|less)\s+[\w-]+(?:\s+[\w-]+)?|before|after)\s+(?:than\s+)?(?:the\s+)?(\p{Lu}.*|["“].+)$/u.exec(q.replace(/^\p{Lu}/u, (c) => c.toLowerCase()));
+  const than = /^(?:is|are|was|were|do|does|did|has|have|had)\s+(?:the\s+)?(\p{Lu}.*?|["“].+?["”])\s+(?:(?:born|founded|established|formed|released|published|created|opened|built|launched|started|die|died|have|has|had|\p{Ll}+)\s+)?(?:older|younger|taller|shorter|larger|smaller|bigger|longer|earlier|later|higher|lower|greater|wider|deeper|heavier|(?:more|fewer|less)\s+[\w-]+(?:\s+[\w-]+)?|before|after)\s+(?:than\s+)?(?:the\s+)?(\p{Lu}.*|["“].+)$/u.exec(q.replace(/^\p{Lu}/u, (c) => c.toLowerCase()));
   if (than) return [clean(than[1]), clean(than[2])];
   // "Is the Pyrenees or the Alps higher?" / "Was Kanye West or Jay-Z born first?"
   const either = /^(?:is|are|was|were|do|does|did|has|have|had)\s+(?:the\s+)?(\p{Lu}.*?)\s+or\s+(?:the\s+)?(\p{Lu}.*?)\s+(?:older|younger|taller|shorter|larger|smaller|bigger|longer|earlier|later|higher|lower|greater|wider|deeper|heavier|more|less|fewer|born|founded|established|formed|released|published|created|first)\b/u.exec(q.replace(/^\p{Lu}/u, (c) => c.toLowerCase()));
@@ -545,7 +552,9 @@ export function analyseQuestion(question: string): QuestionAnalysis {
     answerType = 'list';
   }
   const calculation = type === 'what' ? calculationIn(core, years, howMany?.[2]) : undefined;
-  const comparativeDirection = COMPARATIVE_MAX.test(q) ? 'max' : COMPARATIVE_MIN.test(q) ? 'min' : undefined;
+  // "operations in more than 70 countries" states a property; it compares nothing
+  const compared = q.replace(/\b(?:more|less|fewer)\s+than\s+(?:about\s+|around\s+)?[\d,.]+\b/g, ' ');
+  const comparativeDirection = COMPARATIVE_MAX.test(compared) ? 'max' : COMPARATIVE_MIN.test(compared) ? 'min' : undefined;
   if (type !== 'what') {
     // decided above
   } else if (calculation) {
@@ -621,13 +630,18 @@ export function analyseQuestion(question: string): QuestionAnalysis {
     let direction: ComparisonSpec['direction'] = same ? 'same' : (comparativeDirection ?? 'max');
     // older / earlier / first → the smaller date wins
     if (byDate) direction = /\b(?:older|oldest|elder|earlier|earliest|first|before)\b/.test(q) ? 'min' : 'max';
-    const attribute =
-      /\b(?:more|fewer|less|larger|smaller|bigger|greater|higher|lower|longer|shorter)\s+(?!(?:in|at|than|of|the|for|on|to|during|by|recent|recently)\b)((?:[\w-]+\s+){0,2}?[\w-]+)(?=,|\s+(?:than|in|of|the|a|an|or)\b|\s*\?|$)/.exec(q)?.[1] ??
+    const named =
+      // "can seat more people" compares seats; "Is the population of A greater than that of B?" populations
+      (/\bseat\s+more\b/.test(compared) ? 'seats' : undefined) ??
+      /^(?:is|was|are|were)\s+the\s+((?:[\w-]+\s+){0,2}?[\w-]+)\s+of\b.*\bthan\s+(?:that|those)\s+of\b/.exec(compared)?.[1] ??
+      /\b(?:more|fewer|less|larger|smaller|bigger|greater|higher|lower|longer|shorter)\s+(?!(?:in|at|than|of|the|for|on|to|during|by|recent|recently)\b)((?:[\w-]+\s+){0,2}?[\w-]+)(?=,|\s+(?:than|in|of|the|a|an|or)\b|\s*\?|$)/.exec(compared)?.[1] ??
       /\bthe (?:most|least|largest|greatest|highest|lowest|smallest|longest|shortest)\s+((?:[\w-]+\s+){0,2}?[\w-]+)/.exec(q)?.[1] ??
       [/\b(\w+)\s+(?:higher|lower|larger|smaller|bigger|greater|more|less)\b/.exec(q)?.[1]].find((w) => w && !AUXILIARIES.test(w) && !candidates.some((c) => c.toLowerCase().split(/\s+/).includes(w))) ??
       /\bsame\s+([\w-]+)/.exec(q)?.[1] ??
       /\bshare(?:d)?\s+(?:a|an|the)\s+([\w-]+)/.exec(q)?.[1] ??
       (byDate ? 'date' : (measureOf(q) ?? focus ?? 'value'));
+    // places are compared by population, however the question names the people in them
+    const attribute = /^(?:residents|inhabitants|citizens)$/.test(named) || (named === 'people' && answerTypeOfNoun(focus ?? '') === 'place') ? 'population' : named;
     const event = /\b(?:lived|live|lives)\s+(?:the\s+)?long(?:er|est)\b|\blong(?:er|est)\s+(?:life|lives|lifespan)\b/.test(q) ? 'lifespan' : /\b(?:died|die|dies|death|dead|passed away)\b/.test(q) ? 'death' : undefined;
     if (event === 'lifespan') direction = /\bshort(?:er|est)\b/.test(q) ? 'min' : 'max';
     const firstWins = type === 'yes-no' && !same;

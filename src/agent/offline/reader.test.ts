@@ -116,6 +116,33 @@ describe('offline reader: question analysis', () => {
     assert.deepEqual(founder.chain.filter((h) => h.entity).map((h) => [h.entity, h.terminal]), [['Kaiser Ventures corporation', true]]);
   });
 
+  it('reads comparisons of places named with their region, of populations and of counts', () => {
+    const counties = analyseQuestion('Which county has a larger population, Sullivan County, New Hampshire or Carroll County, New Hampshire?');
+    assert.deepEqual(counties.candidates, ['Sullivan County, New Hampshire', 'Carroll County, New Hampshire']);
+    assert.equal(counties.comparison?.attribute, 'population');
+    const village = analyseQuestion('Which village had more people, Willoughton or Kirton, Suffolk?');
+    assert.deepEqual([village.candidates, village.comparison?.attribute], [['Willoughton', 'Kirton, Suffolk'], 'population']);
+    const thatOf = analyseQuestion('Is the population of Strasbourg greater than that of Boston, Lincolnshire?');
+    assert.deepEqual([thatOf.type, thatOf.candidates, thatOf.comparison?.attribute, thatOf.comparison?.firstWins], ['yes-no', ['Strasbourg', 'Boston, Lincolnshire'], 'population', true]);
+    assert.deepEqual(analyseQuestion('Does Halliburton employ more people than Mondelez International?').candidates, ['Halliburton', 'Mondelez International']);
+    assert.equal(analyseQuestion('Which arena can seat more people, Dwyer Arena or Case Gym?').comparison?.attribute, 'seats');
+    // "more than 70 countries" is a property of one option, not a comparative
+    assert.equal(analyseQuestion('Which company has operations in more than 70 countries, Halliburton or Mondelez International?').comparison?.byProperty, true);
+
+    const dover = chunk('Dover, New Hampshire', 'Dover is a city in Strafford County, New Hampshire, United States.  The population was 29,987 at the 2010 census.');
+    const lempster = chunk('Lempster, New Hampshire', 'Lempster is a town in Sullivan County, New Hampshire, United States.  The population was 1,154 at the 2010 census.');
+    assert.equal(answer('Which has more residents, Dover, New Hampshire or Lempster, New Hampshire?', [dover, lempster]).split('\n')[0], 'Dover, New Hampshire');
+    const county = answer('Are Dover, New Hampshire and Lempster, New Hampshire in the same county?', [dover, lempster]).split('\n');
+    assert.equal(county[0], 'No');
+    assert.match(county[1], /Strafford County \[E1\]; .*Sullivan County \[E2\]/);
+    const guns = chunk("Guns N' Roses discography", "Guns N' Roses is an American hard rock band.  The band has released six studio albums, two live albums and eighteen singles.");
+    const anggun = chunk('Anggun discography', 'The discography of Anggun consists of ten studio albums, two soundtrack albums and thirty-eight singles.');
+    assert.match(answer("Who has released more studio albums, Guns N' Roses or Anggun?", [guns, anggun]), /^Anggun\n.*six studio albums.*ten studio albums/);
+    const parkridge = chunk('Parkridge, Saskatoon', 'Parkridge is a community in Saskatoon.  The neighbourhood of Parkridge with a 2001 census population of 4,505 is larger than the city of Melville.');
+    const kirton = chunk('Kirton, Suffolk', 'Kirton is a village in Suffolk.  According to the 2011 census, Kirton had a population of 14,146.');
+    assert.equal(answer('Which has the larger population, Parkridge, Saskatoon or Kirton, Suffolk?', [parkridge, kirton]).split('\n')[0], 'Kirton, Suffolk', '"a 2001 census" is a year, not 2,001 censuses');
+  });
+
   it('reads comparisons: the options, the attribute, which end wins', () => {
     const older = analyseQuestion('Who is older, Annie Morton or Terry Richardson?');
     assert.deepEqual(older.candidates, ['Annie Morton', 'Terry Richardson']);

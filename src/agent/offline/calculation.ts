@@ -4,7 +4,7 @@ import { add, compare, dateOrder, datesIn, decimal, divide, familyOfMeasure, for
 import type { QuestionAnalysis } from './question.ts';
 import { countriesNamedIn, nationalityIn } from './nationalities.ts';
 import type { Segment } from './sentences.ts';
-import { MIN_OPERAND_MATCH, PERCENT_PLACES, PROPERTY_MIN_MARGIN, RATIO_PLACES } from './tuning.ts';
+import { MIN_OPERAND_MATCH, OWN_PASSAGE_DATE_BONUS, PERCENT_PLACES, PROPERTY_MIN_MARGIN, RATIO_PLACES } from './tuning.ts';
 
 /** A segment of the evidence as the reader sees it: where it is, how relevant it is, its terms. */
 export interface ReaderSentence {
@@ -114,6 +114,13 @@ function findOperand(
     }
   }
   return best;
+}
+
+/** The sentence's passage is the owner's own, titled by it ("Gone in 60 Seconds (2000 film)", "Dover, New Hampshire"). */
+function isOwnPassage(sentence: ReaderSentence, owner: string): boolean {
+  const title = plainTitle(sentence.evidence.title).toLowerCase();
+  const name = owner.toLowerCase();
+  return title === name || title.split(/,\s+/)[0] === name || name.split(/,\s+/)[0] === title;
 }
 
 /** The sentence is about this owner: it names it, its passage is titled or headed by it, or a pronoun follows a sentence that names it. */
@@ -352,6 +359,17 @@ export function compareCandidates(analysis: QuestionAnalysis, sentences: ReaderS
     const yes = checks.every((c) => c.hit);
     return { line: yes ? 'Yes' : 'No', support: checks.map((c) => support(c.hit ?? c.own[0])) };
   }
+  // "Which boxer is American, A or B?": each one's nationality, from its own passage's definition
+  // ("a Jamaican boxer … Central American title" is Jamaican)
+  const askedNationality = spec.byProperty ? nationalityIn(candidates.reduce((text, c) => text.split(c).join(' '), analysis.question)) : undefined;
+  if (askedNationality) {
+    const given = candidates.map((candidate) => {
+      const own = sentences.filter((s) => isOwnPassage(s, candidate) && s.segment.index === 0)[0] ?? sentences.find((s) => ownedBy(s, candidate, tokenizer) && nationalityIn(s.segment.text));
+      return { candidate, own, nationality: own ? nationalityIn(own.segment.text) : undefined };
+    });
+    const fitting = given.filter((g) => g.nationality === askedNationality);
+    if (fitting.length === 1 && given.every((g) => g.nationality)) return { line: fitting[0].candidate, support: given.map((g) => support(g.own!)) };
+  }
   if (spec.byProperty && !/^\d{4}$/.test(candidates[0])) {
     // "Which writer was from England, A or B?": the option whose own sentences together say most of the description
     const predicate = predicateTerms(analysis, tokenizer);
@@ -460,8 +478,11 @@ function predicateTerms(analysis: QuestionAnalysis, tokenizer: Tokenizer): strin
  * release) date, or with `death` the date it died ("(1881 – 1927)", "died in 1927").
  */
 function candidateDate(candidate: string, sentences: ReaderSentence[], tokenizer: Tokenizer, death = false): { date: DateMention; sentence: ReaderSentence } | undefined {
+  // The option's own passage gives its dates; only without one is a passage that names it read
+  // ("He was born … 1942 and is the grandson of Henry J. Kaiser" gives the grandson's birth)
+  const own = sentences.filter((s) => isOwnPassage(s, candidate) && datesIn(s.segment.text).some((d) => d.year > 0));
   let best: { date: DateMention; sentence: ReaderSentence; score: number } | undefined;
-  for (const sentence of sentences) {
+  for (const sentence of own.length ? own : sentences) {
     if (!ownedBy(sentence, candidate, tokenizer)) continue;
     const text = sentence.segment.text;
     const dates = datesIn(text).filter((d) => d.year > 0).sort((a, b) => a.start - b.start);
@@ -474,11 +495,15 @@ function candidateDate(candidate: string, sentences: ReaderSentence[], tokenizer
       marked = date !== undefined;
       if (!date) continue;
     } else {
-      const born = /\b(?:born|b\.)\s*/i.exec(text);
-      date = born ? (dates.find((d) => d.start >= born.index) ?? dates[0]) : (lifeDates(text)?.born ?? dates[0]);
-      marked = born !== null;
+      // "born", or "b." before a date ("(b. 1956)"), not the initials of "H.B. Halicki"
+      const born = /\bborn\b\s*|(?<![\p{L}.])b\.\s*(?=\d|\p{Lu}\p{Ll}+\.?\s+\d)/iu.exec(text);
+      // "X is a 2000 American action film": the year a definition gives is the thing's own
+      const defining = dates.find((d) => /\b(?:is|was)\s+(?:a|an)\s+$/i.test(text.slice(0, d.start)));
+      date = born ? (dates.find((d) => d.start >= born.index) ?? dates[0]) : (lifeDates(text)?.born ?? defining ?? dates[0]);
+      marked = born !== null || (defining !== undefined && date === defining);
     }
-    const score = (marked ? 1 : 0) + (EVENT_DATE_WORDS.test(text) ? 0.3 : 0) + (sentence.segment.index === 0 ? 0.2 : 0) + (date.month ? 0.1 : 0) + 0.05 * sentence.relevance;
+    // the option's own passage ("Henry J. Kaiser") gives its dates; another that names it ("… grandson of Henry J. Kaiser") may give someone else's
+    const score = (marked ? 1 : 0) + (EVENT_DATE_WORDS.test(text) ? 0.3 : 0) + (sentence.segment.index === 0 ? 0.2 : 0) + (date.month ? 0.1 : 0) + (isOwnPassage(sentence, candidate) ? OWN_PASSAGE_DATE_BONUS : 0) + 0.05 * sentence.relevance;
     if (!best || score > best.score) best = { date, sentence, score };
   }
   return best;
@@ -486,7 +511,7 @@ function candidateDate(candidate: string, sentences: ReaderSentence[], tokenizer
 
 /** How long a candidate lived, from the two dates of a sentence about it. */
 function candidateLife(candidate: string, sentences: ReaderSentence[], tokenizer: Tokenizer): { born: DateMention; died: DateMention; days: number; sentence: ReaderSentence } | undefined {
-  for (const sentence of [...sentences].sort((a, b) => a.segment.index - b.segment.index || b.relevance - a.relevance)) {
+  for (const sentence of [...sentences].sort((a, b) => Number(isOwnPassage(b, candidate)) - Number(isOwnPassage(a, candidate)) || a.segment.index - b.segment.index || b.relevance - a.relevance)) {
     if (!ownedBy(sentence, candidate, tokenizer)) continue;
     const life = lifeDates(sentence.segment.text);
     if (!life) continue;

@@ -10,14 +10,28 @@ const COUNTRY_OF: Record<string, string> = {
   Chinese: 'China', Japanese: 'Japan', Korean: 'Korea', 'South Korean': 'South Korea', Indian: 'India', Pakistani: 'Pakistan', Bangladeshi: 'Bangladesh',
   Iranian: 'Iran', Iraqi: 'Iraq', Israeli: 'Israel', Egyptian: 'Egypt', Nigerian: 'Nigeria', Kenyan: 'Kenya', 'South African': 'South Africa',
   Filipino: 'Philippines', Indonesian: 'Indonesia', Thai: 'Thailand', Vietnamese: 'Vietnam', Malaysian: 'Malaysia', Singaporean: 'Singapore',
+  Jamaican: 'Jamaica', Haitian: 'Haiti', Dominican: 'Dominican Republic', 'Puerto Rican': 'Puerto Rico', Venezuelan: 'Venezuela', Ecuadorian: 'Ecuador',
+  Bolivian: 'Bolivia', Uruguayan: 'Uruguay', Paraguayan: 'Paraguay', Ghanaian: 'Ghana', Ethiopian: 'Ethiopia', Somali: 'Somalia', Sudanese: 'Sudan',
+  Ugandan: 'Uganda', Tanzanian: 'Tanzania', Moroccan: 'Morocco', Algerian: 'Algeria', Tunisian: 'Tunisia', Libyan: 'Libya', Lebanese: 'Lebanon',
+  Syrian: 'Syria', Jordanian: 'Jordan', Saudi: 'Saudi Arabia', Afghan: 'Afghanistan', Nepalese: 'Nepal', 'Sri Lankan': 'Sri Lanka', Burmese: 'Myanmar',
+  Cambodian: 'Cambodia', Mongolian: 'Mongolia', Taiwanese: 'Taiwan', Serbian: 'Serbia', Croatian: 'Croatia', Bosnian: 'Bosnia and Herzegovina',
+  Slovenian: 'Slovenia', Albanian: 'Albania', Macedonian: 'North Macedonia', Estonian: 'Estonia', Latvian: 'Latvia', Lithuanian: 'Lithuania',
+  Georgian: 'Georgia', Armenian: 'Armenia', Belarusian: 'Belarus', Kazakh: 'Kazakhstan', Uzbek: 'Uzbekistan', Cypriot: 'Cyprus', Maltese: 'Malta',
+  Senegalese: 'Senegal', Cameroonian: 'Cameroon', Zimbabwean: 'Zimbabwe', Zambian: 'Zambia', Congolese: 'Congo', Angolan: 'Angola',
 };
 
 // Longest first, so "South Korean" wins over "Korean".
 const NATIONALITY_WORD = new RegExp(`\\b(${Object.keys(COUNTRY_OF).sort((a, b) => b.length - a.length).join('|')})\\b`);
 
-/** The first nationality a text gives ("… is an Italian physicist" → "Italian"). */
+/** "Central American", "Latin American": a region, no nationality. */
+const REGION_BEFORE = /\b(?:Central|Latin|North|South|Pan|Meso)[\s-]$/;
+
+/** The first nationality a text gives ("… is an Italian physicist" → "Italian"; "a Jamaican boxer … Central American title" → "Jamaican"). */
 export function nationalityIn(text: string): string | undefined {
-  return NATIONALITY_WORD.exec(text)?.[1];
+  for (const match of text.matchAll(new RegExp(NATIONALITY_WORD.source, 'g'))) {
+    if (!REGION_BEFORE.test(text.slice(0, match.index))) return match[1];
+  }
+  return undefined;
 }
 
 /** The country a nationality names ("Italian" → "Italy"). */

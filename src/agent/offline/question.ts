@@ -281,7 +281,7 @@ function candidatesIn(question: string): string[] {
   const placed = /^(?:[Ww]hich|[Ww]ho|[Ww]hat|[Ww]hose)\b[^,]*,\s*((?:the\s+)?[\p{Lu}"“\d][^,]*,\s*\p{Lu}[^,]*?|(?:the\s+)?[\p{Lu}"“\d][^,]*?)\s+or\s+((?:the\s+)?[\p{Lu}"“\d][^,]*(?:,\s*\p{Lu}[^,]*)?)$/u.exec(q);
   if (placed && (placed[1].includes(',') || placed[2].includes(','))) return [stripArticle(clean(placed[1])), stripArticle(clean(placed[2]))];
   // "…, the Coastal Team or the Harbour Systems Team" / "Who is older, A or B" / "in 2023 or in 2024"
-  const tail = /(?:,|:|\bbetween)\s*((?:(?!,).)+?)\s+(?:or|and)\s+((?:(?!,).)+)$/i.exec(q);
+  const tail = /(?:,|:)\s*((?:(?!,).)+?)\s+or\s+((?:(?!,).)+)$/i.exec(q) ?? /(?:,|:|\bbetween)\s*((?:(?!,).)+?)\s+(?:or|and)\s+((?:(?!,).)+)$/i.exec(q);
   if (tail && /\bor\b|\bbetween\b/i.test(q.slice(tail.index))) return [stripArticle(clean(tail[1])), stripArticle(clean(tail[2]))].map((c) => c.replace(/^(?:in|at|on|from)\s+/i, ''));
   const years = /\b(?:in|at|for|during)?\s*(\d{4})\s+or\s+(?:in|at|for|during)?\s*(\d{4})\b/.exec(q);
   if (years) return [years[1], years[2]];
@@ -553,7 +553,10 @@ export function analyseQuestion(question: string): QuestionAnalysis {
   }
   const calculation = type === 'what' ? calculationIn(core, years, howMany?.[2]) : undefined;
   // "operations in more than 70 countries" states a property; it compares nothing
-  const compared = q.replace(/\b(?:more|less|fewer)\s+than\s+(?:about\s+|around\s+)?[\d,.]+\b/g, ' ');
+  // nor does a comparative inside an option's name ("Last Action Hero", "First for Women")
+  const compared = candidates
+    .reduce((text, option) => text.split(option.toLowerCase()).join(' · '), q)
+    .replace(/\b(?:more|less|fewer)\s+than\s+(?:about\s+|around\s+)?[\d,.]+\b/g, ' ');
   const comparativeDirection = COMPARATIVE_MAX.test(compared) ? 'max' : COMPARATIVE_MIN.test(compared) ? 'min' : undefined;
   if (type !== 'what') {
     // decided above
@@ -625,11 +628,11 @@ export function analyseQuestion(question: string): QuestionAnalysis {
   // "Who is older, A or B?" — a comparison whose answer is one of the options
   let comparison: ComparisonSpec | undefined;
   if (candidates.length >= 2 && type !== 'calculation') {
-    const byDate = /\b(?:older|oldest|younger|youngest|elder|earlier|earliest|later|latest|first|before|after|newer|newest|more recent(?:ly)?|most recent(?:ly)?|born first|founded first|came first|established first)\b/.test(q);
+    const byDate = /\b(?:older|oldest|younger|youngest|elder|earlier|earliest|later|latest|first|before|after|newer|newest|more recent(?:ly)?|most recent(?:ly)?|born first|founded first|came first|established first)\b/.test(compared);
     const same = (/\bsame\b|\bboth\b/.test(q) || /\bshare(?:d)?\s+(?:a|an|the)\b/.test(q)) && !comparativeDirection;
     let direction: ComparisonSpec['direction'] = same ? 'same' : (comparativeDirection ?? 'max');
     // older / earlier / first → the smaller date wins
-    if (byDate) direction = /\b(?:older|oldest|elder|earlier|earliest|first|before)\b/.test(q) ? 'min' : 'max';
+    if (byDate) direction = /\b(?:older|oldest|elder|earlier|earliest|first|before)\b/.test(compared) ? 'min' : 'max';
     const named =
       // "can seat more people" compares seats; "Is the population of A greater than that of B?" populations
       (/\bseat\s+more\b/.test(compared) ? 'seats' : undefined) ??

@@ -143,6 +143,25 @@ describe('offline reader: question analysis', () => {
     assert.equal(answer('Which has the larger population, Parkridge, Saskatoon or Kirton, Suffolk?', [parkridge, kirton]).split('\n')[0], 'Kirton, Suffolk', '"a 2001 census" is a year, not 2,001 censuses');
   });
 
+  it('compares options by their own passages: names holding comparatives or "and", nationalities, dates, sports', () => {
+    const lies = analyseQuestion('Are True Lies and Last Action Hero both American action films?');
+    assert.equal(lies.comparison?.direction, 'same', '"Last" in an option names it, it compares nothing');
+    assert.deepEqual(analyseQuestion('Which movie is older, Kiss and Tell or A Kiss for Corliss?').candidates, ['Kiss and Tell', 'Kiss for Corliss']);
+    const vince = chunk('Vince Phillips', 'Vincent Edwards "Vince" Phillips (born July 23, 1963) is an American former professional boxer.');
+    const bunny = chunk('Bunny Grant', 'George Leslie "Bunny" Grant (born 29 September 1940) is a Jamaican professional boxer who won the Central American light welterweight Title.');
+    assert.equal(answer('Which boxer is American, Vince Phillips or Bunny Grant?', [vince, bunny]).split('\n')[0], 'Vince Phillips');
+    const henry = chunk('Henry J. Kaiser', 'Henry John Kaiser (May 9, 1882 – August 24, 1967) was an American industrialist.');
+    const senior = chunk('Edgar Kaiser Sr.', 'Edgar Fosburgh Kaiser Sr. (July 29, 1908 – December 7, 1981) was an American industrialist.');
+    const junior = chunk('Edgar Kaiser Jr.', 'Edgar Fosburgh Kaiser Jr. was an American-Canadian financier.  He was born in Portland, Oregon on July 5, 1942 and is the grandson of shipbuilding industrialist Henry J. Kaiser.');
+    assert.match(answer('Who was the older industrialist, Henry J. Kaiser or Edgar Kaiser Sr.?', [junior, senior, henry]), /^Henry J\. Kaiser\nHenry J\. Kaiser: May 9, 1882 \[E3\]/);
+    const gone = chunk('Gone in 60 Seconds (2000 film)', 'Gone in 60 Seconds is a 2000 American action heist film, starring Nicolas Cage.  The film is a loose remake of the 1974 H.B. Halicki film of the same name, released by Touchstone.');
+    const lies2 = chunk('True Lies', 'True Lies is a 1994 American action film directed by James Cameron.');
+    assert.equal(answer('Was Gone in 60 Seconds released before True Lies?', [gone, lies2]).split('\n')[0], 'No', 'the year its definition gives, not the original\'s');
+    const bogues = chunk('Muggsy Bogues', 'Tyrone Curtis "Muggsy" Bogues (born January 9, 1965) is an American retired basketball player.');
+    const walker = chunk('Ayana Walker', 'Ayana Walker (born September 10, 1979) is an American former women\'s basketball player.  She played for the Louisiana Tech Lady Techsters.');
+    assert.match(answer('What sport did both Muggsy Bogues and Ayana Walker play?', [bogues, walker]), /^basketball \[E1\]\[E2\]/);
+  });
+
   it('reads comparisons: the options, the attribute, which end wins', () => {
     const older = analyseQuestion('Who is older, Annie Morton or Terry Richardson?');
     assert.deepEqual(older.candidates, ['Annie Morton', 'Terry Richardson']);

@@ -34,10 +34,19 @@ export function sharedProperty(analysis: QuestionAnalysis, sentences: ReaderSent
     return country ? { line: `${country} ${cite(a)}${cite(b)}`, support: supports } : undefined;
   }
   if (analysis.answerType !== 'entity') return undefined;
+  // "What sport did both A and B play?": the sport each definition names ("a retired basketball player")
+  if (/\bsports?\b/.test(focus)) {
+    const [first, second] = [a, b].map((found) => SPORT.exec(found.sentence.segment.text)?.[0].toLowerCase());
+    return first && first === second ? { line: `${first} ${cite(a)}${cite(b)}`, support: supports } : undefined;
+  }
   const kindOf = /\b(?:type|kind|sort|form)s?\s+of\b/i.test(analysis.question);
   const shared = sharedNoun(a.items, b.items, focus, kindOf, tokenizer);
   return shared ? { line: `${shared} ${cite(a)}${cite(b)}`, support: supports } : undefined;
 }
+
+/** Sports by name, compounds first ("American football" before "football"). */
+const SPORT =
+  /\b(?:American football|Australian rules football|association football|ice hockey|field hockey|table tennis|track and field|auto racing|motor racing|basketball|football|soccer|baseball|hockey|tennis|golf|cricket|rugby(?: union| league)?|boxing|wrestling|volleyball|handball|swimming|cycling|athletics|gymnastics|skiing|snowboarding|surfing|skateboarding|rowing|sailing|fencing|judo|karate|taekwondo|badminton|squash|lacrosse|softball|bowling|snooker|polo|archery|figure skating|speed skating|curling|netball|water polo|motorsport)\b/i;
 
 /** Nouns that ask what a thing is ("what profession", "what type of …"), not something it has or did. */
 const CATEGORY_FOCUS = /^(?:profession|occupation|job|career|work|role|type|kind|sort|form|category|field)$/;

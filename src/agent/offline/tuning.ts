@@ -173,6 +173,8 @@ export const KIND_PHRASE_FIT = 0.9;
  * (set on constructed comparison questions in reader.test.ts; HotpotQA dev 0–99 has few).
  */
 export const PROPERTY_MIN_MARGIN = 0.1;
+/** A comparison reads an option's date from its own passage before one that only names it (set on constructed comparison questions). */
+export const OWN_PASSAGE_DATE_BONUS = 0.5;
 /**
  * "When was X born?" / "When did X die?": a date its sentence does not mark as the birth or death
  * keeps this share of its fit (0.15–0.5 scored the same on eval/hotpot-bridge-dev and HotpotQA 0–99).

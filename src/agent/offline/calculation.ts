@@ -2,7 +2,7 @@ import type { Tokenizer } from '../../text/tokenize.ts';
 import { plainTitle, type OfflineEvidence } from './prompt-state.ts';
 import { add, compare, dateOrder, datesIn, decimal, divide, familyOfMeasure, formatDecimal, inBaseUnit, lifeDates, multiply, PLURAL_NOUN, quantitiesIn, subtract, type DateMention, type Decimal, type Quantity, type UnitFamily } from './quantities.ts';
 import type { QuestionAnalysis } from './question.ts';
-import { countriesNamedIn, nationalityIn } from './nationalities.ts';
+import { countriesNamedIn, countryIn, nationalityIn } from './nationalities.ts';
 import type { Segment } from './sentences.ts';
 import { MIN_OPERAND_MATCH, OWN_PASSAGE_DATE_BONUS, PERCENT_PLACES, PROPERTY_MIN_MARGIN, RATIO_PLACES } from './tuning.ts';
 
@@ -329,18 +329,24 @@ export function compareCandidates(analysis: QuestionAnalysis, sentences: ReaderS
     // "Were A and B of the same nationality?" / "Are both A and B types of plant?"
     const attributeTerms = tokenizer.terms(spec.attribute === 'value' ? '' : spec.attribute);
     const predicate = predicateTerms(analysis, tokenizer);
+    // each option's own passage first (its opening sentence first), then sentences that name it
     const about = candidates.map((candidate) => {
-      const own = sentences.filter((s) => ownedBy(s, candidate, tokenizer)).sort((a, b) => b.relevance - a.relevance);
+      const own = sentences
+        .filter((s) => ownedBy(s, candidate, tokenizer))
+        .sort((a, b) => Number(isOwnPassage(b, candidate)) - Number(isOwnPassage(a, candidate)) || Number(b.segment.index === 0) - Number(a.segment.index === 0) || b.relevance - a.relevance);
       return { candidate, own };
     });
     if (about.some((a) => a.own.length === 0)) return partialComparison(about.filter((a) => a.own.length === 0).map((a) => a.candidate), [], spec.attribute);
-    if (/^nationality|country|citizenship$/.test(spec.attribute)) {
-      const values = about.map((a) => ({ ...a, value: a.own.map((s) => nationalityIn(s.segment.text)).find(Boolean) }));
-      if (values.some((v) => !v.value)) return partialComparison(values.filter((v) => !v.value).map((v) => v.candidate), [], 'nationality');
+    if (/^(?:nationality|country|citizenship)$/.test(spec.attribute)) {
+      // "the same country": where each is, named or by nationality ("in central Ontario, Canada")
+      const read = spec.attribute === 'country' ? countryIn : nationalityIn;
+      const values = about.map((a) => ({ ...a, value: a.own.map((s) => read(s.segment.text)).find(Boolean) }));
+      if (values.some((v) => !v.value)) return partialComparison(values.filter((v) => !v.value).map((v) => v.candidate), [], spec.attribute);
       const same = values.every((v) => v.value === values[0].value);
       // "What nationality were both A and B?" asks for the nationality; "Were A and B …?" for yes or no
       const answered = analysis.type === 'yes-no' ? (same ? 'Yes' : 'No') : same ? values[0].value! : values.map((v) => v.value).join(' and ');
-      return { line: `${answered}\n${values.map((v) => `${v.candidate}: ${v.value} [${v.own[0].evidence.id}]`).join('; ')}`, support: values.map((v) => support(v.own.find((s) => nationalityIn(s.segment.text))!)) };
+      const source = (v: (typeof values)[number]) => v.own.find((s) => read(s.segment.text))!;
+      return { line: `${answered}\n${values.map((v) => `${v.candidate}: ${v.value} [${source(v).evidence.id}]`).join('; ')}`, support: values.map((v) => support(source(v))) };
     }
     // "Are A and B in the same county?": each one's county, by name ("Strafford County" is not "Sullivan County")
     const placed = about.map((a) => ({ ...a, value: a.own.map((s) => unitNamedIn(s.segment.text, spec.attribute, a.candidate)).find(Boolean) }));

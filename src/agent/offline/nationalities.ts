@@ -43,3 +43,14 @@ export function countryOf(nationality: string): string | undefined {
 export function countriesNamedIn(text: string): string[] {
   return [...text.matchAll(new RegExp(NATIONALITY_WORD.source, 'g'))].map((m) => COUNTRY_OF[m[1]]);
 }
+
+const COUNTRY_NAME = new RegExp(`\\b(${[...new Set(Object.values(COUNTRY_OF))].sort((a, b) => b.length - a.length).join('|')})\\b`, 'g');
+
+/** The first country a text places something in, named or by its nationality ("a lake in central Ontario, Canada" → Canada; "a Canadian band" → Canada). */
+export function countryIn(text: string): string | undefined {
+  const named = [...text.matchAll(COUNTRY_NAME)][0];
+  const nationality = nationalityIn(text);
+  const nationalityAt = nationality ? text.indexOf(nationality) : -1;
+  if (named && (nationalityAt < 0 || named.index! <= nationalityAt)) return named[1];
+  return nationality ? countryOf(nationality) : undefined;
+}

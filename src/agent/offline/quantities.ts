@@ -345,7 +345,8 @@ export function lifeDates(text: string): { born: DateMention; died: DateMention 
   const dates = datesIn(text).filter((d) => d.year > 0 && !d.range).sort((a, b) => a.start - b.start);
   for (let i = 0; i + 1 < dates.length; i++) {
     const between = text.slice(dates[i].end, dates[i + 1].start);
-    if (/^\s*(?:[–—-]|to)\s*(?:(?:presumably|probably|possibly|c\.|circa|about)\s+)?(?:(?:on|in)\s+)?(?:or\s+(?:after|before)\s+)?$/.test(between) && dateOrder(dates[i], dates[i + 1]) < 0) return { born: dates[i], died: dates[i + 1] };
+    // "(15 February 1910 in Muncie, Indiana – 16 March 1974)": a birthplace may sit between the dates
+    if (/^\s*(?:(?:in|at)\s+[^–—()\d-]{1,60}?)?\s*(?:[–—-]|to)\s*(?:(?:presumably|probably|possibly|c\.|circa|about)\s+)?(?:(?:on|in)\s+)?(?:or\s+(?:after|before)\s+)?$/.test(between) && dateOrder(dates[i], dates[i + 1]) < 0) return { born: dates[i], died: dates[i + 1] };
   }
   return undefined;
 }

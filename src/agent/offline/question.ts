@@ -1,5 +1,5 @@
 import { entitiesIn } from './entities.ts';
-import { isDemonym, NATIONALITY } from './spans.ts';
+import { isDemonym, isRegionName, NATIONALITY } from './spans.ts';
 import { splitSentences } from './sentences.ts';
 
 /**
@@ -278,8 +278,8 @@ function candidatesIn(question: string): string[] {
   if (ofBoth) return [clean(ofBoth[1]), clean(ofBoth[2])];
   // "Which county is larger, Sullivan County, New Hampshire or Carroll County, New Hampshire?": after the
   // asking clause's comma, each option may hold a comma of its own
-  const placed = /^(?:[Ww]hich|[Ww]ho|[Ww]hat|[Ww]hose)\b[^,]*,\s*((?:the\s+)?[\p{Lu}"“\d][^,]*,\s*\p{Lu}[^,]*?|(?:the\s+)?[\p{Lu}"“\d][^,]*?)\s+or\s+((?:the\s+)?[\p{Lu}"“\d][^,]*(?:,\s*\p{Lu}[^,]*)?)$/u.exec(q);
-  if (placed && (placed[1].includes(',') || placed[2].includes(','))) return [stripArticle(clean(placed[1])), stripArticle(clean(placed[2]))];
+  const placed = optionsWithRegions(q);
+  if (placed) return placed;
   // "…, the Coastal Team or the Harbour Systems Team" / "Who is older, A or B" / "in 2023 or in 2024"
   const tail = /(?:,|:)\s*((?:(?!,).)+?)\s+or\s+((?:(?!,).)+)$/i.exec(q) ?? /(?:,|:|\bbetween)\s*((?:(?!,).)+?)\s+(?:or|and)\s+((?:(?!,).)+)$/i.exec(q);
   if (tail && /\bor\b|\bbetween\b/i.test(q.slice(tail.index))) return [stripArticle(clean(tail[1])), stripArticle(clean(tail[2]))].map((c) => c.replace(/^(?:in|at|on|from)\s+/i, ''));
@@ -303,6 +303,27 @@ function candidatesIn(question: string): string[] {
   const bare = /\b(?:older|younger|taller|shorter|larger|smaller|bigger|longer|earlier|later|first|more|less|higher|lower|greater)\s+(?:,\s*)?((?:[A-Z][\w.'’-]*\s*)(?:(?:of|for|the|and|de|in|on|to|&)\s+|[A-Z\d][\w.'’-]*\s*)*?)\s+or\s+((?:(?:the\s+)?[A-Z][\w.'’-]*\s*)(?:(?:of|for|the|and|de|in|on|to|&)\s+|[A-Z\d][\w.'’-]*\s*)*)$/.exec(q);
   if (bare) return [clean(bare[1]), stripArticle(clean(bare[2]))];
   return [];
+}
+
+/**
+ * "Which county is larger, Sullivan County, New Hampshire or Carroll County, New Hampshire?", "…,
+ * Willoughton or Kirton, Suffolk?": options that carry their region after a comma. The second option
+ * is all after "or"; the first takes as many comma pieces before "or" as the second has (never the
+ * asking clause), or two when its last piece is a region ("Clinton, Minnesota or North Kansas City"),
+ * so "Who was born in Columbus, Ohio, Mike Shank or Tony Ave?" offers Mike Shank.
+ */
+function optionsWithRegions(q: string): [string, string] | undefined {
+  if (!/^(?:which|who|what|whose)\b/i.test(q)) return undefined;
+  const at = q.lastIndexOf(' or ');
+  if (at < 0) return undefined;
+  const [before, second] = [q.slice(0, at), q.slice(at + 4).trim()];
+  const pieces = before.split(/,\s*/);
+  if (pieces.length < 2) return undefined;
+  const regioned = (second.includes(',') || isRegionName(pieces[pieces.length - 1])) && pieces.length >= 3 && !/^(?:which|who|what|whose)\b/i.test(pieces[pieces.length - 2]);
+  const first = regioned ? pieces.slice(-2).join(', ') : pieces[pieces.length - 1];
+  const named = (option: string) => /^(?:the\s+)?[\p{Lu}"“\d]/u.test(option) && option.split(/,\s*/).every((part) => /^(?:the\s+)?[\p{Lu}"“\d]/u.test(part));
+  if (!(first.includes(',') || second.includes(',')) || !named(first) || !named(second)) return undefined;
+  return [stripArticle(clean(first)), stripArticle(clean(second))];
 }
 
 /**

@@ -162,6 +162,18 @@ describe('offline reader: question analysis', () => {
     assert.match(answer('What sport did both Muggsy Bogues and Ayana Walker play?', [bogues, walker]), /^basketball \[E1\]\[E2\]/);
   });
 
+  it('compares the countries places are in, options after a place in the question, and lives with a birthplace', () => {
+    const fishing = chunk('Fishing Lake', 'Fishing Lake is a lake located in the Canadian province of Saskatchewan.');
+    const commanda = chunk('Commanda Lake', 'Commanda Lake (or Lake Commanda) is a lake located in central Ontario, Canada.');
+    const lakes = chunk('Lakes of North America', 'Each country of North America has lakes of its own; some are the same size.');
+    assert.match(answer('Are Fishing Lake and Commanda Lake located in the same country?', [fishing, commanda, lakes]), /^Yes\nFishing Lake: Canada \[E1\]; Commanda Lake: Canada \[E2\]/);
+    assert.deepEqual(analyseQuestion('Who was born in Columbus, Ohio, Mike Shank or Tony Ave?').candidates, ['Mike Shank', 'Tony Ave']);
+    assert.deepEqual(analyseQuestion('Which city has fewer residents, Clinton, Minnesota or North Kansas City?').candidates, ['Clinton, Minnesota', 'North Kansas City']);
+    const aldo = chunk('Aldo Pontremoli', 'Aldo Pontremoli (19 January 1896 – 25 May 1928) was an Italian physicist.');
+    const ralph = chunk('Ralph Hefferline', 'Ralph Franklin Hefferline (15 February 1910 in Muncie, Indiana – 16 March 1974) was a psychology professor at Columbia University.');
+    assert.match(answer('Did Aldo Pontremoli die before Ralph Hefferline?', [aldo, ralph]), /^Yes\n.*16 March 1974 \[E2\]/);
+  });
+
   it('reads comparisons: the options, the attribute, which end wins', () => {
     const older = analyseQuestion('Who is older, Annie Morton or Terry Richardson?');
     assert.deepEqual(older.candidates, ['Annie Morton', 'Terry Richardson']);

@@ -52,6 +52,11 @@ const COUNTRY_LIKE = /\b(?:country|nation|state|province|region|continent|territ
 export const NATIONALITY = new RegExp(
   `^(?:${'American British English Scottish Welsh Irish French German Italian Spanish Portuguese Dutch Belgian Swiss Austrian Swedish Norwegian Danish Finnish Icelandic Polish Czech Slovak Slovenian Hungarian Romanian Bulgarian Greek Turkish Russian Ukrainian Belarusian Serbian Croatian Bosnian Albanian Macedonian Montenegrin Estonian Latvian Lithuanian Georgian Armenian Azerbaijani Kazakh Uzbek Canadian Mexican Brazilian Argentine Argentinian Chilean Colombian Peruvian Venezuelan Ecuadorian Bolivian Uruguayan Paraguayan Cuban Jamaican Haitian Dominican Puerto Rican Australian Chinese Japanese Korean Taiwanese Mongolian Indian Pakistani Bangladeshi Sri Lankan Nepalese Afghan Iranian Persian Iraqi Syrian Lebanese Jordanian Israeli Palestinian Saudi Emirati Qatari Kuwaiti Yemeni Omani Egyptian Libyan Tunisian Algerian Moroccan Nigerian Ghanaian Kenyan Ethiopian Somali Sudanese Ugandan Tanzanian Rwandan Congolese Angolan Zambian Zimbabwean Namibian Senegalese Malian Cameroonian Filipino Indonesian Thai Vietnamese Malaysian Singaporean Burmese Cambodian Laotian Bengali Punjabi Tamil Anglo Scandinavian European Asian African Latin Arab Arabic Jewish Hispanic Roman Byzantine Soviet Prussian Bavarian Flemish Basque Catalan Maltese Cypriot Inuit Maori Māori Hawaiian Texan Californian'.split(' ').join('|')})$`,
 );
+/** A country, US state or other region by name ("Minnesota", "New Hampshire"): what follows a place's name after a comma. */
+export function isRegionName(text: string): boolean {
+  return REGION_NAMES.has(text) || MULTIWORD_PLACES.test(text);
+}
+
 /** Only demonyms: "American", "South Korean", "Italian American" — a nationality, no name to search or follow. */
 export function isDemonym(text: string): boolean {
   return text.split(/\s+/).every((word) => NATIONALITY.test(word));

@@ -6,7 +6,7 @@ import { questionCoverage, withPlainerWords, type QuestionCoverage } from './que
 import { isLeadIn, segmentsOf, type Segment } from './sentences.ts';
 import { convertTime, datesIn, lifeDates } from './quantities.ts';
 import { sharedProperty } from './shared-property.ts';
-import { candidateSpans, looksLikePerson, nameSpans, namesJoinedByAnd, NATIONALITY, ORG_WORDS, titleFit, type Span } from './spans.ts';
+import { candidateSpans, isRoleTitle, looksLikePerson, nameSpans, namesJoinedByAnd, NATIONALITY, ORG_WORDS, titleFit, withoutRoleOf, type Span } from './spans.ts';
 import {
   BRIDGE_SENTENCE_BONUS,
   SECOND_HOP_ALWAYS,
@@ -638,7 +638,10 @@ function bestSpan(
   const top = read.filter((s) => s.relevance >= MIN_SPAN_RELEVANCE && s.segment.kind !== 'code');
   for (const sentence of top.slice(0, SPAN_SENTENCES)) {
     const text = sentence.segment.text;
-    for (const span of candidateSpans(text, context)) {
+    for (const found of candidateSpans(text, context)) {
+      // "which Lady …?" is answered by "Lady Mary Tudor": the title asked for stays with the name
+      const titled = found.kind === 'name' && focusTerm ? /(\p{Lu}\p{Ll}+)\s+$/u.exec(text.slice(0, found.start)) : null;
+      const span = titled && tokenizer.terms(titled[1])[0] === focusTerm ? { ...found, text: `${titled[1]} ${found.text}`, start: found.start - titled[0].length } : found;
       if (span.fit < MIN_SPAN_FIT) continue;
       const spanTerms = tokenizer.terms(span.text);
       const numeric = span.kind === 'number' || span.kind === 'year' || span.kind === 'date';
@@ -757,11 +760,14 @@ function definesAsAsked(sentence: string, focusTerm: string | undefined, personA
  */
 function trimSpan(text: string, analysis: QuestionAnalysis, questionTerms: Set<string>, focusTerm: string | undefined, tokenizer: Tokenizer): string {
   if (analysis.answerType !== 'entity') return text;
-  let words = text.split(/\s+/);
+  // "Which company …?" is answered by the company of "Chairman of Berkshire Hathaway"; an office asked for keeps it
+  const office = OFFICE_NOUNS.test((analysis.focus ?? '').split(/\s+/).pop() ?? '');
+  let words = (office ? text : withoutRoleOf(text)).split(/\s+/);
   if (focusTerm && words.length >= 3 && /^the$/i.test(words[words.length - 2]) && tokenizer.terms(words[words.length - 1])[0] === focusTerm) return words.slice(0, -2).join(' ');
   // Words after the noun asked for belong to its name ("what larger Hall of Fame" → "International Boxing Hall of Fame").
   const focusAt = focusTerm ? words.findIndex((w) => tokenizer.terms(w)[0] === focusTerm) : -1;
-  while (words.length > 1) {
+  // "Lady Mary Tudor" for "… in The Tudors" is a titled name, not words of the question to trim
+  while (words.length > 1 && !isRoleTitle(words[0])) {
     const term = tokenizer.terms(words[words.length - 1])[0];
     if (!term || !questionTerms.has(term) || term === focusTerm || (focusAt >= 0 && focusAt < words.length - 1)) break;
     if (ORG_WORDS.test(words[words.length - 1])) break; // "Polydor Records" keeps its "Records" for "which record label

@@ -352,7 +352,7 @@ const SUBJECT_HOP =
   /^(?:In \d{4},?\s+)?(?!(?:what|which|who|whom|whose|when|where|why|how|is|are|was|were|do|does|did|in|on|at|for|from|during)\b)((?:"[^"]+"|“[^”]+”|[\p{L}\d])[^,?]*?)\s+(is|was|are|were|has been|had been)\s+(?:an?\s+|the\s+)?((?:[\w-]+\s+){0,4}?[\w-]+)\s+(by|at|of|for|in|from|with|under)\s+(an?\s+(?:[\w-]+\s+){0,2}?[\w-]+)\s+((?:that|who|which|whose|born|based|located|where)\b.*)$/iu;
 
 /** After the opening name: "<does something with> a <noun> that/who … <asks>". */
-const THEN_DESCRIBED = /^\s+([a-z][\w'’-]*\s+(?:[\w'’.-]+\s+){0,13}?)(an?\s+(?:[\w-]+\s+){0,2}?[\w-]+)\s+((?:that|who|which|whose)\s+.*)$/u;
+const THEN_DESCRIBED = /^\s+([a-z][\w'’-]*\s+(?:[\w'’.-]+\s+){0,13}?)(an?\s+(?:[\w-]+\s+){0,2}?[\w-]+)\s+((?:that|who|which|whose|born|based|located|founded|formed|headquartered)\s+.*)$/u;
 const ASKS = /\b(?:what|which|who|whom|whose|when|where|how|why)\b/i;
 
 /**
@@ -361,10 +361,12 @@ const ASKS = /\b(?:what|which|who|whom|whose|when|where|how|why)\b/i;
  */
 function describedBySubject(q: string): Hop | undefined {
   const body = q.replace(/^In \d{4},?\s+/, '');
-  const entity = entitiesIn(body)[0];
-  if (!entity) return undefined;
-  const opening = new RegExp(`^["“]?${entity.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}["”]?`).exec(body)?.[0];
+  const name = entitiesIn(body)[0];
+  if (!name) return undefined;
+  // "The 1989 Houston Oilers season was …": the subject with its year and head noun is the passage's name
+  const opening = new RegExp(`^(?:[Tt]he\\s+)?(?:\\d{4}(?:[–-]\\d{2,4})?\\s+)?["“]?${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}["”]?(?:\\s+(?!(?:is|was|are|were|has|had)\\b)[a-z][\\w-]*){0,2}(?=\\s+(?:is|was|are|were|has|had|[a-z]+ed)\\b)|^["“]?${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}["”]?`).exec(body)?.[0];
   if (!opening) return undefined;
+  const entity = opening.replace(/^(?:the\s+)/i, '').replace(/["“”]/g, '');
   const match = THEN_DESCRIBED.exec(body.slice(opening.length));
   if (!match) return undefined;
   const [, verbPhrase, described, clause] = match;

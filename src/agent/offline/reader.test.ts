@@ -174,6 +174,20 @@ describe('offline reader: question analysis', () => {
     assert.match(answer('Did Aldo Pontremoli die before Ralph Hefferline?', [aldo, ralph]), /^Yes\n.*16 March 1974 \[E2\]/);
   });
 
+  it('follows a described one by a participle, from a subject with its year, to a company or a titled name', () => {
+    const craig = analyseQuestion('Gregory B. Craig served as special counsel in the White House of a president born in what year?').chain[0];
+    assert.deepEqual([craig?.entity, craig?.rest], ['Gregory B. Craig', '{} born in what year?']);
+    const oilers = analyseQuestion('The 1989 Houston Oilers season was the final year as the Oilers coach for a man born on what date?').chain[0];
+    assert.equal(oilers?.entity, '1989 Houston Oilers season');
+    const season = chunk('1989 Houston Oilers season', 'The 1989 season was the Houston Oilers 30th season in the National Football League.  It would be Jerry Glanville’s final year as the Oilers coach.');
+    const glanville = chunk('Jerry Glanville', 'Jerry Michael Glanville (born October 14, 1941) is a former American football player and coach.');
+    assert.match(answer('The 1989 Houston Oilers season was the final year as the Oilers coach for a man born on what date?', [season, glanville]), /^October 14, 1941 /);
+    const buffett = chunk('Warren Buffett', 'Warren Edward Buffett (born August 30, 1930) is an American business magnate.  Buffett serves as the Chief Executive Officer and Chairman of Berkshire Hathaway.');
+    assert.match(answer('Which company does Warren Buffett serve as Chief Executive Officer?', [buffett]), /^Berkshire Hathaway /);
+    const bolger = chunk('Sarah Bolger', 'Sarah Lee Bolger (born 28 February 1991) is an Irish actress.  She is best known for her award-winning role as Lady Mary Tudor in the TV series "The Tudors".');
+    assert.match(answer('Sarah Bolger is best known for her award-winning role as which Lady in The Tudors?', [bolger]), /^Lady Mary Tudor /);
+  });
+
   it('reads comparisons: the options, the attribute, which end wins', () => {
     const older = analyseQuestion('Who is older, Annie Morton or Terry Richardson?');
     assert.deepEqual(older.candidates, ['Annie Morton', 'Terry Richardson']);

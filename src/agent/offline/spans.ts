@@ -57,6 +57,17 @@ export function isRegionName(text: string): boolean {
   return REGION_NAMES.has(text) || MULTIWORD_PLACES.test(text);
 }
 
+/** "Lady", "King", "President" …: a title or role written before a name. */
+export function isRoleTitle(word: string): boolean {
+  return ROLE_TITLES.test(word);
+}
+
+/** "Chairman of Berkshire Hathaway" → "Berkshire Hathaway": the organisation a role belongs to (unchanged when no role leads). */
+export function withoutRoleOf(text: string): string {
+  const match = /^(\S+)\s+of\s+(?:the\s+)?(\p{Lu}.*)$/u.exec(text);
+  return match && ROLE_TITLES.test(match[1]) ? match[2] : text;
+}
+
 /** Only demonyms: "American", "South Korean", "Italian American" — a nationality, no name to search or follow. */
 export function isDemonym(text: string): boolean {
   return text.split(/\s+/).every((word) => NATIONALITY.test(word));

@@ -135,7 +135,7 @@ const OCCUPATION =
 const DATE_NOUNS = /^(?:year|date|day|month|decade|century|season|era|time|period|timeframe|years)$/;
 const NUMBER_NOUNS = /^(?:number|population|amount|count|total|size|capacity|length|height|depth|width|area|price|cost|age|score|percentage|rate|distance|duration|weight|allowance|salary|budget|revenue|profit|income|fee|fees|wage|pay|limit|maximum|minimum|inhabitants|attendance|elevation|altitude|temperature|speed|value|worth|turnover|headcount|ratio|share|margin|timeout|index|rank|ranking|tally|enrollment|enrolment|circulation|viewership)$/;
 const ROLE_NOUNS =
-  'founder|co-founder|director|author|writer|creator|father|mother|son|daughter|wife|husband|brother|sister|owner|ceo|president|leader|head|capital|designer|producer|composer|singer|star|builder|manufacturer|developer|publisher|headquarters|home|team|company|university|school|band|group|parent company|successor|predecessor|inventor|editor|host|coach|manager|captain|mayor|governor|king|queen|chairman|architect|lyricist|narrator|illustrator|subsidiary|member|sponsor|distributor|studio|label|network|developer|maker|playwright|screenwriter|novelist|poet|songwriter|artist|painter|sculptor|performer|vocalist|frontman|drummer|guitarist|bassist|conductor|choreographer|cinematographer|photographer|operator|presenter|anchor|commander|general|partner|spouse|child|parent|sibling|owner|proprietor|landlord|employer|teacher|mentor|student|pupil|rival|opponent|successor|heir|namesake|manufacturer|builder|architect|engineer|investor|backer|chairperson|chair|principal|dean|rector|pastor|bishop|abbot|governor|premier|chancellor';
+  'founder|co-founder|director|author|writer|creator|father|mother|son|daughter|wife|husband|brother|sister|owner|ceo|president|leader|head|capital|designer|producer|composer|singer|star|builder|manufacturer|developer|publisher|headquarters|home|team|company|university|school|band|group|parent company|successor|predecessor|inventor|editor|host|coach|manager|captain|mayor|governor|king|queen|chairman|architect|lyricist|narrator|illustrator|subsidiary|member|sponsor|distributor|studio|label|network|maker|playwright|screenwriter|novelist|poet|songwriter|artist|painter|sculptor|performer|vocalist|frontman|drummer|guitarist|bassist|conductor|choreographer|cinematographer|photographer|operator|presenter|anchor|commander|general|partner|spouse|child|parent|sibling|proprietor|landlord|employer|teacher|mentor|student|pupil|rival|opponent|heir|namesake|engineer|investor|backer|chairperson|chair|principal|dean|rector|pastor|bishop|abbot|premier|chancellor';
 /** The role nouns, also capitalised ("The Leader of Fine Gael"). */
 const BOTH_CASES = ROLE_NOUNS.split('|').map((role) => `[${role[0]}${role[0].toUpperCase()}]${role.slice(1)}`).join('|');
 const COMPARATIVE_MAX = /\b(?:more|most|larger|largest|bigger|biggest|greater|greatest|higher|highest|longer|longest|taller|tallest|heavier|faster|older|oldest|wider|deeper|deepest|earlier|earliest|first)\b/;
@@ -509,7 +509,6 @@ function calculationIn(question: string, years: string[], unit: string | undefin
   return undefined;
 }
 
-/** What the question asks, and what kind of answer would satisfy it. */
 /**
  * A wh-word inside a title is no question word: "… inspired What Are Little Girls Made Of has what
  * number?" asks with its second "what". A capitalised wh-word after a word and before another
@@ -541,6 +540,7 @@ function asWhQuestion(question: string): string {
   return phrase && !isPlural(phrase) ? asked : question;
 }
 
+/** What the question asks, and what kind of answer would satisfy it. */
 export function analyseQuestion(question: string): QuestionAnalysis {
   const text = question.replace(/\s+/g, ' ').trim();
   // A trailing or leading "according to …" names the source, not the answer.

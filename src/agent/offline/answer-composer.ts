@@ -1,6 +1,6 @@
 import type { Tokenizer } from '../../text/tokenize.ts';
 import { calculate, compareCandidates, multipleValues, ownedBy, type ReaderSentence } from './calculation.ts';
-import { plainTitle, relevanceRank, type OfflineEvidence, type PromptState } from './prompt-state.ts';
+import { plainTitle, relevanceRank, titledBy, type OfflineEvidence, type PromptState } from './prompt-state.ts';
 import { analyseQuestion, answerTypeOfNoun, participleOf, type QuestionAnalysis } from './question.ts';
 import { questionCoverage, withPlainerWords, type QuestionCoverage } from './question-coverage.ts';
 import { isLeadIn, segmentsOf, type Segment } from './sentences.ts';
@@ -467,12 +467,6 @@ function missingSecondHop(analysis: QuestionAnalysis, hop: FirstHop, sentences: 
   return partialAnswer(analysis, hop, sentences, tokenizer);
 }
 
-/** The passage is titled by the name, or by the name and the region that tells it apart ("Boston, Lincolnshire"). */
-function titledBy(passage: OfflineEvidence, name: string): boolean {
-  const title = plainTitle(passage.title).toLowerCase();
-  return title === name.toLowerCase() || title.split(/,\s+/)[0] === name.toLowerCase();
-}
-
 /** The first hop's sentence says most of what the question relates its name by ("recruited" in "the manager who recruited X"). */
 function saysRelation(analysis: QuestionAnalysis, hop: FirstHop, tokenizer: Tokenizer): boolean {
   const chainHop = analysis.chain.find((h) => !h.terminal && h.entity);
@@ -657,6 +651,7 @@ function bestSpan(
       const isDescribed = !numeric && (describedNames.has(normaliseSpan(span.text)) || (subject && describedPassages.has(sentence.evidence) && sentence.segment.index === 0));
       const isBridge = isDescribed || bridgeNames.some((name) => name === lowerSpan || (name.length > 3 && lowerSpan.includes(name)) || (name.includes(' ') && name.split(/\s+/).every((w) => spanWords.includes(w))));
       const defines = subject && definesAsAsked(text, focusTerm, personAsked, tokenizer) ? 1 : 0;
+      const datedBy = span.kind === 'name' ? yearsNamedAfter(text, span, analysis.years) : undefined;
       const value =
         SPAN_FIT_WEIGHT * span.fit +
         SPAN_RELEVANCE_WEIGHT * relevanceOf(sentence, span) +
@@ -670,8 +665,8 @@ function bestSpan(
         SPAN_HOP_SENTENCE_PENALTY * inHop(sentence) -
         SPAN_NAMED_PASSAGE_PENALTY * inNamedFirst(sentence, span.text) -
         SPAN_OVERLAP_PENALTY * overlap -
-        ((span.kind === 'number' ? datedOtherwise(text, span, analysis.years) : span.kind === 'name' && yearsNamedAfter(text, span, analysis.years) === 'other') ? SPAN_OTHER_YEAR_PENALTY : 0) +
-        (span.kind === 'name' && yearsNamedAfter(text, span, analysis.years) === 'asked' ? SPAN_ASKED_YEAR_BONUS : 0) -
+        ((span.kind === 'number' ? datedOtherwise(text, span, analysis.years) : datedBy === 'other') ? SPAN_OTHER_YEAR_PENALTY : 0) +
+        (datedBy === 'asked' ? SPAN_ASKED_YEAR_BONUS : 0) -
         (isBridge ? SPAN_BRIDGE_PENALTY : 0);
       const isTitle = titleList.some((t) => t.toLowerCase() === lowerSpan);
       const shown = span.kind === 'name' && !isTitle ? trimSpan(titleForm(span.text, titleList, subject && sentence.segment.index === 0 ? plainTitle(sentence.evidence.title) : undefined), analysis, questionTerms, focusTerm, tokenizer) : span.kind === 'name' ? titleForm(span.text, titleList) : span.text;

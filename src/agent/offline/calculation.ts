@@ -1,6 +1,6 @@
 import type { Tokenizer } from '../../text/tokenize.ts';
-import { plainTitle, type OfflineEvidence } from './prompt-state.ts';
-import { add, compare, dateOrder, datesIn, decimal, divide, familyOfMeasure, formatDecimal, inBaseUnit, lifeDates, multiply, PLURAL_NOUN, quantitiesIn, subtract, type DateMention, type Decimal, type Quantity, type UnitFamily } from './quantities.ts';
+import { plainTitle, titledBy, type OfflineEvidence } from './prompt-state.ts';
+import { add, compare, dateOrder, datesIn, decimal, divide, familyOfMeasure, formatDecimal, inBaseUnit, lifeDates, multiply, PLURAL_NOUN, quantitiesIn, subtract, unitHead, type DateMention, type Decimal, type Quantity, type UnitFamily } from './quantities.ts';
 import type { QuestionAnalysis } from './question.ts';
 import { countriesNamedIn, countryIn, nationalityIn } from './nationalities.ts';
 import type { Segment } from './sentences.ts';
@@ -100,8 +100,7 @@ function findOperand(
       if (match < (want.minMatch ?? MIN_OPERAND_MATCH)) continue;
       let unitScore = 0;
       if (want.unitTerms?.length) {
-        // a unit is its head noun: "three engineering teams" counts teams, not engineers
-        const unitTerms = tokenizer.terms(`${quantity.scale ?? ''} ${quantity.unit?.split(/\s+/).pop() ?? ''} ${quantity.currency === '€' ? 'euro' : ''}`);
+        const unitTerms = tokenizer.terms(`${quantity.scale ?? ''} ${unitHead(quantity)} ${quantity.currency === '€' ? 'euro' : ''}`);
         unitScore = share(want.unitTerms, unitTerms) > 0 ? 0.5 : unitTerms.length ? -0.3 : 0;
       }
       if (want.family) {
@@ -116,11 +115,9 @@ function findOperand(
   return best;
 }
 
-/** The sentence's passage is the owner's own, titled by it ("Gone in 60 Seconds (2000 film)", "Dover, New Hampshire"). */
+/** The sentence's passage is the owner's own, titled by it ("Gone in 60 Seconds (2000 film)"), with or without a region ("Dover, New Hampshire"). */
 function isOwnPassage(sentence: ReaderSentence, owner: string): boolean {
-  const title = plainTitle(sentence.evidence.title).toLowerCase();
-  const name = owner.toLowerCase();
-  return title === name || title.split(/,\s+/)[0] === name || name.split(/,\s+/)[0] === title;
+  return titledBy(sentence.evidence, owner) || plainTitle(sentence.evidence.title).toLowerCase() === owner.split(/,\s+/)[0].toLowerCase();
 }
 
 /** The sentence is about this owner: it names it, its passage is titled or headed by it, or a pronoun follows a sentence that names it. */
@@ -186,8 +183,7 @@ export function calculate(analysis: QuestionAnalysis, sentences: ReaderSentence[
       if (sentence.segment.kind === 'code') continue;
       for (const quantity of quantitiesIn(sentence.segment.text)) {
         if (quantity.isYear) continue;
-        // a unit is its head noun: "three engineering teams" are teams, no count of engineers
-        const own = tokenizer.terms(quantity.unit?.split(/\s+/).pop() ?? '');
+        const own = tokenizer.terms(unitHead(quantity));
         if (share(quantityTerms, own) === 0 && share(quantityTerms, tokenizer.terms(quantity.context)) === 0) continue;
         const key = `${sentence.segment.text}|${show(quantity)}`;
         if (seen.has(key)) continue;
@@ -349,11 +345,16 @@ export function compareCandidates(analysis: QuestionAnalysis, sentences: ReaderS
       return { line: `${answered}\n${values.map((v) => `${v.candidate}: ${v.value} [${source(v).evidence.id}]`).join('; ')}`, support: values.map((v) => support(source(v))) };
     }
     // "Are A and B in the same county?": each one's county, by name ("Strafford County" is not "Sullivan County")
-    const placed = about.map((a) => ({ ...a, value: a.own.map((s) => unitNamedIn(s.segment.text, spec.attribute, a.candidate)).find(Boolean) }));
-    if (/^(?:county|district|province|region|parish|borough|prefecture|municipality|department|canton)$/.test(spec.attribute) && placed.every((p) => p.value)) {
-      const same = placed.every((p) => p.value!.toLowerCase() === placed[0].value!.toLowerCase());
-      const line = analysis.type === 'yes-no' ? (same ? 'Yes' : 'No') : same ? placed[0].value! : placed.map((p) => p.value).join(' and ');
-      return { line: `${line}\n${placed.map((p) => `${p.candidate}: ${p.value} [${p.own[0].evidence.id}]`).join('; ')}`, support: placed.map((p) => support(p.own.find((s) => unitNamedIn(s.segment.text, spec.attribute, p.candidate))!)) };
+    if (/^(?:county|district|province|region|parish|borough|prefecture|municipality|department|canton)$/.test(spec.attribute)) {
+      const placed = about.map((a) => {
+        const source = a.own.find((s) => unitNamedIn(s.segment.text, spec.attribute, a.candidate));
+        return { ...a, source, value: source && unitNamedIn(source.segment.text, spec.attribute, a.candidate) };
+      });
+      if (placed.every((p) => p.value)) {
+        const same = placed.every((p) => p.value!.toLowerCase() === placed[0].value!.toLowerCase());
+        const line = analysis.type === 'yes-no' ? (same ? 'Yes' : 'No') : same ? placed[0].value! : placed.map((p) => p.value).join(' and ');
+        return { line: `${line}\n${placed.map((p) => `${p.candidate}: ${p.value} [${p.own[0].evidence.id}]`).join('; ')}`, support: placed.map((p) => support(p.source!)) };
+      }
     }
     // "What award did both A and B receive?" asks for a thing, not whether they share it
     if (/^\s*(?:what|which|who|whom|where|when|how)\b/i.test(analysis.question)) return undefined;

@@ -21,14 +21,14 @@ const COUNTRY_OF: Record<string, string> = {
 };
 
 // Longest first, so "South Korean" wins over "Korean".
-const NATIONALITY_WORD = new RegExp(`\\b(${Object.keys(COUNTRY_OF).sort((a, b) => b.length - a.length).join('|')})\\b`);
+const NATIONALITY_WORD = new RegExp(`\\b(${Object.keys(COUNTRY_OF).sort((a, b) => b.length - a.length).join('|')})\\b`, 'g');
 
 /** "Central American", "Latin American": a region, no nationality. */
 const REGION_BEFORE = /\b(?:Central|Latin|North|South|Pan|Meso)[\s-]$/;
 
 /** The first nationality a text gives ("… is an Italian physicist" → "Italian"; "a Jamaican boxer … Central American title" → "Jamaican"). */
 export function nationalityIn(text: string): string | undefined {
-  for (const match of text.matchAll(new RegExp(NATIONALITY_WORD.source, 'g'))) {
+  for (const match of text.matchAll(NATIONALITY_WORD)) {
     if (!REGION_BEFORE.test(text.slice(0, match.index))) return match[1];
   }
   return undefined;
@@ -41,14 +41,14 @@ export function countryOf(nationality: string): string | undefined {
 
 /** The countries a text's nationalities name ("a Canadian synthpop band" → ["Canada"]): "from Canada" is said as "Canadian". */
 export function countriesNamedIn(text: string): string[] {
-  return [...text.matchAll(new RegExp(NATIONALITY_WORD.source, 'g'))].map((m) => COUNTRY_OF[m[1]]);
+  return [...text.matchAll(NATIONALITY_WORD)].map((m) => COUNTRY_OF[m[1]]);
 }
 
-const COUNTRY_NAME = new RegExp(`\\b(${[...new Set(Object.values(COUNTRY_OF))].sort((a, b) => b.length - a.length).join('|')})\\b`, 'g');
+const COUNTRY_NAME = new RegExp(`\\b(${[...new Set(Object.values(COUNTRY_OF))].sort((a, b) => b.length - a.length).join('|')})\\b`);
 
 /** The first country a text places something in, named or by its nationality ("a lake in central Ontario, Canada" → Canada; "a Canadian band" → Canada). */
 export function countryIn(text: string): string | undefined {
-  const named = [...text.matchAll(COUNTRY_NAME)][0];
+  const named = COUNTRY_NAME.exec(text);
   const nationality = nationalityIn(text);
   const nationalityAt = nationality ? text.indexOf(nationality) : -1;
   if (named && (nationalityAt < 0 || named.index! <= nationalityAt)) return named[1];

@@ -35,6 +35,12 @@ export function plainTitle(title: string): string {
   return title.replace(/\s*\([^)]*\)\s*$/, '');
 }
 
+/** The passage is titled by the name, or by the name and the region that tells it apart ("Boston, Lincolnshire"). */
+export function titledBy(passage: Pick<OfflineEvidence, 'title'>, name: string): boolean {
+  const title = plainTitle(passage.title).toLowerCase();
+  return title === name.toLowerCase() || title.split(/,\s+/)[0] === name.toLowerCase();
+}
+
 export function normaliseQuery(query: string): string {
   return query.toLowerCase().replace(/\s+/g, ' ').trim();
 }

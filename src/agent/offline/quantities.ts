@@ -92,6 +92,11 @@ const SMALL_NUMBERS: Record<string, number> = {
 /** A plural noun that a count can be of ("albums", "members", "species"), not a verb or pronoun in -s. */
 export const PLURAL_NOUN = /^(?!(?:is|was|has|its|this|his|hers|thus|plus|yes|us|as|gas|bus|always|perhaps|whereas|across|various|famous|previous|numerous|serious|less|unless|bass)$)[a-z][a-z-]*[^su']s$|^(?:people|men|women|children|species|series)$/i;
 
+/** A unit is its head noun: "three engineering teams" counts teams, not engineers. */
+export function unitHead(quantity: Pick<Quantity, 'unit'>): string {
+  return quantity.unit?.split(/\s+/).pop() ?? '';
+}
+
 /** Words after a number that are not its unit. */
 const NOT_UNITS = new Set(
   'a an the and or of in on at to by for from with as than that which who when while is are was were be been has have had it its this these those than then also each per into onto over under after before since until about around between during through across against among without within up down out off not no nor but so if because where how what whom whose there here'.split(' '),

@@ -3,6 +3,8 @@
 //   node --import tsx bench/hotpot-dev.ts --limit 100 [--db /tmp/hotpot.db] [--details out.jsonl]
 // --data eval/hotpot-comparison-dev/questions.jsonl asks the comparison development set against the same pool.
 import { existsSync, renameSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { configFromEnv } from '../src/config/index.ts';
 import { createDossier } from '../src/dossier.ts';
 import { evaluateHotpot, indexHotpot, loadHotpot, type HotpotOutcome } from '../src/eval/hotpotqa.ts';
 import { createOfflineModel } from '../src/agent/offline/offline-model.ts';
@@ -12,7 +14,7 @@ const stringArg = (name: string) => {
   const index = process.argv.indexOf(`--${name}`);
   return index === -1 ? undefined : process.argv[index + 1];
 };
-const pool = loadHotpot('../shared/data/hotpotqa/dev-500.jsonl');
+const pool = loadHotpot(join(configFromEnv().dataDir, 'hotpotqa/dev-500.jsonl'));
 const data = stringArg('data') ? loadHotpot(stringArg('data')!) : pool;
 const db = stringArg('db') ?? '.bench/hotpot.db';
 if (!existsSync(db)) {

@@ -1,13 +1,15 @@
 // Tuning on the SciFact TRAIN split only: builds the index once per embedder setting and sweeps fusion weights.
 // Usage: node --import tsx bench/tune-scifact.ts [--split train]
 import { rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { configFromEnv } from '../src/config/index.ts';
 import { createDossier } from '../src/dossier.ts';
 import { HashedEmbedder } from '../src/embed/hashed/hashed-embedder.ts';
 import { evaluateBeir, indexBeirCorpus, loadBeir } from '../src/eval/beir.ts';
 
 const split = process.argv.includes('--split') ? process.argv[process.argv.indexOf('--split') + 1] : 'train';
 if (split === 'test') throw new Error('tuning on the test split is not allowed');
-const dataset = loadBeir('../shared/data/beir-scifact', split);
+const dataset = loadBeir(join(configFromEnv().dataDir, 'beir-scifact'), split);
 const configs = JSON.parse(process.env.CONFIGS ?? '[{}]') as Record<string, unknown>[];
 for (const config of configs) {
   const db = `/tmp/tune-${process.pid}.db`;

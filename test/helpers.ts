@@ -3,9 +3,11 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { configFromEnv } from '../src/config/index.ts';
 
 export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-export const SHARED_DATA = resolve(REPO_ROOT, '../shared/data');
+/** The data sets (DOSSIER_DATA_DIR; CI sets it). */
+export const SHARED_DATA = configFromEnv().dataDir;
 export const CLI = join(REPO_ROOT, 'bin/dossier.js');
 
 /** Skip reason when the shared data set is absent (tests must not fail for lack of it). */

@@ -44,7 +44,7 @@ Commands:
   eval hotpotqa <file.jsonl> [--limit N] [--offset N] [--model M] [--mode rag|research]
   eval regression [dir] [--model M] [--mode rag|research]        the regression set in eval/regression (five kinds of questions)
   eval docs [questions.json] [--corpus DIR] [--model M]
-                                             the docs development set (eval/docs-dev) over ../shared/data/docs-dev
+                                             the docs development set (eval/docs-dev) over $DOSSIER_DATA_DIR/docs-dev
   eval research-dev [questions.json] [--mode research|rag] [--corpus DIR]
                                              multi-part questions (eval/research-dev): share of sub-questions
                                              answered with cited evidence

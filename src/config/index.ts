@@ -1,3 +1,5 @@
+import { join } from 'node:path';
+
 /**
  * The settings that come from the environment, in one typed place. Command-line flags and library
  * options override these; the provider keys (OPENAI_API_KEY, …) are read by the model and embedder
@@ -20,6 +22,8 @@ export interface Config {
   runsDir: string | undefined;
   /** Web search and fetch for research mode (src/research/web); off unless DOSSIER_WEB_SEARCH is set. */
   web: WebConfig;
+  /** Evaluation and test data sets (docs-dev/, hotpotqa/, …): DOSSIER_DATA_DIR; CI sets it. */
+  dataDir: string;
 }
 
 export interface WebConfig {
@@ -38,6 +42,9 @@ export interface WebConfig {
   allow: string[];
 }
 
+/** Without DOSSIER_DATA_DIR, a `shared/data` folder beside the checkout (where a development machine keeps it). */
+const DEFAULT_DATA_DIR = join(import.meta.dirname, '..', '..', '..', 'shared', 'data');
+
 export function configFromEnv(env: Record<string, string | undefined> = process.env): Config {
   return {
     db: env.DOSSIER_DB || 'dossier.db',
@@ -47,6 +54,7 @@ export function configFromEnv(env: Record<string, string | undefined> = process.
     modelTimeout: env.DOSSIER_MODEL_TIMEOUT || undefined,
     configFile: env.DOSSIER_CONFIG || undefined,
     runsDir: env.DOSSIER_RUNS_DIR || undefined,
+    dataDir: env.DOSSIER_DATA_DIR || DEFAULT_DATA_DIR,
     web: {
       provider: env.DOSSIER_WEB_SEARCH || undefined,
       searxngUrl: env.DOSSIER_SEARXNG_URL || undefined,

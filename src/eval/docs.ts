@@ -3,13 +3,14 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { assertCollectionName, type Dossier } from '../dossier.ts';
 import { DossierError } from '../errors/index.ts';
+import { configFromEnv } from '../config/index.ts';
 import type { ResolvedModel } from '../providers/index.ts';
 import { runRegression, score, type RegressionQuestion, type RegressionReport, type RegressionScore } from './regression.ts';
 
 /**
  * Documentation development sets (eval/docs-dev/): questions a user would ask of a project's docs,
  * each over one corpus folder, judged like the regression set. The corpora are not in the
- * repository; they live in a corpus root (default ../shared/data/docs-dev beside the checkout),
+ * repository; they live in a corpus root (default `docs-dev/` of DOSSIER_DATA_DIR),
  * one folder per corpus name.
  */
 export interface DocsQuestion extends RegressionQuestion {
@@ -33,7 +34,8 @@ export interface DocsReport extends RegressionReport {
 }
 
 export const DOCS_DEV_QUESTIONS = join(import.meta.dirname, '..', '..', 'eval', 'docs-dev', 'questions.json');
-export const DOCS_DEV_CORPUS = join(import.meta.dirname, '..', '..', '..', 'shared', 'data', 'docs-dev');
+/** The documentation trees the docs sets ask about: `docs-dev/` of the data folder (DOSSIER_DATA_DIR). */
+export const DOCS_DEV_CORPUS = join(configFromEnv().dataDir, 'docs-dev');
 
 const KEYS = new Set(['id', 'corpus', 'kind', 'question', 'answerContains', 'answerNotContains', 'cites', 'notFound']);
 

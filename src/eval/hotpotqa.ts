@@ -4,7 +4,7 @@ import type { Dossier } from '../dossier.ts';
 import { runQuestion, type EvalMode } from './run-question.ts';
 import type { ResolvedModel } from '../providers/index.ts';
 import { rankHotpotEvidence } from './hotpot-ranking.ts';
-import { mean } from './metrics.ts';
+import { citedAs, mean } from './metrics.ts';
 
 /**
  * HotpotQA, pooled protocol (IRCoT / HippoRAG): every paragraph of the file becomes one document
@@ -130,6 +130,9 @@ export interface HotpotOutcome {
   /** The first five titles of the final evidence ranking, and the two supporting titles. */
   ranked: string[];
   supporting: string[];
+  finishReason: string;
+  /** What the answer cites (`citedAs`). */
+  cited: string[];
 }
 
 function recallAt(titles: readonly string[], gold: readonly string[], k: number): number {
@@ -210,7 +213,7 @@ export async function evaluateHotpot(
     if (options.onQuestion) {
       const read = normalizeAnswer(result.evidence.map((entry) => entry.chunk.text).join('\n'));
       const goldRead = item.answers.some((gold) => read.includes(normalizeAnswer(gold)));
-      options.onQuestion({ index: offset + i, id: item.id, question: item.question, gold: item.answers, answer: result.answer, direct, em, f1, contains, 'recall@2': agent.r2.at(-1)!, 'recall@5': agent.r5.at(-1)!, goldRead, ranked: agentTitles.slice(0, 5), supporting: [...item.supportingTitles] });
+      options.onQuestion({ index: offset + i, id: item.id, question: item.question, gold: item.answers, answer: result.answer, direct, em, f1, contains, 'recall@2': agent.r2.at(-1)!, 'recall@5': agent.r5.at(-1)!, goldRead, ranked: agentTitles.slice(0, 5), supporting: [...item.supportingTitles], finishReason: result.finishReason, cited: result.citations.map(citedAs) });
     }
     agent.tools.push(result.allToolCalls);
     agent.evidence.push(result.evidence.length);

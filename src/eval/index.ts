@@ -79,7 +79,7 @@ export async function runRegressionEval(options: { directory?: string; model?: s
 
 /**
  * `dossier eval docs`: a documentation question set (default eval/docs-dev/questions.json); each
- * corpus the questions name is a folder of the corpus root (default ../shared/data/docs-dev),
+ * corpus the questions name is a folder of the corpus root (default `docs-dev/` of DOSSIER_DATA_DIR),
  * indexed into its own collection of a temporary index, and each question searches its corpus only.
  */
 export async function runDocsEval(

@@ -30,3 +30,11 @@ export function percentile(values: readonly number[], p: number): number {
 export function mean(values: readonly number[]): number {
   return values.length ? values.reduce((a, b) => a + b, 0) / values.length : 0;
 }
+
+/**
+ * A citation as golden outputs and development reports name it: the last two parts of its source
+ * (independent of where the corpus sits) and the characters it covers.
+ */
+export function citedAs(citation: { source: string; charStart: number; charEnd: number }): string {
+  return `${citation.source.split('/').slice(-2).join('/')}#${citation.charStart}-${citation.charEnd}`;
+}

@@ -6,7 +6,7 @@ import type { AgentEvent } from '../agent/events.ts';
 import type { AgentResult } from '../agent/run-agent.ts';
 import { runQuestion, type EvalMode } from './run-question.ts';
 import type { ResolvedModel } from '../providers/index.ts';
-import { mean } from './metrics.ts';
+import { citedAs, mean } from './metrics.ts';
 
 /** An expected string, or a list of alternatives of which any one will do. */
 export type Expected = string | readonly string[];
@@ -39,6 +39,8 @@ export interface RegressionOutcome {
   citations: number;
   unresolved: number;
   answer: string;
+  /** What the answer cites, as `citedAs` writes it (golden outputs compare these). */
+  cited: string[];
 }
 
 export interface RegressionScore {
@@ -95,6 +97,7 @@ export function judge(question: RegressionQuestion, result: JudgedRun): Regressi
     citations: result.citations.length,
     unresolved: result.unresolvedCitations.length,
     answer: result.answer,
+    cited: result.citations.map(citedAs),
   };
 }
 

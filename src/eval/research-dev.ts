@@ -4,7 +4,7 @@ import type { Dossier } from '../dossier.ts';
 import { DossierError } from '../errors/index.ts';
 import type { ResolvedModel } from '../providers/index.ts';
 import { DOCS_DEV_CORPUS, readQuestionList } from './docs.ts';
-import { mean } from './metrics.ts';
+import { mean, citedAs } from './metrics.ts';
 import { REGRESSION_DIR } from './regression.ts';
 import { runQuestion, type EvalMode } from './run-question.ts';
 
@@ -45,6 +45,8 @@ export interface ResearchDevOutcome {
   toolCalls: number;
   seconds: number;
   answer: string;
+  /** What the answer cites (`citedAs`). */
+  cited: string[];
 }
 
 export interface ResearchDevReport {
@@ -132,6 +134,7 @@ export async function runResearchDev(
       toolCalls: result.allToolCalls,
       seconds: (performance.now() - started) / 1000,
       answer: result.answer,
+      cited: result.citations.map(citedAs),
     });
     options.onProgress?.('questions', outcomes.length, questions.length);
   }

@@ -77,7 +77,7 @@ export function parserContract(parser: Parser, sample: () => ContractSample | un
   test(`${parser.name} parser: parses a sample into titled, non-empty blocks`, async (t) => {
     const input = sample();
     if (!input) {
-      t.skip('sample data not available (../shared/data/docs-mixed missing)');
+      t.skip('sample data not available (docs-mixed/ of DOSSIER_DATA_DIR is missing)');
       return;
     }
     const result = await settle(parser, input.path, input.bytes);

@@ -1,10 +1,9 @@
-/** Locates the shared sample corpus (../shared/data/docs-mixed beside the repo) for tests. */
+/** Locates the sample corpus (`docs-mixed/` of the data folder, DOSSIER_DATA_DIR) for tests. */
 import { existsSync, readFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { configFromEnv } from '../../config/index.ts';
 
-const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
-export const DOCS_MIXED = join(repoRoot, '..', 'shared', 'data', 'docs-mixed');
+export const DOCS_MIXED = join(configFromEnv().dataDir, 'docs-mixed');
 export const hasDocsMixed = existsSync(DOCS_MIXED);
 export const SKIP_REASON = `sample corpus not found at ${DOCS_MIXED}`;
 

@@ -5,10 +5,10 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { createDossier } from '../src/dossier.ts';
-import type { AgentEvent } from '../src/agent/events.ts';
+import type { AgentEvent } from '../src/protocol/events.ts';
 import { runAgent } from '../src/agent/run-agent.ts';
 import { ReplayModel } from '../src/agent/trace.ts';
-import { createOfflineModel } from '../src/agent/offline/offline-model.ts';
+import { createOfflineModel } from '../src/offline-model/index.ts';
 import { percentile } from '../src/eval/metrics.ts';
 import { argValue, SyntheticText } from './corpus.ts';
 

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { configFromEnv } from '../src/config/index.ts';
 import { createDossier } from '../src/dossier.ts';
 import { evaluateHotpot, indexHotpot, loadHotpot, type HotpotOutcome } from '../src/eval/hotpotqa.ts';
-import { createOfflineModel } from '../src/agent/offline/offline-model.ts';
+import { createOfflineModel } from '../src/offline-model/index.ts';
 import { argValue } from './corpus.ts';
 
 const stringArg = (name: string) => {

@@ -9,8 +9,8 @@ import { Retriever, type SearchHit, type SearchRequest } from './retrieve/search
 import type { Filter, Scope, Store, StoreStats, StoredChunk, StoredDocument } from './store/types.ts';
 import { Tokenizer } from './text/tokenize.ts';
 import type { ApproveOptions, ApproveResult, AskOptions, AskResult, ReplayResult } from './agent/ask.ts';
-import type { DocumentSummary } from './json-shapes.ts';
-export type { DocumentSummary } from './json-shapes.ts';
+import type { DocumentSummary } from './protocol/json-shapes.ts';
+export type { DocumentSummary } from './protocol/json-shapes.ts';
 
 export interface DossierOptions {
   /** SQLite file (default ./dossier.db or $DOSSIER_DB). */

@@ -4,11 +4,11 @@ export { DossierError, type ErrorCode } from './errors/index.ts';
 
 export type { AskOptions, AskResult, AskMode, ReplayResult } from './agent/ask.ts';
 export { runAgent, type AgentOptions, type AgentResult, type AgentModel } from './agent/run-agent.ts';
-export type { AgentEvent, Citation, EventListener, FinishReason, Usage } from './agent/events.ts';
-export { EvidenceLedger, type LedgerEntry, type LedgerOptions } from './agent/ledger.ts';
+export type { AgentEvent, Citation, EventListener, FinishReason, Usage } from './protocol/events.ts';
+export { EvidenceLedger, type LedgerEntry, type LedgerOptions } from './evidence/ledger.ts';
 export { ToolRegistry, ragTools, loadUserTools } from './agent/tools/registry.ts';
 export type { AgentTool, ToolContext, ToolResult } from './agent/tools/tool.ts';
-export { createOfflineModel } from './agent/offline/offline-model.ts';
+export { createOfflineModel } from './offline-model/offline-model.ts';
 
 export { resolveModel, resolveEmbedder, parseSpec, PROVIDER_NAMES, type ResolvedModel, type ResolveOptions, type LanguageModelObject, type Provider } from './providers/index.ts';
 

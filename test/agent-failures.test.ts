@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import type { Dossier } from '../src/dossier.ts';
-import type { AgentEvent } from '../src/agent/events.ts';
+import type { AgentEvent } from '../src/protocol/events.ts';
 import { runAgent, type AgentOptions, type AgentResult } from '../src/agent/run-agent.ts';
 import { resolveModel, type ResolvedModel } from '../src/providers/index.ts';
 import { startAnthropicServer } from '../src/testing/protocol-server/anthropic.ts';

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { z } from 'zod';
 import type { Dossier } from '../src/dossier.ts';
-import type { AgentEvent } from '../src/agent/events.ts';
+import type { AgentEvent } from '../src/protocol/events.ts';
 import { runAgent } from '../src/agent/run-agent.ts';
 import { ToolRegistry, loadUserTools, ragTools } from '../src/agent/tools/registry.ts';
 import { ReplayModel, readTrace, TraceWriter } from '../src/agent/trace.ts';

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { FINISH_REASONS } from '../src/agent/events.ts';
+import { FINISH_REASONS } from '../src/protocol/events.ts';
 import { DOCS_DEV_CORPUS, loadDocsQuestions, type DocsQuestion } from '../src/eval/docs.ts';
 import { runDocsEval } from '../src/eval/index.ts';
 import { judge, type JudgedRun } from '../src/eval/regression.ts';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Dossier } from '../src/dossier.ts';
-import { FINISH_REASONS } from '../src/agent/events.ts';
+import { FINISH_REASONS } from '../src/protocol/events.ts';
 import { loadRegression, runRegression } from '../src/eval/regression.ts';
 import { resolveModel } from '../src/providers/index.ts';
 import { startOpenAIServer } from '../src/testing/protocol-server/openai.ts';

@@ -3,7 +3,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, afterEach, before, describe, it } from 'node:test';
 import type { Dossier } from '../src/dossier.ts';
-import type { AgentEvent } from '../src/agent/events.ts';
+import type { AgentEvent } from '../src/protocol/events.ts';
 import { Policy } from '../src/config/policy.ts';
 import { resolveModel } from '../src/providers/index.ts';
 import { runResearch, type ResearchOptions } from '../src/research/run-research.ts';

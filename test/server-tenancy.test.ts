@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { EvidenceLedger } from '../src/agent/ledger.ts';
+import { EvidenceLedger } from '../src/evidence/ledger.ts';
 import { getContent } from '../src/agent/tools/get-content.ts';
 import { searchDescriptions } from '../src/agent/tools/search-descriptions.ts';
 import { searchKnowledge } from '../src/agent/tools/search-knowledge.ts';

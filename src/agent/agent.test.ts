@@ -4,9 +4,9 @@ import { after, before, describe, it } from 'node:test';
 import { createDossier, type Dossier } from '../dossier.ts';
 import { resolveModel } from '../providers/index.ts';
 import { regressionIndex, tempDir } from '../../test/helpers.ts';
-import { checkCitations, citedIds } from './citations.ts';
-import type { AgentEvent } from './events.ts';
-import { EvidenceLedger } from './ledger.ts';
+import { checkCitations, citedIds } from '../evidence/citations.ts';
+import type { AgentEvent } from '../protocol/events.ts';
+import { EvidenceLedger } from '../evidence/ledger.ts';
 import { runAgent } from './run-agent.ts';
 import { parseTextAction } from './text-protocol.ts';
 import type { StoredChunk } from '../store/types.ts';
@@ -57,7 +57,7 @@ describe('citations', () => {
 
 describe('evidence formatting', () => {
   it('cuts to a token budget at a sentence boundary and fences text so it cannot close the fence', async () => {
-    const { cutToTokens, formatEvidence } = await import('./evidence-format.ts');
+    const { cutToTokens, formatEvidence } = await import('../evidence/evidence-format.ts');
     const cut = cutToTokens('First sentence here. Second sentence is longer than the first one. Third.', 8);
     assert.equal(cut, 'First sentence here. …');
     const ledger = new EvidenceLedger();

@@ -6,16 +6,16 @@ import { PausedRuns } from './paused-runs.ts';
 import type { Dossier, ScopeOptions } from '../dossier.ts';
 import { DossierError } from '../errors/index.ts';
 import { resolveModel, type LanguageModelObject, type ResolvedModel } from '../providers/index.ts';
-import type { Citation, ClaimCheck, EventListener, FinishReason, PlanItem, Usage } from './events.ts';
+import type { Citation, ClaimCheck, EventListener, FinishReason, PlanItem, Usage } from '../protocol/events.ts';
 import type { SubagentRecord } from '../research/state.ts';
-import type { LedgerOptions } from './ledger.ts';
+import type { LedgerOptions } from '../evidence/ledger.ts';
 import { runAgent, type AgentResult } from './run-agent.ts';
 import { readTrace, ReplayModel, TraceWriter } from './trace.ts';
 import type { ResearchResult } from '../research/run-research.ts';
 import { loadUserTools, ragTools, ToolRegistry } from './tools/registry.ts';
 import type { AgentTool } from './tools/tool.ts';
-import type { AskResult } from '../json-shapes.ts';
-export type { AskResult } from '../json-shapes.ts';
+import type { AskResult } from '../protocol/json-shapes.ts';
+export type { AskResult } from '../protocol/json-shapes.ts';
 
 export type AskMode = 'rag' | 'research';
 

@@ -1,4 +1,4 @@
-import type { EvidenceLedger } from './ledger.ts';
+import type { EvidenceLedger } from '../evidence/ledger.ts';
 
 /** The answer when the documents gave nothing relevant, and only then (never for a failed run). */
 export const NO_EVIDENCE_ANSWER = 'Not found in the documents: no passage relevant to the question was found.';

@@ -1,4 +1,4 @@
-import type { FinishReason } from './events.ts';
+import type { FinishReason } from '../protocol/events.ts';
 
 /** A failure that ended a run: what `AgentResult.error` and the `error` event carry. */
 export interface RunError {

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { DossierError } from '../errors/index.ts';
 import type { IndexIdentity } from '../store/types.ts';
 import type { AskResult } from './ask.ts';
-import type { Citation } from './events.ts';
+import type { Citation } from '../protocol/events.ts';
 
 /**
  * Runs paused for approval (finish reason `needs-approval`): the finished answer, withheld, with

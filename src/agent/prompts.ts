@@ -1,4 +1,4 @@
-import { FENCE_CLOSE, FENCE_OPEN } from './evidence-format.ts';
+import { FENCE_CLOSE, FENCE_OPEN } from '../evidence/evidence-format.ts';
 
 /** The RAG system prompt. Rules are fixed here; nothing retrieved can change them. */
 export function ragSystemPrompt(options: { now: Date; toolNames: readonly string[] }): string {

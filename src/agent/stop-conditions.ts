@@ -1,4 +1,4 @@
-import type { FinishReason, Usage } from './events.ts';
+import type { FinishReason, Usage } from '../protocol/events.ts';
 
 /** What one finished step did, as far as stopping is concerned. */
 export interface StepRecord {

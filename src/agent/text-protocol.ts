@@ -1,4 +1,4 @@
-import type { ToolCallRecord } from './events.ts';
+import type { ToolCallRecord } from '../protocol/events.ts';
 import type { AgentTool } from './tools/tool.ts';
 import { z } from 'zod';
 

@@ -1,6 +1,6 @@
 import type { ModelMessage } from 'ai';
 import type { ModelTool } from '../providers/call-model.ts';
-import type { ToolCallRecord } from './events.ts';
+import type { ToolCallRecord } from '../protocol/events.ts';
 import { nativeToolProtocol } from './native-tool-protocol.ts';
 import { textToolProtocol } from './text-tool-protocol.ts';
 import type { ToolOutcome } from './tool-runner.ts';

@@ -1,5 +1,5 @@
 import { oneLine } from '../errors/index.ts';
-import type { AgentEvent, ToolCallRecord } from './events.ts';
+import type { AgentEvent, ToolCallRecord } from '../protocol/events.ts';
 import type { ToolRegistry } from './tools/registry.ts';
 import type { AgentTool, ToolContext, ToolResult } from './tools/tool.ts';
 

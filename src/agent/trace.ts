@@ -6,8 +6,8 @@ import type {
   LanguageModelV3GenerateResult,
 } from '@ai-sdk/provider';
 import { DossierError } from '../errors/index.ts';
-import { streamResult } from '../providers/stream-result.ts';
-import type { AgentEvent, ToolCallRecord, Usage } from './events.ts';
+import { streamResult } from '../protocol/stream-result.ts';
+import type { AgentEvent, ToolCallRecord, Usage } from '../protocol/events.ts';
 
 /**
  * The JSONL trace: one line per event with its time. `model-output` lines hold everything the

@@ -4,14 +4,14 @@
  * Bun and Node ≥ 20 alike. Its types come from ./types.ts and two dependency-free modules
  * (agent/events.ts, store/types.ts), so a browser project type-checks it without @types/node.
  */
-import type { AgentEvent, Citation } from '../agent/events.ts';
+import type { AgentEvent, Citation } from '../protocol/events.ts';
 import type { Filter, StoredChunk, StoredDocument } from '../store/types.ts';
 import { readSse, SseParser } from './sse.ts';
-import type { AskResult, DocumentSummary, IngestProgress, IngestReport, RunRecord, SearchHit, SearchMode } from '../json-shapes.ts';
+import type { AskResult, DocumentSummary, IngestProgress, IngestReport, RunRecord, SearchHit, SearchMode } from '../protocol/json-shapes.ts';
 
 export { readSse, SseParser, type SseMessage } from './sse.ts';
-export type { AskResult, DocumentSummary, IngestProgress, IngestReport, RunRecord, SearchHit, SearchMode, SubagentRecord } from '../json-shapes.ts';
-export type { AgentEvent, Citation, ClaimCheck, EvidenceSummary, FinishReason, PlanItem, ToolCallRecord, Usage } from '../agent/events.ts';
+export type { AskResult, DocumentSummary, IngestProgress, IngestReport, RunRecord, SearchHit, SearchMode, SubagentRecord } from '../protocol/json-shapes.ts';
+export type { AgentEvent, Citation, ClaimCheck, EvidenceSummary, FinishReason, PlanItem, ToolCallRecord, Usage } from '../protocol/events.ts';
 export type { Filter, IndexIdentity, StoredChunk, StoredDocument } from '../store/types.ts';
 
 type FetchLike = (input: string, init?: RequestInit) => Promise<Response>;

@@ -1,6 +1,6 @@
 import type { Dossier } from '../dossier.ts';
 import type { AgentResult } from '../agent/run-agent.ts';
-import type { LedgerEntry } from '../agent/ledger.ts';
+import type { LedgerEntry } from '../evidence/ledger.ts';
 
 /**
  * The HotpotQA protocol's final evidence ranking of a run (Recall@k is measured over it): cited

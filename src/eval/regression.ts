@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { DossierError } from '../errors/index.ts';
 import type { Dossier } from '../dossier.ts';
-import type { AgentEvent } from '../agent/events.ts';
+import type { AgentEvent } from '../protocol/events.ts';
 import type { AgentResult } from '../agent/run-agent.ts';
 import { runQuestion, type EvalMode } from './run-question.ts';
 import type { ResolvedModel } from '../providers/index.ts';

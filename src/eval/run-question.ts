@@ -1,5 +1,5 @@
 import { configFromEnv } from '../config/index.ts';
-import type { AgentEvent } from '../agent/events.ts';
+import type { AgentEvent } from '../protocol/events.ts';
 import { runAgent, type AgentOptions, type AgentResult } from '../agent/run-agent.ts';
 
 /** How an evaluation asks its questions: one RAG agent, or research mode's planner over nested agents. */

@@ -11,8 +11,8 @@ import type { Describer, DescriberTally } from './describe.ts';
 import { closeOcr } from './ocr/index.ts';
 import { prepareFile, prepareRecord, sha256, type DocumentRecord, type PrepareSettings, type PreparedDocument } from './prepare.ts';
 import { PreparePool } from './worker-pool.ts';
-import type { IngestProgress, IngestReport } from '../json-shapes.ts';
-export type { IngestProgress, IngestReport } from '../json-shapes.ts';
+import type { IngestProgress, IngestReport } from '../protocol/json-shapes.ts';
+export type { IngestProgress, IngestReport } from '../protocol/json-shapes.ts';
 
 export { sha256, type DocumentRecord } from './prepare.ts';
 

@@ -1,5 +1,5 @@
 import { HashedEmbedder } from '../embed/hashed/hashed-embedder.ts';
-import { createOfflineModel } from '../agent/offline/offline-model.ts';
+import { createOfflineModel } from '../offline-model/index.ts';
 import type { Provider } from './types.ts';
 
 /** The built-in extractive model and hashed embedder: no key, no downloaded weights. */

@@ -5,7 +5,7 @@ import { createPythonTool } from './python/index.ts';
 import { webTools } from './web/index.ts';
 
 export { runResearch, RESEARCH_DEFAULTS, type ResearchOptions, type ResearchResult } from './run-research.ts';
-export { critiqueDraft, checkClaim, claimsOf, markFindings, type Critique, type EvidenceText } from './critique.ts';
+export { critiqueDraft, checkClaim, claimsOf, markFindings, type Critique, type EvidenceText } from '../evidence/claims.ts';
 export { ResearchState, type SubagentRecord } from './state.ts';
 export { PythonSandbox, runPython, type PythonResult, type PythonRunOptions } from './python/index.ts';
 export { fetchPage, webSearchProviderFromSettings, type FetchedPage, type WebSearchProvider, type WebSearchResult } from './web/index.ts';

@@ -1,4 +1,4 @@
-import { FENCE_CLOSE, FENCE_OPEN } from '../agent/evidence-format.ts';
+import { FENCE_CLOSE, FENCE_OPEN } from '../evidence/evidence-format.ts';
 
 /** The research planner's system prompt. Rules are fixed here; nothing retrieved or fetched can change them. */
 export function researchSystemPrompt(options: { now: Date; toolNames: readonly string[] }): string {

@@ -1,9 +1,9 @@
-import type { PlanItem } from '../agent/events.ts';
-import { ReadBudget, type LedgerOptions } from '../agent/ledger.ts';
+import type { PlanItem } from '../protocol/events.ts';
+import { ReadBudget, type LedgerOptions } from '../evidence/ledger.ts';
 import { AGENT_DEFAULTS, agentLoop, type AgentModel, type AgentOptions, type AgentResult } from '../agent/run-agent.ts';
 import { ragTools, ToolRegistry } from '../agent/tools/registry.ts';
 import type { AgentTool } from '../agent/tools/tool.ts';
-import { critiqueDraft, describeFindings, hasFindings, markFindings, type Critique } from './critique.ts';
+import { critiqueDraft, describeFindings, hasFindings, markFindings, type Critique } from '../evidence/claims.ts';
 import { critiqueFeedback, researchSystemPrompt } from './prompts.ts';
 import { ResearchState, type SubagentRecord } from './state.ts';
 import { critiqueTool } from './tools/critique.ts';
@@ -67,7 +67,7 @@ export async function runResearch(options: ResearchOptions): Promise<ResearchRes
   const planner = [...builtIn, ...(options.tools ?? []).filter((tool) => !builtIn.some((own) => own.name === tool.name))].filter((tool) => allow(tool.name));
   let rounds = 0;
   let last: Critique = { checks: [], openQuestions: [] };
-  const critiqueOf = (answer: string, ledger: import('../agent/ledger.ts').EvidenceLedger) => critiqueDraft(answer, (id) => ledger.get(id)?.chunk.text, state.plan);
+  const critiqueOf = (answer: string, ledger: import('../evidence/ledger.ts').EvidenceLedger) => critiqueDraft(answer, (id) => ledger.get(id)?.chunk.text, state.plan);
 
   const result = await agentLoop({
     ...options,

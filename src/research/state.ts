@@ -1,7 +1,7 @@
-import type { FinishReason, PlanItem, Usage } from '../agent/events.ts';
-import type { Critique } from './critique.ts';
-import type { SubagentRecord } from '../json-shapes.ts';
-export type { SubagentRecord } from '../json-shapes.ts';
+import type { FinishReason, PlanItem, Usage } from '../protocol/events.ts';
+import type { Critique } from '../evidence/claims.ts';
+import type { SubagentRecord } from '../protocol/json-shapes.ts';
+export type { SubagentRecord } from '../protocol/json-shapes.ts';
 
 /** What a research run has planned and done so far; its tools write here, the report reads it. */
 export class ResearchState {

@@ -3,8 +3,8 @@ import { l2normalize, type Embedder } from '../embed/embedder.ts';
 import type { Filter, Scope, ScoredChunkId, Store, StoredChunk } from '../store/types.ts';
 import type { Tokenizer } from '../text/tokenize.ts';
 import { reciprocalRankFusion } from './fuse.ts';
-import type { SearchHit, SearchMode } from '../json-shapes.ts';
-export type { SearchHit, SearchMode } from '../json-shapes.ts';
+import type { SearchHit, SearchMode } from '../protocol/json-shapes.ts';
+export type { SearchHit, SearchMode } from '../protocol/json-shapes.ts';
 
 export const SEARCH_MODES: readonly SearchMode[] = ['fulltext', 'vector', 'hybrid'];
 

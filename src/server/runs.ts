@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { AskOptions, AskResult } from '../agent/ask.ts';
-import type { AgentEvent } from '../agent/events.ts';
+import type { AgentEvent } from '../protocol/events.ts';
 import type { Dossier } from '../dossier.ts';
 import { oneLine } from '../errors/index.ts';
 import type { NodeLeases } from './leases.ts';

@@ -1,7 +1,7 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import Database from 'better-sqlite3';
 import { DossierError } from '../errors/index.ts';
-import type { RunRecord as RunShape } from '../json-shapes.ts';
+import type { RunRecord as RunShape } from '../protocol/json-shapes.ts';
 
 /**
  * What the server keeps beside the index, in the same database (tables `srv_*`): users, API keys

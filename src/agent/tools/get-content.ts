@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defuseAttribute, formatEvidence } from '../evidence-format.ts';
+import { defuseAttribute, formatEvidence } from '../../evidence/evidence-format.ts';
 import type { AgentTool } from './tool.ts';
 
 const input = z.object({

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { formatDocuments } from '../evidence-format.ts';
+import { formatDocuments } from '../../evidence/evidence-format.ts';
 import type { AgentTool } from './tool.ts';
 
 const input = z.object({

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { reciprocalRankFusion } from '../../retrieve/fuse.ts';
 import type { StoredChunk } from '../../store/types.ts';
 import type { AgentTool, ToolContext } from './tool.ts';
-import { formatEvidence } from '../evidence-format.ts';
+import { formatEvidence } from '../../evidence/evidence-format.ts';
 
 const input = z.object({
   query: z.string().min(1).max(2000).describe('What to look for: keywords, a question or a statement'),

@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import type { Dossier } from '../../dossier.ts';
 import type { Scope } from '../../store/types.ts';
-import type { EvidenceLedger, LedgerEntry } from '../ledger.ts';
+import type { EvidenceLedger, LedgerEntry } from '../../evidence/ledger.ts';
 
 /** What every tool gets: the engine, the run's scope (every read is scoped) and its ledger. */
 export interface ToolContext {
@@ -17,7 +17,7 @@ export interface ToolContext {
   /** Token budget for the text the model sees from one call. */
   resultTokens: number;
   /** Emits an event into the run's stream (research tools: plans, nested agents, critiques). */
-  emit?: (event: import('../events.ts').AgentEvent) => void;
+  emit?: (event: import('../../protocol/events.ts').AgentEvent) => void;
   /** One-shot text generation with the run's model, when the run has a real model (RAG-Fusion, HyDE); stops with `signal`. */
   generate?: (prompt: string) => Promise<string>;
 }

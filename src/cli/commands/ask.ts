@@ -1,4 +1,4 @@
-import type { AgentEvent } from '../../agent/events.ts';
+import type { AgentEvent } from '../../protocol/events.ts';
 import type { AskResult } from '../../agent/ask.ts';
 import { intOption, listOption, numberOption, parse, stringOption, type Values } from '../args.ts';
 import { UsageError, type CommandContext } from '../io.ts';

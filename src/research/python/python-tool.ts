@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defuse } from '../../agent/evidence-format.ts';
+import { defuse } from '../../evidence/evidence-format.ts';
 import type { AgentTool } from '../../agent/tools/tool.ts';
 import { sharedPythonSandbox, type PythonResult, type PythonSandbox } from './sandbox.ts';
 

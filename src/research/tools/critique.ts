@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { AgentTool } from '../../agent/tools/tool.ts';
-import { critiqueDraft, describeFindings, hasFindings } from '../critique.ts';
+import { critiqueDraft, describeFindings, hasFindings } from '../../evidence/claims.ts';
 import type { ResearchState } from '../state.ts';
 
 const input = z.object({

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import type { AgentEvent } from '../../agent/events.ts';
-import { formatEvidence } from '../../agent/evidence-format.ts';
-import { EvidenceLedger, type LedgerEntry, type ReadBudget } from '../../agent/ledger.ts';
+import type { AgentEvent } from '../../protocol/events.ts';
+import { formatEvidence } from '../../evidence/evidence-format.ts';
+import { EvidenceLedger, type LedgerEntry, type ReadBudget } from '../../evidence/ledger.ts';
 import { runAgent, type AgentModel } from '../../agent/run-agent.ts';
 import { ToolRegistry } from '../../agent/tools/registry.ts';
 import type { AgentTool } from '../../agent/tools/tool.ts';

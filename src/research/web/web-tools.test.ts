@@ -3,7 +3,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { EvidenceLedger } from '../../agent/ledger.ts';
+import { EvidenceLedger } from '../../evidence/ledger.ts';
 import { assertFenced, HOSTILE_PHRASE, HOSTILE_TEXT, HOSTILE_TITLE, toolContract } from '../../agent/tools/contract.ts';
 import type { ToolContext } from '../../agent/tools/tool.ts';
 import { createDossier, type Dossier } from '../../dossier.ts';

@@ -6,8 +6,8 @@
  */
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import { defuse, formatEvidence } from '../../agent/evidence-format.ts';
-import type { LedgerEntry } from '../../agent/ledger.ts';
+import { defuse, formatEvidence } from '../../evidence/evidence-format.ts';
+import type { LedgerEntry } from '../../evidence/ledger.ts';
 import type { AgentTool, ToolContext } from '../../agent/tools/tool.ts';
 import { chunkBlocks } from '../../ingest/chunk.ts';
 import type { Block } from '../../ingest/types.ts';

@@ -1,6 +1,6 @@
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import type { AskResult } from '../../agent/ask.ts';
-import { entitiesIn } from '../../agent/offline/entities.ts';
+import { entitiesIn } from '../../offline-model/index.ts';
 import { DossierError } from '../../errors/index.ts';
 import { depsOf, principalOf, type AppContext, type Env } from '../app.ts';
 import type { RunRequest } from '../runs.ts';

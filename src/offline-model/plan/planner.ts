@@ -1,8 +1,8 @@
 import type { Tokenizer } from '../../text/tokenize.ts';
-import { entitiesIn } from './entities.ts';
-import { analyseQuestion } from './question.ts';
-import { isDemonym, NATIONALITY } from './spans.ts';
-import { normaliseQuery, plainTitle, relevanceRank, type PromptState } from './prompt-state.ts';
+import { entitiesIn } from '../text/entities.ts';
+import { analyseQuestion } from '../question/question.ts';
+import { isDemonym, NATIONALITY } from '../text/spans.ts';
+import { normaliseQuery, plainTitle, relevanceRank, type PromptState } from '../prompt-state.ts';
 import {
   BRIDGE_SEARCH_K,
   BRIDGE_SOURCES,
@@ -12,7 +12,7 @@ import {
   QUESTION_SEARCH_K,
   SELF_NAME_SHARE,
   SINGLE_WORD_NAME_WEIGHT,
-} from './tuning.ts';
+} from '../tuning.ts';
 
 export interface PlannedSearch {
   query: string;

@@ -1,5 +1,5 @@
 import type { StoredChunk } from '../store/types.ts';
-import type { EvidenceSummary } from './events.ts';
+import type { EvidenceSummary } from '../protocol/events.ts';
 
 /**
  * The evidence ledger: every chunk a tool returns enters once (deduplicated by chunk id) under a

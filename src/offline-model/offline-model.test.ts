@@ -1,17 +1,17 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { LanguageModelV3CallOptions, LanguageModelV3Content, LanguageModelV3Prompt } from '@ai-sdk/provider';
-import type { StoredChunk } from '../../store/types.ts';
-import { Tokenizer } from '../../text/tokenize.ts';
-import { formatEvidence } from '../evidence-format.ts';
-import { EvidenceLedger } from '../ledger.ts';
-import { FINAL_ANSWER_NOW } from '../prompts.ts';
-import { composeAnswer, NOT_FOUND } from './answer-composer.ts';
-import { entitiesIn } from './entities.ts';
+import type { StoredChunk } from '../store/types.ts';
+import { Tokenizer } from '../text/tokenize.ts';
+import { formatEvidence } from '../evidence/evidence-format.ts';
+import { EvidenceLedger } from '../evidence/ledger.ts';
+import { FINAL_ANSWER_NOW } from '../agent/prompts.ts';
+import { composeAnswer, NOT_FOUND } from './answer/answer-composer.ts';
+import { entitiesIn } from './text/entities.ts';
 import { createOfflineModel, type OfflineModelOptions } from './offline-model.ts';
-import { firstQueries } from './planner.ts';
+import { firstQueries } from './plan/planner.ts';
 import { readPromptState } from './prompt-state.ts';
-import { sentencesOf } from './sentences.ts';
+import { sentencesOf } from './text/sentences.ts';
 
 const QUESTION = 'What government position was held by the woman who portrayed Corliss Archer in the film Kiss and Tell?';
 const KISS_AND_TELL = 'Kiss and Tell is a 1945 American comedy film starring then 17-year-old Shirley Temple as Corliss Archer.';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { checkClaim, claimsOf, critiqueDraft, markFindings } from './critique.ts';
+import { checkClaim, claimsOf, critiqueDraft, markFindings } from './claims.ts';
 
 const evidence: Record<string, string> = {
   E1: 'Halvorsen Instruments was founded in 1987 by Marit Halvorsen in Bergen, Norway.',

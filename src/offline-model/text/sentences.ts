@@ -1,4 +1,4 @@
-import { MIN_SENTENCE_CHARS } from './tuning.ts';
+import { MIN_SENTENCE_CHARS } from '../tuning.ts';
 
 /**
  * The reading units of a passage: prose sentences, list items, code blocks (kept whole, with their

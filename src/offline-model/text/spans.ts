@@ -1,6 +1,6 @@
-import type { AnswerType, QuestionAnalysis } from './question.ts';
+import type { AnswerType, QuestionAnalysis } from '../question/types.ts';
 import { datesIn, lifeDates, quantitiesIn } from './quantities.ts';
-import { KIND_MODIFIERS, KIND_PHRASE_FIT, LIFE_EVENT_OTHER_DATE_FIT } from './tuning.ts';
+import { KIND_MODIFIERS, KIND_PHRASE_FIT, LIFE_EVENT_OTHER_DATE_FIT } from '../tuning.ts';
 
 /**
  * Candidate answer spans in a sentence, by answer type: runs of capitalised words and quoted titles

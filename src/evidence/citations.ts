@@ -1,4 +1,4 @@
-import type { Citation } from './events.ts';
+import type { Citation } from '../protocol/events.ts';
 import type { EvidenceLedger } from './ledger.ts';
 
 /** Matches [E1], [E1, E3], [E2][E5] and [e4]; ids are the ledger's short ids. */

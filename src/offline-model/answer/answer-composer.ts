@@ -1,12 +1,12 @@
 import type { Tokenizer } from '../../text/tokenize.ts';
 import { calculate, compareCandidates, multipleValues, ownedBy, type ReaderSentence } from './calculation.ts';
-import { plainTitle, relevanceRank, titledBy, type OfflineEvidence, type PromptState } from './prompt-state.ts';
-import { analyseQuestion, answerTypeOfNoun, participleOf, type QuestionAnalysis } from './question.ts';
-import { questionCoverage, withPlainerWords, type QuestionCoverage } from './question-coverage.ts';
-import { isLeadIn, segmentsOf, type Segment } from './sentences.ts';
-import { convertTime, datesIn, lifeDates } from './quantities.ts';
+import { plainTitle, relevanceRank, titledBy, type OfflineEvidence, type PromptState } from '../prompt-state.ts';
+import { analyseQuestion, answerTypeOfNoun, participleOf, type QuestionAnalysis } from '../question/question.ts';
+import { questionCoverage, withPlainerWords, type QuestionCoverage } from '../question/question-coverage.ts';
+import { isLeadIn, segmentsOf, type Segment } from '../text/sentences.ts';
+import { convertTime, datesIn, lifeDates } from '../text/quantities.ts';
 import { sharedProperty } from './shared-property.ts';
-import { candidateSpans, isRoleTitle, looksLikePerson, nameSpans, namesJoinedByAnd, NATIONALITY, ORG_WORDS, titleFit, withoutRoleOf, type Span } from './spans.ts';
+import { candidateSpans, isRoleTitle, looksLikePerson, nameSpans, namesJoinedByAnd, NATIONALITY, ORG_WORDS, titleFit, withoutRoleOf, type Span } from '../text/spans.ts';
 import {
   BRIDGE_SENTENCE_BONUS,
   SECOND_HOP_ALWAYS,
@@ -61,7 +61,7 @@ import {
   SPAN_SUBJECT_WEIGHT,
   SPAN_TITLE_WEIGHT,
   SUPPORT_SENTENCES,
-} from './tuning.ts';
+} from '../tuning.ts';
 
 export const NOT_FOUND = 'Not found in the documents: none of the retrieved passages answers the question.';
 

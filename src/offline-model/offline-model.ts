@@ -1,13 +1,11 @@
 import type { LanguageModelV3, LanguageModelV3CallOptions, LanguageModelV3Content, LanguageModelV3GenerateResult } from '@ai-sdk/provider';
-import { streamResult } from '../../providers/stream-result.ts';
-import { Tokenizer } from '../../text/tokenize.ts';
-import { composeAnswer } from './answer-composer.ts';
-import { nextSearches } from './planner.ts';
+import { streamResult } from '../protocol/stream-result.ts';
+import { Tokenizer } from '../text/tokenize.ts';
+import { composeAnswer } from './answer/answer-composer.ts';
+import { nextSearches } from './plan/planner.ts';
 import { readPromptState } from './prompt-state.ts';
-import { researchTurn } from './research-planner.ts';
+import { researchTurn } from './plan/research-planner.ts';
 import { ANSWER_SENTENCES, MAX_ROUNDS, QUERIES_PER_ROUND, QUESTION_SEARCH_K } from './tuning.ts';
-
-export { entitiesIn } from './entities.ts';
 
 /**
  * The offline model: an extractive planner behind the AI SDK model interface, so the agent loop

@@ -1,5 +1,5 @@
 import { splitSentences } from './sentences.ts';
-import { MAX_ENTITIES } from './tuning.ts';
+import { MAX_ENTITIES } from '../tuning.ts';
 
 /** Words that start questions or join clauses: never an entity on their own. */
 const QUESTION_WORDS = new Set(

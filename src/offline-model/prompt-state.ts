@@ -1,5 +1,5 @@
 import type { LanguageModelV3Prompt } from '@ai-sdk/provider';
-import { parseEvidence } from '../evidence-format.ts';
+import { parseEvidence } from '../evidence/evidence-format.ts';
 import { OTHER_SEARCH_RANK_OFFSET } from './tuning.ts';
 
 /** One evidence passage the agent has shown the model, with how the searches found it. */

@@ -1,5 +1,5 @@
-import { citedIds } from '../agent/citations.ts';
-import type { ClaimCheck, PlanItem } from '../agent/events.ts';
+import { citedIds } from './citations.ts';
+import type { ClaimCheck, PlanItem } from '../protocol/events.ts';
 import { Tokenizer } from '../text/tokenize.ts';
 
 /**

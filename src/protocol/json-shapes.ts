@@ -5,7 +5,7 @@
  * project type-checks them without @types/node. The engine modules re-export them
  * (agent/ask.ts, dossier.ts, retrieve/search.ts, ingest/pipeline.ts, research/state.ts).
  */
-import type { Citation, ClaimCheck, FinishReason, PlanItem, Usage } from './agent/events.ts';
+import type { Citation, ClaimCheck, FinishReason, PlanItem, Usage } from './events.ts';
 
 export type SearchMode = 'fulltext' | 'vector' | 'hybrid';
 

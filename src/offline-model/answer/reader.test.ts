@@ -3,14 +3,14 @@ import { describe, it } from 'node:test';
 import type { LanguageModelV3Prompt } from '@ai-sdk/provider';
 import type { StoredChunk } from '../../store/types.ts';
 import { Tokenizer } from '../../text/tokenize.ts';
-import { formatEvidence } from '../evidence-format.ts';
-import { EvidenceLedger } from '../ledger.ts';
+import { formatEvidence } from '../../evidence/evidence-format.ts';
+import { EvidenceLedger } from '../../evidence/ledger.ts';
 import { composeAnswer } from './answer-composer.ts';
-import { readPromptState } from './prompt-state.ts';
-import { add, datesIn, decimal, divide, formatDecimal, quantitiesIn, subtract } from './quantities.ts';
-import { analyseQuestion } from './question.ts';
-import { isLeadIn, segmentsOf, sentencesOf, splitSentences } from './sentences.ts';
-import { candidateSpans, nameSpans } from './spans.ts';
+import { readPromptState } from '../prompt-state.ts';
+import { add, datesIn, decimal, divide, formatDecimal, quantitiesIn, subtract } from '../text/quantities.ts';
+import { analyseQuestion } from '../question/question.ts';
+import { isLeadIn, segmentsOf, sentencesOf, splitSentences } from '../text/sentences.ts';
+import { candidateSpans, nameSpans } from '../text/spans.ts';
 
 const tokenizer = new Tokenizer({ language: 'english' });
 

@@ -1,7 +1,7 @@
 import type { LanguageModelV3CallOptions, LanguageModelV3Content, LanguageModelV3Prompt } from '@ai-sdk/provider';
-import { checkClaim, critiqueDraft, markFindings, hasFindings, type Critique, type EvidenceText } from '../../research/critique.ts';
-import { parseEvidence } from '../evidence-format.ts';
-import { analyseQuestion } from './question.ts';
+import { checkClaim, critiqueDraft, markFindings, hasFindings, type Critique, type EvidenceText } from '../../evidence/claims.ts';
+import { parseEvidence } from '../../evidence/evidence-format.ts';
+import { analyseQuestion } from '../question/question.ts';
 
 /**
  * The offline model as research planner. Like the RAG planner it keeps no state: every decision

@@ -1,6 +1,6 @@
 import type { Tokenizer } from '../../text/tokenize.ts';
-import type { OfflineEvidence, PromptState } from './prompt-state.ts';
-import { CONTEXT_TERM_WEIGHT } from './tuning.ts';
+import type { OfflineEvidence, PromptState } from '../prompt-state.ts';
+import { CONTEXT_TERM_WEIGHT } from '../tuning.ts';
 
 export interface QuestionCoverage {
   /** Share of the question's weight no evidence mentions, and how many distinct terms that is. */

@@ -1,8 +1,8 @@
 import type { Tokenizer } from '../../text/tokenize.ts';
 import { ownedBy, support, type ReaderResult, type ReaderSentence } from './calculation.ts';
-import { countryOf, nationalityIn } from './nationalities.ts';
-import { plainTitle } from './prompt-state.ts';
-import type { QuestionAnalysis } from './question.ts';
+import { countryOf, nationalityIn } from '../lexicon/nationalities.ts';
+import { plainTitle } from '../prompt-state.ts';
+import type { QuestionAnalysis } from '../question/question.ts';
 
 /** Words of a definition that say where or when, not what: they end the noun phrase. */
 const PHRASE_END = /^(?:who|whom|which|that|whose|best|known|from|in|of|for|with|by|at|on|based|born|active|and\s+(?:is|was)|since|during|until|noted|famous|widely|mostly|mainly|primarily|currently|formerly|also)$/i;

@@ -54,7 +54,7 @@ describe('docs evaluation (eval docs)', () => {
     assert.deepEqual(report.byCorpus.beta.failed, []);
     assert.deepEqual(report.outcomes.map((o) => o.id), ['alpha-designer', 'beta-rate', 'beta-none']);
     for (const outcome of report.outcomes) {
-      assert.deepEqual(Object.keys(outcome).sort(), ['answer', 'answerPass', 'citationHit', 'citations', 'finishReason', 'id', 'kind', 'toolCalls', 'unresolved']);
+      assert.deepEqual(Object.keys(outcome).sort(), ['answer', 'answerPass', 'citationHit', 'citations', 'cited', 'finishReason', 'id', 'kind', 'toolCalls', 'unresolved']);
       assert.ok(FINISH_REASONS.includes(outcome.finishReason as never), outcome.finishReason);
     }
     // The beta question searched beta only: the alpha figure never reaches its answer.

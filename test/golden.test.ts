@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { GOLDEN_DIR, GOLDEN_SETS, goldenDiff, readGolden, writeGolden } from '../src/eval/golden.ts';
 import { REGRESSION_DIR } from '../src/eval/regression.ts';
-import { runCli, SHARED_DATA, tempDir } from './helpers.ts';
+import { REPO_ROOT, runCli, SHARED_DATA, tempDir } from './helpers.ts';
 
 const WRITE = process.env.GOLDEN_WRITE === '1';
 
@@ -34,6 +34,7 @@ function stable(value: unknown, key = ''): unknown {
   if (Array.isArray(value)) return value.map((item) => stable(item));
   if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, stable(v, k)]));
   if (typeof value === 'string' && (UUID.test(value) || ISO_TIME.test(value))) return `<${UUID.test(value) ? 'uuid' : 'time'}>`;
+  if (typeof value === 'string' && value.startsWith(REPO_ROOT)) return `<checkout>${value.slice(REPO_ROOT.length)}`;
   if (typeof value === 'number' && TIMING.test(key)) return '<timing>';
   return value;
 }

@@ -39,7 +39,7 @@ async function measure(makeModel: () => { model: ReturnType<typeof createOffline
   for (let i = 0; i < runs; i++) {
     const events: (AgentEvent & { at: number })[] = [];
     const { model, id } = makeModel();
-    await runAgent({ dossier, question: text.query(), model: { model, id, supportsTools: true }, onEvent: (e) => events.push({ ...e, at: performance.now() }) });
+    await runAgent({ knowledge: dossier, question: text.query(), model: { model, id, supportsTools: true }, onEvent: (e) => events.push({ ...e, at: performance.now() }) });
     all.push(...stepOverheads(events));
   }
   const round = (v: number) => Math.round(v * 100) / 100;

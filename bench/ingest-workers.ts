@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
-import { openServerState } from '../src/server/state.ts';
+import { openServerState } from '../src/server/state/index.ts';
 import { SyntheticText } from './corpus.ts';
 
 const { values } = parseArgs({

@@ -6,9 +6,9 @@ import type { Describer } from './ingest/describe.ts';
 import { IngestPipeline, type DocumentRecord, type IngestOptions, type IngestReport } from './ingest/pipeline.ts';
 import { resolveEmbedder } from './providers/index.ts';
 import { Retriever, type SearchHit, type SearchRequest } from './retrieve/search.ts';
-import type { Filter, Scope, Store, StoreStats, StoredChunk, StoredDocument } from './store/types.ts';
+import type { Filter, Scope, ScopeOptions, Store, StoreStats, StoredChunk, StoredDocument } from './store/types.ts';
 import { Tokenizer } from './text/tokenize.ts';
-import type { ApproveOptions, ApproveResult, AskOptions, AskResult, ReplayResult } from './agent/ask.ts';
+import type { ApproveOptions, ApproveResult, AskOptions, AskResult, ReplayResult } from './ask/ask.ts';
 import type { DocumentSummary } from './protocol/json-shapes.ts';
 export type { DocumentSummary } from './protocol/json-shapes.ts';
 
@@ -29,12 +29,7 @@ export interface DossierOptions {
   env?: Record<string, string | undefined>;
 }
 
-export interface ScopeOptions {
-  /** Collections to read; every collection when absent. Unknown names are an error listing the existing ones. */
-  collections?: readonly string[];
-  /** A scope decided by the caller (the server's permissions); wins over `collections`. */
-  scope?: Scope;
-}
+export type { ScopeOptions } from './store/types.ts';
 
 export interface DossierIngestOptions extends Omit<IngestOptions, 'describer' | 'exclude'> {
   /** With a real model ("provider:model"), the model writes document descriptions; offline otherwise. */
@@ -172,19 +167,19 @@ export class Dossier {
 
   /** A question answered by the agent, in the documented `ask --json` shape (DESIGN §4). */
   async ask(options: AskOptions): Promise<AskResult> {
-    const { ask } = await import('./agent/ask.ts');
+    const { ask } = await import('./ask/ask.ts');
     return ask(this, options);
   }
 
   /** Reruns a trace from its recorded model outputs; refuses another index or a truncated trace. */
   async replay(trace: string, options: Pick<AskOptions, 'onEvent'> = {}): Promise<ReplayResult> {
-    const { replay } = await import('./agent/ask.ts');
+    const { replay } = await import('./ask/ask.ts');
     return replay(this, trace, options);
   }
 
   /** Decides a run paused for approval (finish reason `needs-approval`): releases its answer or ends it. */
   async approve(runId: string, options: ApproveOptions): Promise<ApproveResult> {
-    const { approve } = await import('./agent/ask.ts');
+    const { approve } = await import('./ask/ask.ts');
     return approve(this, runId, options);
   }
 

@@ -2,13 +2,14 @@
 export { createDossier, Dossier, assertCollectionName, type DossierOptions, type DocumentSummary, type ScopeOptions, type DossierIngestOptions } from './dossier.ts';
 export { DossierError, type ErrorCode } from './errors/index.ts';
 
-export type { AskOptions, AskResult, AskMode, ReplayResult } from './agent/ask.ts';
+export type { AskOptions, AskResult, AskMode, ReplayResult } from './ask/ask.ts';
 export { runAgent, type AgentOptions, type AgentResult, type AgentModel } from './agent/run-agent.ts';
+export { runResearch, type ResearchOptions, type ResearchResult } from './research/run-research.ts';
 export type { AgentEvent, Citation, EventListener, FinishReason, Usage } from './protocol/events.ts';
 export { EvidenceLedger, type LedgerEntry, type LedgerOptions } from './evidence/ledger.ts';
 export { ToolRegistry, ragTools, loadUserTools } from './agent/tools/registry.ts';
 export type { AgentTool, ToolContext, ToolResult } from './agent/tools/tool.ts';
-export { createOfflineModel } from './offline-model/offline-model.ts';
+export { createOfflineModel } from './offline-model/index.ts';
 
 export { resolveModel, resolveEmbedder, parseSpec, PROVIDER_NAMES, type ResolvedModel, type ResolveOptions, type LanguageModelObject, type Provider } from './providers/index.ts';
 

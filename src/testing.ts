@@ -8,7 +8,7 @@
 export { storeContract } from './store/contract.ts';
 export { embedderContract } from './embed/contract.ts';
 export { parserContract, assertParsedDocument, assertDossierError, garbageBytes, type ContractSample } from './ingest/parsers/contract.ts';
-export { toolContract, assertFenced } from './agent/tools/contract.ts';
+export { toolContract, assertFenced } from './testing/tool-contract.ts';
 
 // The protocol test server: scripted OpenAI (chat completions, embeddings) and Anthropic (Messages)
 // endpoints over real sockets.

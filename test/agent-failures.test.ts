@@ -59,7 +59,7 @@ describe('a run whose model fails ends with finish reason error and says why', (
 
   const run = async (model: ResolvedModel, extra: Partial<AgentOptions> = {}) => {
     const events: AgentEvent[] = [];
-    const result = await runAgent({ dossier, question: QUESTION, model, modelTimeoutMs: 5_000, maxRetries: 2, onEvent: (e) => events.push(e), ...extra });
+    const result = await runAgent({ knowledge: dossier, question: QUESTION, model, modelTimeoutMs: 5_000, maxRetries: 2, onEvent: (e) => events.push(e), ...extra });
     return { result, events };
   };
 

@@ -25,7 +25,7 @@ describe('offline reader, end to end', () => {
   });
 
   it('answers the bridge question over three tiny documents: "Bergen", both facts cited', async () => {
-    const result = await runAgent({ dossier: bridge, question: 'In which city was the founder of Harbor Station born?', model: await resolveModel('offline') });
+    const result = await runAgent({ knowledge: bridge, question: 'In which city was the founder of Harbor Station born?', model: await resolveModel('offline') });
     const [direct, ...support] = result.answer.split('\n');
     assert.match(direct, /^Bergen \[E\d+\](?:\[E\d+\])?$/, result.answer);
     const cited = new Set(result.citations.map((c) => c.source.split('/').pop()));
@@ -36,12 +36,12 @@ describe('offline reader, end to end', () => {
   });
 
   it('partially answers when the second hop is missing, and says what is not there', async () => {
-    const result = await runAgent({ dossier: bridge, question: 'In which year was the founder of Harbor Station married?', model: await resolveModel('offline') });
+    const result = await runAgent({ knowledge: bridge, question: 'In which year was the founder of Harbor Station married?', model: await resolveModel('offline') });
     assert.match(result.answer, /not found in the documents/i, result.answer);
   });
 
   it('answers the README quick-start question from this repository\'s docs', async () => {
-    const result = await runAgent({ dossier: docs, question: 'What happens to a citation that resolves to nothing?', model: await resolveModel('offline') });
+    const result = await runAgent({ knowledge: docs, question: 'What happens to a citation that resolves to nothing?', model: await resolveModel('offline') });
     const first = result.answer.split('\n')[0];
     assert.match(first, /unresolved/i, result.answer);
     assert.match(first, /never shown as a source/i, result.answer);

@@ -42,7 +42,7 @@ describe('agent through real provider clients and the protocol server', () => {
   const run = async (model: Awaited<ReturnType<typeof compatible>>, extra: Partial<Parameters<typeof runAgent>[0]> = {}) => {
     const events: AgentEvent[] = [];
     const result = await runAgent({
-      dossier,
+      knowledge: dossier,
       question: 'Who leads the team that built the Tern-4 salinity sensor?',
       model,
       modelTimeoutMs: 5000,
@@ -262,7 +262,7 @@ describe('agent through real provider clients and the protocol server', () => {
     const start = events[0];
     assert.ok(start.type === 'run-start' && start.textTools);
     const model = ReplayModel.fromTrace(events.map((e) => ({ ...e, time: '' })));
-    const replayed = await runAgent({ dossier, question: 'Where was the Tern-4 sea trial?', model: { model, id: 'replay', supportsTools: false } });
+    const replayed = await runAgent({ knowledge: dossier, question: 'Where was the Tern-4 sea trial?', model: { model, id: 'replay', supportsTools: false } });
     assert.equal(replayed.answer, result.answer);
   });
 
@@ -275,7 +275,7 @@ describe('agent through real provider clients and the protocol server', () => {
     assert.equal(result.steps, 3);
     assert.equal(events.filter((e) => e.type === 'model-output').length, 3);
     const model = ReplayModel.fromTrace(events.map((e) => ({ ...e, time: '' })));
-    const replayed = await runAgent({ dossier, question: 'Where was the Tern-4 sea trial?', model: { model, id: 'replay', supportsTools: false } });
+    const replayed = await runAgent({ knowledge: dossier, question: 'Where was the Tern-4 sea trial?', model: { model, id: 'replay', supportsTools: false } });
     assert.equal(replayed.answer, result.answer);
   });
 
@@ -290,7 +290,7 @@ describe('agent through real provider clients and the protocol server', () => {
       const events = readTrace(path);
       assert.ok(events.every((e) => typeof e.time === 'string'));
       const model = ReplayModel.fromTrace(events);
-      const replayed = await runAgent({ dossier, question: 'Who leads the team that built the Tern-4 salinity sensor?', model: { model, id: 'replay', supportsTools: true } });
+      const replayed = await runAgent({ knowledge: dossier, question: 'Who leads the team that built the Tern-4 salinity sensor?', model: { model, id: 'replay', supportsTools: true } });
       assert.equal(replayed.answer, result.answer);
       assert.deepEqual(replayed.citations.map((c) => c.chunkId), result.citations.map((c) => c.chunkId));
     } finally {

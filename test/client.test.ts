@@ -11,7 +11,7 @@ import { after, before, describe, it } from 'node:test';
 import { createClient, DossierClientError, SseParser, type DossierClient, type RunEvent } from '../src/client/index.ts';
 import type { Dossier } from '../src/dossier.ts';
 import { startServer } from '../src/server/index.ts';
-import { openServerState } from '../src/server/state.ts';
+import { openServerState } from '../src/server/state/index.ts';
 import { REPO_ROOT, regressionIndex, tempDir } from './helpers.ts';
 
 
@@ -411,7 +411,7 @@ describe('dossier/client against a live server', { timeout: 120_000 }, () => {
         if (from.startsWith('./')) continue;
         assert.ok(typeOnly, `${name}: a value import from ${from}; only \`import type\` may leave src/client`);
         // And only from the modules that import nothing else (so no engine, ai or Node types come along).
-        assert.ok(['../agent/events.ts', '../store/types.ts', '../json-shapes.ts'].includes(from), `${name}: a type import from ${from}`);
+        assert.ok(['../protocol/events.ts', '../store/types.ts', '../protocol/json-shapes.ts'].includes(from), `${name}: a type import from ${from}`);
       }
     }
   });
@@ -425,7 +425,7 @@ describe('dossier/client against a live server', { timeout: 120_000 }, () => {
       const result = spawnSync(process.execPath, [join(REPO_ROOT, 'node_modules/typescript/bin/tsc'), '-p', config, '--listFilesOnly'], { encoding: 'utf8' });
       const files = result.stdout.split('\n').filter((f) => f && !f.includes('node_modules/typescript/lib/'));
       // Only the client and the dependency-free modules it takes types from: no engine, no node_modules.
-      assert.deepEqual(files.map((f) => f.slice(REPO_ROOT.length + 1)).sort(), ['src/agent/events.ts', 'src/client/index.ts', 'src/client/sse.ts', 'src/json-shapes.ts', 'src/store/types.ts']);
+      assert.deepEqual(files.map((f) => f.slice(REPO_ROOT.length + 1)).sort(), ['src/client/index.ts', 'src/client/sse.ts', 'src/protocol/events.ts', 'src/protocol/json-shapes.ts', 'src/store/types.ts']);
       const check = spawnSync(process.execPath, [join(REPO_ROOT, 'node_modules/typescript/bin/tsc'), '-p', config], { encoding: 'utf8' });
       assert.equal(check.status, 0, `tsc found errors:\n${check.stdout}${check.stderr}`);
     } finally {

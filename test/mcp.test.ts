@@ -10,7 +10,7 @@ import { REGRESSION_DIR } from '../src/eval/regression.ts';
 import { mcpRoutes } from '../src/mcp/index.ts';
 import { optionalRouteGroups } from '../src/server/groups.ts';
 import { startServer } from '../src/server/index.ts';
-import { openServerState } from '../src/server/state.ts';
+import { openServerState } from '../src/server/state/index.ts';
 import { CLI, runCliProcess, tempDir } from './helpers.ts';
 
 // These tests spawn the built binary (dist/): `npm test` builds first; run `npm run -s build` when alone.

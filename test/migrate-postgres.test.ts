@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { createDossier, type Dossier } from '../src/dossier.ts';
 import { loadRegression } from '../src/eval/regression.ts';
-import { openServerState } from '../src/server/state.ts';
+import { openServerState } from '../src/server/state/index.ts';
 import { freshDatabase } from '../src/store/postgres/test-database.ts';
 import type { StoredChunk } from '../src/store/types.ts';
 import { regressionIndex, runCli } from './helpers.ts';

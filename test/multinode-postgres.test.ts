@@ -4,7 +4,7 @@ import { after, before, describe, it } from 'node:test';
 import { createDossier, type Dossier } from '../src/dossier.ts';
 import { REGRESSION_DIR } from '../src/eval/regression.ts';
 import { startServer } from '../src/server/index.ts';
-import { openServerState, type ServerState, type User } from '../src/server/state.ts';
+import { openServerState, type ServerState, type User } from '../src/server/state/index.ts';
 import { backendDb, parseFrames, type Frame } from './helpers.ts';
 
 // Two stateless `dossier serve` nodes, A and B, on one PostgreSQL database (each with its own

@@ -168,7 +168,7 @@ import { embedderContract, parserContract, startOpenAIServer, storeContract, typ
 const dossier = await createDossier({ db: ':memory:' });
 const report: IngestReport = await dossier.ingest(['docs']);
 const hits: SearchHit[] = await dossier.search({ query: 'hybrid search', mode: 'hybrid', k: 5 });
-const result: AgentResult = await runAgent({ dossier, question: 'What is it?', model: await resolveModel('offline') });
+const result: AgentResult = await runAgent({ knowledge: dossier, question: 'What is it?', model: await resolveModel('offline') });
 const asked: AskResult = await dossier.ask({ question: 'What is it?', collections: ['default'], maxSteps: 3 });
 const failure: { code: string; message: string } | undefined = asked.error;
 const reason: FinishReason = result.finishReason;

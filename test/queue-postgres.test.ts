@@ -6,7 +6,7 @@ import { createInterface } from 'node:readline';
 import { after, before, describe, it } from 'node:test';
 import { createDossier, type Dossier } from '../src/dossier.ts';
 import { runWorker, type WorkerOptions } from '../src/server/queue.ts';
-import { openServerState, type ServerState } from '../src/server/state.ts';
+import { openServerState, type ServerState } from '../src/server/state/index.ts';
 import { backendDb, runCli, startCli, tempDir } from './helpers.ts';
 
 // The durable ingestion queue on PostgreSQL: SKIP LOCKED claims (no job twice), leases that let a

@@ -48,13 +48,13 @@ describe('research mode offline, through the CLI', () => {
     assert.match(result.stdout, /Hardangerfjord/);
   });
 
-  it('the library: runAgent({ mode: "research" }) runs the planner and returns its plan', async () => {
+  it('the library: runResearch() runs the planner over nested agents and returns its plan', async () => {
     const { createDossier } = await import('../src/dossier.ts');
-    const { runAgent } = await import('../src/agent/run-agent.ts');
+    const { runResearch } = await import('../src/index.ts');
     const { resolveModel } = await import('../src/providers/index.ts');
     const dossier = await createDossier({ db, readonly: true });
     try {
-      const result = (await runAgent({ dossier, question: 'Where did the Tern-4 sea trial take place?', model: await resolveModel('offline'), mode: 'research' })) as import('../src/research/run-research.ts').ResearchResult;
+      const result = await runResearch({ knowledge: dossier, question: 'Where did the Tern-4 sea trial take place?', model: await resolveModel('offline') });
       assert.equal(result.finishReason, 'stop');
       assert.equal(result.plan.length, 1);
       assert.equal(result.subagents[0].finishReason, 'stop');

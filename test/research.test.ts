@@ -55,7 +55,7 @@ describe('research mode through a real provider client and the protocol server',
     openai.chat.enqueue(((body: ChatBody) => (isPlanner(body) ? planner(body) : nested(body))) as never, 200);
     const events: AgentEvent[] = [];
     const result = await runResearch({
-      dossier,
+      knowledge: dossier,
       question: 'Who founded Halvorsen Instruments, and where did the Tern-4 sea trial take place?',
       model: await model(),
       modelTimeoutMs: 5000,
@@ -186,8 +186,8 @@ describe('research mode through a real provider client and the protocol server',
       assert.ok(!events.some((e) => e.type === 'final-answer' || e.type === 'text-delta'), "nothing of the held answer reached the stream, not even the nested agents' answers");
       assert.match(result.held!.answer, /founded in 1987 by Marit Halvorsen \[E\d+\]/);
       assert.doesNotMatch(result.answer, /1987/);
-      const { approve, toAskResult } = await import('../src/agent/ask.ts');
-      const { PausedRuns } = await import('../src/agent/paused-runs.ts');
+      const { approve, toAskResult } = await import('../src/ask/ask.ts');
+      const { PausedRuns } = await import('../src/ask/paused-runs.ts');
       const { reason, ...held } = result.held!;
       new PausedRuns(dir).save({ runId: result.runId, question: 'q', mode: 'research', reason, pausedAt: new Date().toISOString(), index: await dossier.store.identity(), result: toAskResult(result, 'scripted'), held });
       const released = await approve(dossier, result.runId, { runsDir: dir, by: 'carol' });

@@ -7,7 +7,7 @@ import { createDossier, type Dossier } from '../src/dossier.ts';
 import { REGRESSION_DIR } from '../src/eval/regression.ts';
 import { optionalRouteGroups } from '../src/server/groups.ts';
 import { startServer } from '../src/server/index.ts';
-import { openServerState } from '../src/server/state.ts';
+import { openServerState } from '../src/server/state/index.ts';
 import { tempDir } from './helpers.ts';
 
 // The chat endpoints read by the clients people will point at them: the AI SDK's own transport and

@@ -8,7 +8,7 @@ import type { AgentTool } from '../src/agent/tools/tool.ts';
 import { createDossier, type Dossier } from '../src/dossier.ts';
 import { Principal } from '../src/server/principal.ts';
 import { startServer } from '../src/server/index.ts';
-import { openServerState } from '../src/server/state.ts';
+import { openServerState } from '../src/server/state/index.ts';
 import { backendDb, serverBackends } from './helpers.ts';
 
 // Two tenants on one keys-mode server. Everything of A's that B can name (ids copied from A, or
@@ -214,7 +214,7 @@ for (const backend of serverBackends()) {
 
     it("scopes the agent's tools: B's run cannot read A's documents even by id", async () => {
       assert.deepEqual(bobScope, { collections: ['b'] });
-      const context = () => ({ dossier, scope: bobScope, ledger: new EvidenceLedger(), step: 1, signal: new AbortController().signal, resultTokens: 1200 });
+      const context = () => ({ knowledge: dossier, scope: bobScope, ledger: new EvidenceLedger(), step: 1, signal: new AbortController().signal, resultTokens: 1200 });
       const run = <T,>(tool: AgentTool<T>, input: unknown) => tool.execute(tool.inputSchema.parse(input) as T, context());
       // A model steered by the question ("read document 1") gets an error, not A's text.
       for (const documentId of ids.aDocs) await assert.rejects(run(getContent, { documentId }), /no document/);

@@ -8,7 +8,7 @@ import { createDossier, type Dossier } from '../src/dossier.ts';
 import { REGRESSION_DIR } from '../src/eval/regression.ts';
 import { startServer } from '../src/server/index.ts';
 import { standaloneQuestion } from '../src/server/routes/conversations.ts';
-import type { MessageRecord } from '../src/server/state.ts';
+import type { MessageRecord } from '../src/server/state/index.ts';
 import { backendDb, runCli, serverBackends, startCli, tempDir } from './helpers.ts';
 
 type Server = Awaited<ReturnType<typeof startServer>>;

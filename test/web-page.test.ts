@@ -7,7 +7,7 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import type { Dossier } from '../src/dossier.ts';
 import { optionalRouteGroups } from '../src/server/groups.ts';
 import { startServer } from '../src/server/index.ts';
-import { openServerState } from '../src/server/state.ts';
+import { openServerState } from '../src/server/state/index.ts';
 import { webRoutes } from '../src/web/route.ts';
 import { regressionIndex } from './helpers.ts';
 

@@ -8,7 +8,7 @@ import { checkCitations, citedIds } from '../evidence/citations.ts';
 import type { AgentEvent } from '../protocol/events.ts';
 import { EvidenceLedger } from '../evidence/ledger.ts';
 import { runAgent } from './run-agent.ts';
-import { parseTextAction } from './text-protocol.ts';
+import { parseTextAction } from './tool-protocol/text-actions.ts';
 import type { StoredChunk } from '../store/types.ts';
 
 const chunk = (id: number, text = `text ${id}`): StoredChunk => ({
@@ -89,7 +89,7 @@ describe('agent loop with the offline model', () => {
 
   const ask = async (question: string, extra: Partial<Parameters<typeof runAgent>[0]> = {}) => {
     const events: AgentEvent[] = [];
-    const result = await runAgent({ dossier, question, model: await resolveModel('offline'), onEvent: (e) => events.push(e), ...extra });
+    const result = await runAgent({ knowledge: dossier, question, model: await resolveModel('offline'), onEvent: (e) => events.push(e), ...extra });
     return { result, events };
   };
 
@@ -162,7 +162,7 @@ describe('agent loop with the offline model', () => {
     const empty = await createDossier({ db: join(temp.dir, 'empty.db') });
     try {
       const events: AgentEvent[] = [];
-      const result = await runAgent({ dossier: empty, question: 'What is the refund policy?', model: await resolveModel('offline'), onEvent: (e) => events.push(e) });
+      const result = await runAgent({ knowledge: empty, question: 'What is the refund policy?', model: await resolveModel('offline'), onEvent: (e) => events.push(e) });
       assert.equal(result.finishReason, 'no-evidence');
       assert.match(result.answer, /not found/i);
       assert.deepEqual(result.citations, []);

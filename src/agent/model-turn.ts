@@ -2,7 +2,7 @@ import type { ModelMessage } from 'ai';
 import { callModel } from '../providers/call-model.ts';
 import type { LanguageModelObject } from '../providers/index.ts';
 import type { AgentEvent, Usage } from '../protocol/events.ts';
-import type { ToolProtocol, TurnAction } from './tool-protocol.ts';
+import type { ToolProtocol, TurnAction } from './tool-protocol/types.ts';
 import type { AgentTool } from './tools/tool.ts';
 
 export interface ModelTurnParams {

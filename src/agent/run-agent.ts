@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { ModelMessage } from 'ai';
-import type { Dossier } from '../dossier.ts';
 import { DossierError, oneLine } from '../errors/index.ts';
 import { callModel } from '../providers/call-model.ts';
 import type { ResolvedModel } from '../providers/index.ts';
+import type { Knowledge } from '../retrieve/knowledge.ts';
 import type { Scope } from '../store/types.ts';
 import { checkCitations } from '../evidence/citations.ts';
 import type { AgentEvent, Citation, EventListener, FinishReason, Usage } from '../protocol/events.ts';
@@ -13,7 +13,7 @@ import { EvidenceLedger, type LedgerEntry, type LedgerOptions } from '../evidenc
 import { modelTurn } from './model-turn.ts';
 import { BUDGET_NEARLY_SPENT, FINAL_ANSWER_NOW, ragSystemPrompt } from './prompts.ts';
 import { abortedBy, budgetSpent, noNewEvidenceFor, stepCountIs, stopReason, timeBudgetIs, tokenBudgetIs, toolCallBudgetIs, type StepRecord } from './stop-conditions.ts';
-import { toolProtocolFor } from './tool-protocol.ts';
+import { toolProtocolFor } from './tool-protocol/index.ts';
 import { runToolCalls } from './tool-runner.ts';
 import { ToolRegistry, ragTools } from './tools/registry.ts';
 
@@ -21,7 +21,8 @@ import { ToolRegistry, ragTools } from './tools/registry.ts';
 export type AgentModel = ResolvedModel;
 
 export interface AgentOptions {
-  dossier: Dossier;
+  /** What the run reads (a `Dossier` is one). */
+  knowledge: Knowledge;
   question: string;
   model: AgentModel;
   scope?: Scope;
@@ -45,11 +46,8 @@ export interface AgentOptions {
   signal?: AbortSignal;
   onEvent?: EventListener;
   now?: Date;
-  /**
-   * `rag` (default): this loop. `research`: the research planner over nested RAG agents
-   * (`runResearch`, src/research/), with its defaults; `tools` then adds to the planner's tools.
-   */
-  mode?: 'rag' | 'research';
+  /** The run's kind in its `run-start` event (default `rag`; research mode's planner runs this loop as `research`). */
+  runLabel?: string;
   /** The system prompt's rules (default: the RAG prompt); the tool protocol's instructions follow it. */
   systemPrompt?: (context: { now: Date; toolNames: readonly string[] }) => string;
   /** Tool calls the run may make in all, and seconds it may take; reaching either ends it with `budget`. */
@@ -111,16 +109,6 @@ const ABORTED: RunError = { code: 'aborted', message: 'the run was aborted' };
  * At a limit the model answers from the evidence it has; a failure ends the run saying so.
  */
 export async function runAgent(options: AgentOptions): Promise<AgentResult> {
-  if (options.mode === 'research') {
-    const { runResearch } = await import('../research/run-research.ts');
-    const { mode: _mode, tools, ledger, ...rest } = options;
-    return runResearch({ ...rest, tools: tools?.list(), ledger: ledger instanceof EvidenceLedger ? undefined : ledger });
-  }
-  return agentLoop(options);
-}
-
-/** The loop itself; research mode runs its planner through it too, labelled `research`. */
-export async function agentLoop(options: Omit<AgentOptions, 'mode'> & { runLabel?: string }): Promise<AgentResult> {
   const started = performance.now();
   const runId = options.runId ?? randomUUID();
   const maxSteps = options.maxSteps ?? AGENT_DEFAULTS.maxSteps;
@@ -187,7 +175,7 @@ export async function agentLoop(options: Omit<AgentOptions, 'mode'> & { runLabel
   const generate = async (prompt: string, signal: AbortSignal) =>
     (await callModel({ model: options.model.model, system: 'You help a search engine. Reply with only what is asked.', messages: [{ role: 'user', content: prompt }], abortSignal: signal, timeoutMs: options.modelTimeoutMs, maxRetries: options.maxRetries })).text;
 
-  const index = await options.dossier.store.identity();
+  const index = await options.knowledge.store.identity();
   emit({ type: 'run-start', runId, question, mode: options.runLabel ?? 'rag', model: options.model.id, textTools: protocol.name === 'text', time: now.toISOString(), index, maxSteps });
   let warned = false;
   let reviews = 0;
@@ -228,7 +216,7 @@ export async function agentLoop(options: Omit<AgentOptions, 'mode'> & { runLabel
       toolCallCount += action.calls.length;
       const outcomes = await runToolCalls(
         action.calls,
-        { dossier: options.dossier, scope, ledger, step, emit, resultTokens: options.resultTokens ?? AGENT_DEFAULTS.resultTokens, generate: options.model.id === 'offline' ? undefined : generate },
+        { knowledge: options.knowledge, scope, ledger, step, emit, resultTokens: options.resultTokens ?? AGENT_DEFAULTS.resultTokens, generate: options.model.id === 'offline' ? undefined : generate },
         { tools, concurrency: options.toolConcurrency ?? AGENT_DEFAULTS.toolConcurrency, timeoutMs: options.toolTimeoutMs ?? AGENT_DEFAULTS.toolTimeoutMs, signal: options.signal, emit },
       );
       protocol.appendToolResults(messages, outcomes);

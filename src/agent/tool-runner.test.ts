@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { z } from 'zod';
-import type { Dossier } from '../dossier.ts';
+import type { Knowledge } from '../retrieve/knowledge.ts';
 import type { AgentEvent, ToolCallRecord } from '../protocol/events.ts';
 import { EvidenceLedger } from '../evidence/ledger.ts';
 import { runToolCalls, ToolTimeoutError, type ToolRunContext, type ToolRunnerOptions } from './tool-runner.ts';
@@ -18,7 +18,7 @@ function harness(tools: AgentTool[], options: Partial<ToolRunnerOptions> = {}, c
     runToolCalls(
       calls,
       // The tools here never touch the engine.
-      { dossier: {} as Dossier, scope: { collections: '*' }, ledger: new EvidenceLedger(), step: 1, resultTokens: 100, ...context },
+      { knowledge: {} as Knowledge, scope: { collections: '*' }, ledger: new EvidenceLedger(), step: 1, resultTokens: 100, ...context },
       { tools: new ToolRegistry(tools), concurrency: 4, timeoutMs: 1_000, emit: (e) => events.push(e), ...options },
     );
   return { run, events };

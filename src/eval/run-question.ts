@@ -1,4 +1,5 @@
 import { configFromEnv } from '../config/index.ts';
+import type { Dossier } from '../dossier.ts';
 import type { AgentEvent } from '../protocol/events.ts';
 import { runAgent, type AgentOptions, type AgentResult } from '../agent/run-agent.ts';
 
@@ -15,7 +16,7 @@ export interface EvalRun extends AgentResult {
 }
 
 /** Runs one question in the given mode, counting model calls (research mode gets python and the configured web tools). */
-export async function runQuestion(mode: EvalMode, options: AgentOptions): Promise<EvalRun> {
+export async function runQuestion(mode: EvalMode, { dossier, ...options }: Omit<AgentOptions, 'knowledge'> & { dossier: Dossier }): Promise<EvalRun> {
   let modelCalls = 0;
   let allToolCalls = 0;
   const onEvent = (event: AgentEvent) => {
@@ -23,13 +24,14 @@ export async function runQuestion(mode: EvalMode, options: AgentOptions): Promis
     if (event.type === 'tool-call') allToolCalls++;
     options.onEvent?.(event);
   };
-  if (mode === 'rag') return { ...(await runAgent({ ...options, onEvent })), modelCalls, allToolCalls };
+  if (mode === 'rag') return { ...(await runAgent({ ...options, knowledge: dossier, onEvent })), modelCalls, allToolCalls };
   const { runResearch, configuredResearchTools } = await import('../research/index.ts');
   const { ledger, tools: _rag, ...rest } = options;
   const result = await runResearch({
     ...rest,
+    knowledge: dossier,
     ledger: ledger && !('addHits' in ledger) ? ledger : undefined,
-    tools: configuredResearchTools(configFromEnv(options.dossier.env).web),
+    tools: configuredResearchTools(configFromEnv(dossier.env).web),
     maxSteps: undefined,
     onEvent,
   });

@@ -3,7 +3,7 @@ import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mc
 import type { CallToolResult, ReadResourceResult } from '@modelcontextprotocol/sdk/types.js';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import type { AskOptions, AskResult } from '../agent/ask.ts';
+import type { AskOptions, AskResult } from '../ask/ask.ts';
 import type { Dossier } from '../dossier.ts';
 import { DossierError, oneLine } from '../errors/index.ts';
 import { SEARCH_MODES, type SearchHit, type SearchMode } from '../retrieve/search.ts';

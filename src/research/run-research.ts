@@ -1,6 +1,6 @@
 import type { PlanItem } from '../protocol/events.ts';
 import { ReadBudget, type LedgerOptions } from '../evidence/ledger.ts';
-import { AGENT_DEFAULTS, agentLoop, type AgentModel, type AgentOptions, type AgentResult } from '../agent/run-agent.ts';
+import { AGENT_DEFAULTS, runAgent, type AgentModel, type AgentOptions, type AgentResult } from '../agent/run-agent.ts';
 import { ragTools, ToolRegistry } from '../agent/tools/registry.ts';
 import type { AgentTool } from '../agent/tools/tool.ts';
 import { critiqueDraft, describeFindings, hasFindings, markFindings, type Critique } from '../evidence/claims.ts';
@@ -69,7 +69,7 @@ export async function runResearch(options: ResearchOptions): Promise<ResearchRes
   let last: Critique = { checks: [], openQuestions: [] };
   const critiqueOf = (answer: string, ledger: import('../evidence/ledger.ts').EvidenceLedger) => critiqueDraft(answer, (id) => ledger.get(id)?.chunk.text, state.plan);
 
-  const result = await agentLoop({
+  const result = await runAgent({
     ...options,
     runLabel: 'research',
     maxSteps: options.maxSteps ?? RESEARCH_DEFAULTS.maxSteps,

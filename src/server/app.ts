@@ -2,14 +2,14 @@ import { OpenAPIHono } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { HTTPException } from 'hono/http-exception';
-import type { AskOptions } from '../agent/ask.ts';
+import type { AskOptions } from '../ask/ask.ts';
 import type { Dossier } from '../dossier.ts';
 import { DossierError, oneLine, type ErrorCode } from '../errors/index.ts';
 import { NodeLeases } from './leases.ts';
 import { Principal } from './principal.ts';
 import { RateLimiter } from './rate-limit.ts';
 import { RunManager } from './runs.ts';
-import type { ServerState } from './state.ts';
+import type { ServerState } from './state/index.ts';
 
 export type AuthMode = 'none' | 'keys';
 

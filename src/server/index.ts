@@ -11,10 +11,10 @@ import { registerAsk } from './routes/ask.ts';
 import { registerConversations } from './routes/conversations.ts';
 import { registerDocuments } from './routes/documents.ts';
 import { registerHealth } from './routes/health.ts';
-import { isPostgresUrl, openServerState } from './state.ts';
+import { isPostgresUrl, openServerState } from './state/index.ts';
 
 export { createApp, type AuthMode, type ServerOptions } from './app.ts';
-export { openServerState, SqliteServerState, type ServerState } from './state.ts';
+export { openServerState, SqliteServerState, type ServerState } from './state/index.ts';
 export { Principal } from './principal.ts';
 
 const VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { oneLine } from '../errors/index.ts';
-import type { Lease, ServerState } from './state.ts';
+import type { Lease, ServerState } from './state/index.ts';
 
 /**
  * One server node's claim on the runs and in-process ingestion jobs it is running. Several nodes share

@@ -1,6 +1,6 @@
 import { DossierError } from '../errors/index.ts';
 import type { Scope } from '../store/types.ts';
-import type { Role, ServerState, User } from './state.ts';
+import type { Role, ServerState, User } from './state/index.ts';
 
 /**
  * Who is calling, and what they may read and write. Every read the server does goes through

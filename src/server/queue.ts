@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { Dossier } from '../dossier.ts';
 import { oneLine } from '../errors/index.ts';
 import type { PreparePool } from '../ingest/worker-pool.ts';
-import type { ClaimedJob, JobQueue } from './state.ts';
+import type { ClaimedJob, JobQueue } from './state/index.ts';
 
 /**
  * The worker side of the durable ingestion queue (the table and why SKIP LOCKED: state-postgres.ts).

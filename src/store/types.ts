@@ -215,3 +215,11 @@ export interface IndexIdentity {
   documents: number;
   chunks: number;
 }
+
+/** How a caller names what it may read: collections by name, or a scope it already decided. */
+export interface ScopeOptions {
+  /** Collections to read; every collection when absent. Unknown names are an error listing the existing ones. */
+  collections?: readonly string[];
+  /** A scope decided by the caller (the server's permissions); wins over `collections`. */
+  scope?: Scope;
+}

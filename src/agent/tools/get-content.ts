@@ -18,11 +18,11 @@ export const getContent: AgentTool<z.infer<typeof input>> = {
   inputSchema: input,
   async execute({ documentId, fromChunk = 0, toChunk }, context) {
     context.signal.throwIfAborted();
-    const document = await context.dossier.store.getDocument(context.scope, documentId);
+    const document = await context.knowledge.store.getDocument(context.scope, documentId);
     if (!document) throw new Error(`no document ${documentId} in this scope`);
     const last = Math.min(toChunk ?? fromChunk + 3, fromChunk + MAX_CHUNKS - 1);
     if (last < fromChunk) throw new Error(`toChunk (${toChunk}) is before fromChunk (${fromChunk})`);
-    const chunks = await context.dossier.store.getChunkRange(context.scope, documentId, fromChunk, last);
+    const chunks = await context.knowledge.store.getChunkRange(context.scope, documentId, fromChunk, last);
     context.signal.throwIfAborted();
     // Read in full: a flat score keeps these below search hits in the ledger's ranking unless cited.
     const added = context.ledger.addHits(

@@ -15,9 +15,9 @@ export const searchDescriptions: AgentTool<z.infer<typeof input>> = {
   inputSchema: input,
   async execute({ query, k = 5 }, context) {
     context.signal.throwIfAborted();
-    const terms = context.dossier.tokenizer.terms(query);
-    const hits = await context.dossier.store.searchDescriptions(context.scope, terms, { k });
-    const found = await Promise.all(hits.map(async (hit) => ({ hit, document: await context.dossier.store.getDocument(context.scope, hit.documentId) })));
+    const terms = context.knowledge.tokenizer.terms(query);
+    const hits = await context.knowledge.store.searchDescriptions(context.scope, terms, { k });
+    const found = await Promise.all(hits.map(async (hit) => ({ hit, document: await context.knowledge.store.getDocument(context.scope, hit.documentId) })));
     context.signal.throwIfAborted();
     const documents = found.flatMap(({ hit, document }) => {
       return document ? [{ documentId: document.id, title: document.title, chunks: document.chunkCount, description: document.description, score: hit.score }] : [];

@@ -18,7 +18,7 @@ type ScoredChunk = { chunk: StoredChunk; score: number };
 
 async function strategyHits(query: string, k: number, strategy: string, filter: Record<string, unknown> | undefined, context: ToolContext): Promise<ScoredChunk[]> {
   const search = (q: string, mode: 'hybrid' | 'fulltext' | 'vector' = 'hybrid') =>
-    context.dossier.retriever.searchChunks({ query: q, scope: context.scope, mode, k, filter });
+    context.knowledge.retriever.searchChunks({ query: q, scope: context.scope, mode, k, filter });
   if (strategy === 'hybrid' || strategy === 'fulltext' || strategy === 'vector') return search(query, strategy);
   if (!context.generate) throw new Error(`strategy "${strategy}" needs a configured model; use hybrid`);
   if (strategy === 'hyde') {

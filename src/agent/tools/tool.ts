@@ -1,11 +1,11 @@
 import type { z } from 'zod';
-import type { Dossier } from '../../dossier.ts';
+import type { Knowledge } from '../../retrieve/knowledge.ts';
 import type { Scope } from '../../store/types.ts';
 import type { EvidenceLedger, LedgerEntry } from '../../evidence/ledger.ts';
 
-/** What every tool gets: the engine, the run's scope (every read is scoped) and its ledger. */
+/** What every tool gets: the knowledge it reads, the run's scope (every read is scoped) and its ledger. */
 export interface ToolContext {
-  dossier: Dossier;
+  knowledge: Knowledge;
   scope: Scope;
   ledger: EvidenceLedger;
   step: number;
@@ -38,7 +38,7 @@ export interface ToolResult {
 /**
  * A tool the agent may call. Failures are thrown (an Error with a one-line message); the tool
  * runner turns them, like unknown tools, invalid arguments and timeouts, into error results the
- * model reads. `toolContract` (tools/contract.ts) checks all of this for any tool.
+ * model reads. `toolContract` (src/testing/tool-contract.ts) checks all of this for any tool.
  */
 export interface AgentTool<Input = any> {
   /** lower_snake_case, unique within a run. */

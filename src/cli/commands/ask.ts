@@ -1,5 +1,5 @@
 import type { AgentEvent } from '../../protocol/events.ts';
-import type { AskResult } from '../../agent/ask.ts';
+import type { AskResult } from '../../ask/ask.ts';
 import { intOption, listOption, numberOption, parse, stringOption, type Values } from '../args.ts';
 import { UsageError, type CommandContext } from '../io.ts';
 import { withIndex } from './open.ts';

@@ -64,7 +64,7 @@ export async function ingest(argv: string[], context: CommandContext): Promise<n
  * ingest. Nothing is copied: the paths are made absolute and must be on a file system the workers share.
  */
 async function enqueue(paths: string[], options: { collection: string; metadata?: Record<string, unknown>; db: string }, context: CommandContext): Promise<number> {
-  const { isPostgresUrl, openServerState } = await import('../../server/state.ts');
+  const { isPostgresUrl, openServerState } = await import('../../server/state/index.ts');
   if (!isPostgresUrl(options.db)) throw new UsageError('--queue needs a PostgreSQL index (--db postgres://…): the job queue lives there; without --queue an SQLite index ingests right away');
   const { assertCollectionName } = await import('../../dossier.ts');
   assertCollectionName(options.collection);

@@ -89,11 +89,11 @@ export async function collections(argv: string[], context: CommandContext): Prom
   });
 }
 
-async function withState(values: Values, context: CommandContext, use: (state: import('../../server/state.ts').ServerState) => Promise<void>): Promise<number> {
+async function withState(values: Values, context: CommandContext, use: (state: import('../../server/state/index.ts').ServerState) => Promise<void>): Promise<number> {
   // The index is opened for writing first: it creates or migrates the file the server tables live in.
   const dossier = await openIndex(values, context, 'write');
   await dossier.close();
-  const { openServerState } = await import('../../server/state.ts');
+  const { openServerState } = await import('../../server/state/index.ts');
   const state = await openServerState(dbOf(values, context));
   try {
     await use(state);
@@ -112,7 +112,7 @@ export async function worker(argv: string[], context: CommandContext): Promise<n
   const { values } = parse(argv, { concurrency: { type: 'string' } });
   const concurrency = intOption(values, 'concurrency', 1, 1, 64);
   const db = dbOf(values, context);
-  const { isPostgresUrl, openServerState } = await import('../../server/state.ts');
+  const { isPostgresUrl, openServerState } = await import('../../server/state/index.ts');
   if (!isPostgresUrl(db)) throw new UsageError('dossier worker needs a PostgreSQL index (--db postgres://…): the job queue lives there; an SQLite index ingests in the server process');
   const dossier = await openIndex(values, context, 'write');
   const state = await openServerState(db).catch(async (error: unknown) => {

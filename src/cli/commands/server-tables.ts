@@ -48,7 +48,7 @@ const BATCH = 500;
 export async function copyServerTables(file: string, url: string): Promise<Record<string, number>> {
   const source = sqliteServerRows(file);
   // The server's own migrations make the tables (and record their schema version).
-  const { openServerState } = await import('../../server/state.ts');
+  const { openServerState } = await import('../../server/state/index.ts');
   await (await openServerState(url)).close();
   const sqlite = new Database(file, { readonly: true, fileMustExist: true });
   const client = new pg.Client({ connectionString: url });

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import { regressionIndex } from '../../../test/helpers.ts';
-import { toolContract } from '../../agent/tools/contract.ts';
+import { toolContract } from '../../testing/tool-contract.ts';
 import { EvidenceLedger } from '../../evidence/ledger.ts';
 import type { ToolContext } from '../../agent/tools/tool.ts';
 import { createPythonTool, formatPythonResult } from './python-tool.ts';

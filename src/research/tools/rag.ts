@@ -63,7 +63,7 @@ export function ragTool(state: ResearchState, nested: NestedAgentOptions): Agent
       context.emit?.({ type: 'subagent-start', step: context.step, id, question });
       const ledger = new EvidenceLedger({ reads: nested.reads });
       const result = await runAgent({
-        dossier: context.dossier,
+        knowledge: context.knowledge,
         question,
         model: nested.model,
         scope: context.scope,

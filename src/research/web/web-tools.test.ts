@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { EvidenceLedger } from '../../evidence/ledger.ts';
-import { assertFenced, HOSTILE_PHRASE, HOSTILE_TEXT, HOSTILE_TITLE, toolContract } from '../../agent/tools/contract.ts';
+import { assertFenced, HOSTILE_PHRASE, HOSTILE_TEXT, HOSTILE_TITLE, toolContract } from '../../testing/tool-contract.ts';
 import type { ToolContext } from '../../agent/tools/tool.ts';
 import { createDossier, type Dossier } from '../../dossier.ts';
 import { tempDir } from '../../../test/helpers.ts';
@@ -101,7 +101,7 @@ describe('web evidence in the ledger', () => {
   after(async () => {
     await cleanup();
   });
-  const context = (ledger: EvidenceLedger): ToolContext => ({ dossier, scope: { collections: '*' }, ledger, step: 2, signal: new AbortController().signal, resultTokens: 1200 });
+  const context = (ledger: EvidenceLedger): ToolContext => ({ knowledge: dossier, scope: { collections: '*' }, ledger, step: 2, signal: new AbortController().signal, resultTokens: 1200 });
 
   it('search results are chunks with negative ids stable per URL, document 0, collection (web), marked untrusted', async () => {
     const ledger = new EvidenceLedger();

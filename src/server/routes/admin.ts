@@ -2,7 +2,7 @@ import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import { assertCollectionName } from '../../dossier.ts';
 import { DossierError } from '../../errors/index.ts';
 import { depsOf, principalOf, type AppContext, type Env } from '../app.ts';
-import { ROLES, type Role } from '../state.ts';
+import { ROLES, type Role } from '../state/index.ts';
 import { ErrorSchema, json } from './schemas.ts';
 
 const errors = { 400: json(ErrorSchema, 'Bad input'), 401: json(ErrorSchema, 'No valid API key'), 403: json(ErrorSchema, 'Not allowed'), 404: json(ErrorSchema, 'Not found') };

@@ -2,7 +2,7 @@ import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import { streamSSE } from 'hono/streaming';
 import { DossierError } from '../../errors/index.ts';
 import { checkLength, depsOf, principalOf, type AppContext, type Env } from '../app.ts';
-import type { StoredEvent } from '../state.ts';
+import type { StoredEvent } from '../state/index.ts';
 import { ErrorSchema, json } from './schemas.ts';
 
 export const AskBody = z

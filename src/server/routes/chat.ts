@@ -1,11 +1,11 @@
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import { createUIMessageStream, createUIMessageStreamResponse, type FinishReason as UIFinishReason, type UIMessage, type UIMessageStreamWriter } from 'ai';
-import type { AskResult } from '../../agent/ask.ts';
+import type { AskResult } from '../../ask/ask.ts';
 import type { AgentEvent, Citation, FinishReason } from '../../protocol/events.ts';
 import { DossierError, oneLine } from '../../errors/index.ts';
 import { checkLength, depsOf, principalOf, type AppContext, type Env } from '../app.ts';
 import type { RunManager } from '../runs.ts';
-import type { MessageRecord } from '../state.ts';
+import type { MessageRecord } from '../state/index.ts';
 import { standaloneQuestion, startConversationRun } from './conversations.ts';
 import { ErrorSchema, json } from './schemas.ts';
 

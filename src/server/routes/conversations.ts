@@ -1,10 +1,10 @@
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
-import type { AskResult } from '../../agent/ask.ts';
+import type { AskResult } from '../../ask/ask.ts';
 import { entitiesIn } from '../../offline-model/index.ts';
 import { DossierError } from '../../errors/index.ts';
 import { depsOf, principalOf, type AppContext, type Env } from '../app.ts';
 import type { RunRequest } from '../runs.ts';
-import type { MessageRecord } from '../state.ts';
+import type { MessageRecord } from '../state/index.ts';
 import { ErrorSchema, json } from './schemas.ts';
 
 const PERSON_PRONOUN = /\b(?:he|she|him|his|her|hers)\b/i;

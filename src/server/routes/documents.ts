@@ -6,7 +6,7 @@ import { assertCollectionName } from '../../dossier.ts';
 import { DossierError, oneLine } from '../../errors/index.ts';
 import { SEARCH_MODES } from '../../retrieve/search.ts';
 import { checkLength, depsOf, principalOf, type AppContext, type Env } from '../app.ts';
-import type { JobUpdate } from '../state.ts';
+import type { JobUpdate } from '../state/index.ts';
 import type { Scope } from '../../store/types.ts';
 import { ErrorSchema, json } from './schemas.ts';
 import { streamSSE } from 'hono/streaming';

@@ -1,6 +1,6 @@
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import { streamSSE } from 'hono/streaming';
-import type { AskResult } from '../../agent/ask.ts';
+import type { AskResult } from '../../ask/ask.ts';
 import type { Citation, FinishReason } from '../../protocol/events.ts';
 import { errorResponse, depsOf, type AppContext, type Env } from '../app.ts';
 import { reconcileAnswer, runEvents, startChatRun, type ChatMessage } from './chat.ts';

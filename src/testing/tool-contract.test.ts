@@ -1,10 +1,10 @@
 import { join } from 'node:path';
-import { regressionIndex } from '../../../test/helpers.ts';
-import { toolContract } from './contract.ts';
-import { getContent } from './get-content.ts';
-import { loadUserTools } from './registry.ts';
-import { searchDescriptions } from './search-descriptions.ts';
-import { searchKnowledge } from './search-knowledge.ts';
+import { regressionIndex } from '../../test/helpers.ts';
+import { toolContract } from './tool-contract.ts';
+import { getContent } from '../agent/tools/get-content.ts';
+import { loadUserTools } from '../agent/tools/registry.ts';
+import { searchDescriptions } from '../agent/tools/search-descriptions.ts';
+import { searchKnowledge } from '../agent/tools/search-knowledge.ts';
 
 const NO_SUCH_DOCUMENT = 999_999;
 

@@ -3,21 +3,31 @@ import { resolve } from 'node:path';
 import { configFromEnv } from '../config/index.ts';
 import { loadPolicy, type Policy } from '../config/policy.ts';
 import { PausedRuns } from './paused-runs.ts';
-import type { Dossier, ScopeOptions } from '../dossier.ts';
+import type { Knowledge } from '../retrieve/knowledge.ts';
+import type { Scope, ScopeOptions } from '../store/types.ts';
 import { DossierError } from '../errors/index.ts';
 import { resolveModel, type LanguageModelObject, type ResolvedModel } from '../providers/index.ts';
 import type { Citation, ClaimCheck, EventListener, FinishReason, PlanItem, Usage } from '../protocol/events.ts';
 import type { SubagentRecord } from '../research/state.ts';
 import type { LedgerOptions } from '../evidence/ledger.ts';
-import { runAgent, type AgentResult } from './run-agent.ts';
-import { readTrace, ReplayModel, TraceWriter } from './trace.ts';
+import { runAgent, type AgentResult } from '../agent/run-agent.ts';
+import { readTrace, ReplayModel, TraceWriter } from '../agent/trace.ts';
 import type { ResearchResult } from '../research/run-research.ts';
-import { loadUserTools, ragTools, ToolRegistry } from './tools/registry.ts';
-import type { AgentTool } from './tools/tool.ts';
+import { loadUserTools, ragTools, ToolRegistry } from '../agent/tools/registry.ts';
+import type { AgentTool } from '../agent/tools/tool.ts';
 import type { AskResult } from '../protocol/json-shapes.ts';
 export type { AskResult } from '../protocol/json-shapes.ts';
 
 export type AskMode = 'rag' | 'research';
+
+/** What asking needs of the service around it (a `Dossier` is one): its knowledge, settings and scope resolution. */
+export interface AskHost extends Knowledge {
+  readonly env: Record<string, string | undefined>;
+  /** The index's stemming language (the offline model reads with it). */
+  readonly language: string;
+  /** The scope a request may read (unknown collection names are an error). */
+  scope(options: ScopeOptions): Promise<Scope>;
+}
 
 export interface AskOptions extends ScopeOptions {
   question: string;
@@ -84,18 +94,18 @@ export function toAskResult(result: AgentResult & Partial<Pick<ResearchResult, '
   };
 }
 
-export async function ask(dossier: Dossier, options: AskOptions): Promise<AskResult> {
+export async function ask(host: AskHost, options: AskOptions): Promise<AskResult> {
   const mode = options.mode ?? 'rag';
   if (mode !== 'rag' && mode !== 'research') throw new DossierError('bad-input', `mode must be rag or research, got "${mode}"`);
-  const scope = await dossier.scope(options);
-  const timeoutMs = modelTimeoutMs(options.timeoutSeconds, dossier.env);
-  const spec = options.model ?? configFromEnv(dossier.env).model;
-  const model = isResolved(spec) ? spec : await resolveModel(spec, { env: dossier.env, language: dossier.language });
-  const policy = options.policy ?? loadPolicy(configFromEnv(dossier.env).configFile);
+  const scope = await host.scope(options);
+  const timeoutMs = modelTimeoutMs(options.timeoutSeconds, host.env);
+  const spec = options.model ?? configFromEnv(host.env).model;
+  const model = isResolved(spec) ? spec : await resolveModel(spec, { env: host.env, language: host.language });
+  const policy = options.policy ?? loadPolicy(configFromEnv(host.env).configFile);
   const collections = scope.collections;
   const allowTool = (name: string) => policy.allowTool(name, mode, collections);
   const holdForApproval = policy.approvalReason(options.question, mode);
-  const runsDir = options.runsDir ?? configFromEnv(dossier.env).runsDir;
+  const runsDir = options.runsDir ?? configFromEnv(host.env).runsDir;
   if (holdForApproval && !runsDir) throw new DossierError('config', `this question needs approval (${holdForApproval}), but no runs folder is set to keep it in (runsDir / DOSSIER_RUNS_DIR)`);
   const userTools = [...(options.tools ?? []), ...(options.toolsDir ? await loadUserTools(options.toolsDir) : [])];
   const trace = options.trace ? new TraceWriter(options.trace) : undefined;
@@ -104,14 +114,14 @@ export async function ask(dossier: Dossier, options: AskOptions): Promise<AskRes
     options.onEvent?.(event);
   };
   // What both modes share; research adds its planner's tools and the reasoning model.
-  const run = { dossier, question: options.question, runId: options.runId, model, scope, maxSteps: options.maxSteps, tokenBudget: options.tokenBudget, ledger: options.ledger, modelTimeoutMs: timeoutMs, signal: options.signal, onEvent, holdForApproval };
-  const where = { question: options.question, runsDir, trace: options.trace, mode, index: await dossier.store.identity() };
+  const run = { knowledge: host, question: options.question, runId: options.runId, model, scope, maxSteps: options.maxSteps, tokenBudget: options.tokenBudget, ledger: options.ledger, modelTimeoutMs: timeoutMs, signal: options.signal, onEvent, holdForApproval };
+  const where = { question: options.question, runsDir, trace: options.trace, mode, index: await host.store.identity() };
   try {
     if (mode === 'research') {
       const reasoning = options.reasoningModel;
-      const reasoningModel = reasoning === undefined ? undefined : isResolved(reasoning) ? reasoning : await resolveModel(reasoning, { env: dossier.env, language: dossier.language });
+      const reasoningModel = reasoning === undefined ? undefined : isResolved(reasoning) ? reasoning : await resolveModel(reasoning, { env: host.env, language: host.language });
       const { runResearch, configuredResearchTools } = await import('../research/index.ts');
-      const result = await runResearch({ ...run, reasoningModel, tools: [...configuredResearchTools(configFromEnv(dossier.env).web), ...userTools], allowTool });
+      const result = await runResearch({ ...run, reasoningModel, tools: [...configuredResearchTools(configFromEnv(host.env).web), ...userTools], allowTool });
       return paused(toAskResult(result, model.id), result, where);
     }
     const tools = new ToolRegistry([...ragTools(), ...userTools].filter((tool) => allowTool(tool.name)));
@@ -160,11 +170,11 @@ export interface ApproveResult extends AskResult {
  * denying ends it (`aborted`, with no answer shown). The decision is saved with the run and
  * appended to its trace, so the trace shows who decided what and when.
  */
-export async function approve(dossier: Dossier, runId: string, options: ApproveOptions): Promise<ApproveResult> {
+export async function approve(host: AskHost, runId: string, options: ApproveOptions): Promise<ApproveResult> {
   const runs = new PausedRuns(options.runsDir);
   const run = runs.load(runId);
   if (run.decision) throw new DossierError('bad-input', `run ${runId} was already ${run.decision.decision} by ${run.decision.by} at ${run.decision.time}`);
-  const current = await dossier.store.identity();
+  const current = await host.store.identity();
   if (run.index.id !== current.id) throw new DossierError('bad-input', `run ${runId} was paused on another index (${run.index.id}); use the --db it ran on`);
   const decision = { decision: options.deny ? ('denied' as const) : ('approved' as const), by: options.by, time: new Date().toISOString(), ...(options.note ? { note: options.note } : {}) };
   runs.save({ ...run, decision });
@@ -183,7 +193,7 @@ export async function approve(dossier: Dossier, runId: string, options: ApproveO
 }
 
 /** Reruns a trace from its recorded model outputs against the index it was recorded on. */
-export async function replay(dossier: Dossier, path: string, options: Pick<AskOptions, 'onEvent'> = {}): Promise<ReplayResult> {
+export async function replay(host: AskHost, path: string, options: Pick<AskOptions, 'onEvent'> = {}): Promise<ReplayResult> {
   const events = readTrace(path);
   const start = events.find((event) => event.type === 'run-start');
   const recorded = events.find((event) => event.type === 'final-answer');
@@ -191,7 +201,7 @@ export async function replay(dossier: Dossier, path: string, options: Pick<AskOp
   if (!recorded || recorded.type !== 'final-answer' || !events.some((event) => event.type === 'run-finish')) {
     throw new DossierError('bad-input', `trace ${path} is truncated: it has no final answer and run-finish (the run did not end, or the file was cut)`);
   }
-  const current = await dossier.store.identity();
+  const current = await host.store.identity();
   if (!start.index) throw new DossierError('bad-input', `trace ${path} does not record which index it ran on (made by an older Dossier); it cannot be checked`);
   if (start.index.id !== current.id) {
     throw new DossierError('bad-input', `trace ${path} was recorded on another index (${start.index.id}, this is ${current.id}); use the --db it ran on`);
@@ -204,7 +214,7 @@ export async function replay(dossier: Dossier, path: string, options: Pick<AskOp
   }
   const model = ReplayModel.fromTrace(events);
   const result = await runAgent({
-    dossier,
+    knowledge: host,
     question: start.question,
     model: { model, id: model.modelId, supportsTools: !start.textTools },
     maxSteps: start.maxSteps ?? (events.filter((event) => event.type === 'step-start').length || 1),

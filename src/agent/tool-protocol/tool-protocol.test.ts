@@ -2,11 +2,11 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { ModelMessage } from 'ai';
 import { z } from 'zod';
-import { nativeToolProtocol } from './native-tool-protocol.ts';
-import { textToolProtocol } from './text-tool-protocol.ts';
-import { toolProtocolFor } from './tool-protocol.ts';
-import type { ToolOutcome } from './tool-runner.ts';
-import type { AgentTool } from './tools/tool.ts';
+import { nativeToolProtocol } from './native.ts';
+import { textToolProtocol } from './text.ts';
+import { toolProtocolFor } from './index.ts';
+import type { ToolOutcome } from '../tool-runner.ts';
+import type { AgentTool } from '../tools/tool.ts';
 
 const tool: AgentTool = { name: 'search_knowledge', description: 'Search.', inputSchema: z.object({ query: z.string() }), execute: async () => ({ raw: {}, forModel: '', evidence: [], newEvidence: [], summary: '' }) };
 const outcome = (ok: boolean, text: string): ToolOutcome => ({ call: { toolCallId: 'c1', toolName: 'search_knowledge', input: { query: 'q' } }, ok, text, searches: true, newEvidence: 0 });

@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from '
 import { join } from 'node:path';
 import { DossierError } from '../errors/index.ts';
 import type { IndexIdentity } from '../store/types.ts';
-import type { AskResult } from './ask.ts';
+import type { AskResult } from '../protocol/json-shapes.ts';
 import type { Citation } from '../protocol/events.ts';
 
 /**

@@ -1,4 +1,4 @@
-import type { ToolProtocol } from './tool-protocol.ts';
+import type { ToolProtocol } from './types.ts';
 
 /** The model's own tool calls: tools declared on the call, results as `tool` messages. */
 export const nativeToolProtocol: ToolProtocol = {

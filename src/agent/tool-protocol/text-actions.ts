@@ -1,5 +1,5 @@
-import type { ToolCallRecord } from '../protocol/events.ts';
-import type { AgentTool } from './tools/tool.ts';
+import type { ToolCallRecord } from '../../protocol/events.ts';
+import type { AgentTool } from '../tools/tool.ts';
 import { z } from 'zod';
 
 /**

@@ -8,13 +8,13 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { z } from 'zod';
-import type { Dossier } from '../../dossier.ts';
-import { DOCUMENT_CLOSE, DOCUMENT_OPEN, FENCE_CLOSE, FENCE_OPEN } from '../../evidence/evidence-format.ts';
-import type { AgentEvent } from '../../protocol/events.ts';
-import { EvidenceLedger } from '../../evidence/ledger.ts';
-import { runToolCalls } from '../tool-runner.ts';
-import { ToolRegistry } from './registry.ts';
-import type { AgentTool, ToolContext, ToolResult } from './tool.ts';
+import type { Dossier } from '../dossier.ts';
+import { DOCUMENT_CLOSE, DOCUMENT_OPEN, FENCE_CLOSE, FENCE_OPEN } from '../evidence/evidence-format.ts';
+import type { AgentEvent } from '../protocol/events.ts';
+import { EvidenceLedger } from '../evidence/ledger.ts';
+import { runToolCalls } from '../agent/tool-runner.ts';
+import { ToolRegistry } from '../agent/tools/registry.ts';
+import type { AgentTool, ToolContext, ToolResult } from '../agent/tools/tool.ts';
 
 /** The hostile document the suite adds to the Dossier before its tests. */
 export interface PlantedDocument {
@@ -102,13 +102,13 @@ export function toolContract(name: string, makeTool: () => AgentTool | Promise<A
     });
 
     const given = (input: GivenInput) => (typeof input === 'function' ? (input as (p: PlantedDocument) => unknown)(planted) : input);
-    const contextFor = (ledger: EvidenceLedger, signal: AbortSignal = new AbortController().signal): ToolContext => ({ dossier, scope: { collections: '*' }, ledger, step: 1, signal, resultTokens: 1200 });
+    const contextFor = (ledger: EvidenceLedger, signal: AbortSignal = new AbortController().signal): ToolContext => ({ knowledge: dossier, scope: { collections: '*' }, ledger, step: 1, signal, resultTokens: 1200 });
     const execute = (input: GivenInput, ledger: EvidenceLedger, signal?: AbortSignal) => tool.execute(tool.inputSchema.parse(given(input)), contextFor(ledger, signal));
     const throughRunner = (input: unknown, ledger: EvidenceLedger, signal?: AbortSignal) => {
       const events: AgentEvent[] = [];
       const outcomes = runToolCalls(
         [{ toolCallId: 'contract-1', toolName: tool.name, input }],
-        { dossier, scope: { collections: '*' }, ledger, step: 1, resultTokens: 1200 },
+        { knowledge: dossier, scope: { collections: '*' }, ledger, step: 1, resultTokens: 1200 },
         { tools: new ToolRegistry([tool]), concurrency: 1, timeoutMs: 20_000, signal, emit: (e) => events.push(e) },
       );
       return outcomes.then(([outcome]) => ({ outcome, events }));

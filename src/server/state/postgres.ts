@@ -24,10 +24,10 @@ import {
   type StoredEvent,
   type User,
   serverTablesTooNew,
-} from './state.ts';
-import { DossierError } from '../errors/index.ts';
-import { runLockedMigrations } from '../store/postgres/schema.ts';
-import { unavailableError } from '../store/postgres/unavailable.ts';
+} from './types.ts';
+import { DossierError } from '../../errors/index.ts';
+import { runLockedMigrations } from '../../store/postgres/schema.ts';
+import { unavailableError } from '../../store/postgres/unavailable.ts';
 
 /**
  * Advisory lock key for the server tables' migrations: its own key, so a server starting beside an

@@ -1,5 +1,5 @@
-import { parseTextAction, textProtocolInstructions } from './text-protocol.ts';
-import type { ToolProtocol } from './tool-protocol.ts';
+import { parseTextAction, textProtocolInstructions } from './text-actions.ts';
+import type { ToolProtocol } from './types.ts';
 
 /** JSON actions in plain text (text-protocol.ts), for models without tool calling; results as user messages. */
 export const textToolProtocol: ToolProtocol = {

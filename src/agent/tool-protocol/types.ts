@@ -1,10 +1,8 @@
 import type { ModelMessage } from 'ai';
-import type { ModelTool } from '../providers/call-model.ts';
-import type { ToolCallRecord } from '../protocol/events.ts';
-import { nativeToolProtocol } from './native-tool-protocol.ts';
-import { textToolProtocol } from './text-tool-protocol.ts';
-import type { ToolOutcome } from './tool-runner.ts';
-import type { AgentTool } from './tools/tool.ts';
+import type { ModelTool } from '../../providers/call-model.ts';
+import type { ToolCallRecord } from '../../protocol/events.ts';
+import type { ToolOutcome } from '../tool-runner.ts';
+import type { AgentTool } from '../tools/tool.ts';
 
 /** What the loop makes of one model turn. `raw` is the model's text as it came. */
 export type TurnAction =
@@ -30,8 +28,4 @@ export interface ToolProtocol {
   appendToolCalls(messages: ModelMessage[], action: Extract<TurnAction, { type: 'tool-calls' }>): void;
   appendToolResults(messages: ModelMessage[], outcomes: readonly ToolOutcome[]): void;
   appendInvalid(messages: ModelMessage[], action: Extract<TurnAction, { type: 'invalid' }>): void;
-}
-
-export function toolProtocolFor(model: { supportsTools: boolean }): ToolProtocol {
-  return model.supportsTools ? nativeToolProtocol : textToolProtocol;
 }

@@ -168,7 +168,7 @@ export const HOWTO_NEEDS_ENTITIES = true;
 export const KIND_MODIFIERS = 3;
 export const KIND_PHRASE_FIT = 0.9;
 /**
- * "Which writer was from England, A or B?": the option whose own sentences, taken together, cover this much
+ * "Which poet was from Scotland, A or B?": the option whose own sentences, taken together, cover this much
  * more of the question's description wins; closer, the comparison says what it found instead
  * (set on constructed comparison questions in reader.test.ts; HotpotQA dev 0–99 has few).
  */

@@ -378,7 +378,7 @@ export function compareCandidates(analysis: QuestionAnalysis, sentences: ReaderS
     if (fitting.length === 1 && given.every((g) => g.nationality)) return { line: fitting[0].candidate, support: given.map((g) => support(g.own!)) };
   }
   if (spec.byProperty && !/^\d{4}$/.test(candidates[0])) {
-    // "Which writer was from England, A or B?": the option whose own sentences together say most of the description
+    // "Which poet was from Scotland, A or B?": the option whose own sentences together say most of the description
     const predicate = predicateTerms(analysis, tokenizer);
     const fits = candidates.map((candidate) => {
       const lower = candidate.toLowerCase();

@@ -198,11 +198,11 @@ describe('offline reader: question analysis', () => {
     const revenue = analyseQuestion('Was revenue higher in 2023 or in 2024, according to the annual reports?');
     assert.deepEqual(revenue.candidates, ['2023', '2024']);
     assert.equal(revenue.comparison?.attribute, 'revenue');
-    const same = analyseQuestion('Were Scott Derrickson and Ed Wood of the same nationality?');
+    const same = analyseQuestion('Were Dorian Quell and Al Stone of the same nationality?');
     assert.equal(same.type, 'yes-no');
-    assert.deepEqual(same.candidates, ['Scott Derrickson', 'Ed Wood']);
+    assert.deepEqual(same.candidates, ['Dorian Quell', 'Al Stone']);
     assert.equal(same.comparison?.direction, 'same');
-    assert.deepEqual(analyseQuestion('Are both Cypress and Ajuga genera?').candidates, ['Cypress', 'Ajuga'], 'trailing question words are not part of a name');
+    assert.deepEqual(analyseQuestion('Are both Larch and Quenvaria genera?').candidates, ['Larch', 'Quenvaria'], 'trailing question words are not part of a name');
     assert.deepEqual(analyseQuestion('Did Tony Fields and Tommy Lee share the same nationality?').candidates, ['Tony Fields', 'Tommy Lee']);
     const higher = analyseQuestion('Is the Pyrenees or the Alps higher?');
     assert.equal(higher.type, 'comparison');
@@ -300,8 +300,8 @@ describe('offline reader: numbers, dates and spans', () => {
     assert.deepEqual(candidateSpans('HTTPX requires Python 3.9+', context('Which Python version does HTTPX require?')).map((s) => s.text), ['3.9+']);
     const kinds = (sentence: string, question: string) => candidateSpans(sentence, context(question)).filter((s) => s.kind === 'phrase').map((s) => s.text);
     assert.deepEqual(kinds('Viglen Ltd provides IT products and services, including servers.', 'Bordan Tkachuk was the CEO of a company that provides what sort of products?'), ['IT products and services'], 'modifiers stop at the question\'s words');
-    assert.deepEqual(kinds('Ajuga is a genus of flowering plants.', 'What type of plant is Ajuga?'), ['flowering plants']);
-    assert.deepEqual(kinds('Ajuga is a genus of flowering plants.', 'Which plant is Ajuga?'), [], 'only "what type of" questions');
+    assert.deepEqual(kinds('Quenvaria is a genus of flowering plants.', 'What type of plant is Quenvaria?'), ['flowering plants']);
+    assert.deepEqual(kinds('Quenvaria is a genus of flowering plants.', 'Which plant is Quenvaria?'), [], 'only "what type of" questions');
   });
 });
 
@@ -384,15 +384,15 @@ describe('offline reader: answers', () => {
   });
 
   it('answers "Which …, A or B?" with no comparative by the option the description fits', () => {
-    const roth = chunk('Henry Roth', 'Henry Roth (February 8, 1906 – October 13, 1995) was an American novelist and short story writer.');
-    const childers = chunk('Robert Erskine Childers', 'Robert Erskine Childers (25 June 1870 – 24 November 1922) was an Irish writer. He was born in London, England.');
-    assert.equal(analyseQuestion('Which writer was from England, Henry Roth or Robert Erskine Childers?').comparison?.byProperty, true);
+    const marren = chunk('Hollis Marren', 'Hollis Marren (March 3, 1911 – June 2, 1990) was an American poet and short story writer.');
+    const fenwick = chunk('Duncan Alasdair Fenwick', 'Duncan Alasdair Fenwick (12 May 1868 – 30 November 1931) was a Canadian poet. He was born in Glasgow, Scotland.');
+    assert.equal(analyseQuestion('Which poet was from Scotland, Hollis Marren or Duncan Alasdair Fenwick?').comparison?.byProperty, true);
     assert.equal(analyseQuestion('Who is older, Annie Morton or Terry Richardson?').comparison?.byProperty, undefined);
-    const from = answer('Which writer was from England, Henry Roth or Robert Erskine Childers?', [roth, childers]).split('\n');
-    assert.equal(from[0], 'Robert Erskine Childers');
-    const silene = chunk('Silene', 'Silene is a genus of flowering plants in the family Caryophyllaceae.');
-    const ferocactus = chunk('Ferocactus', 'Ferocactus is a genus of large barrel-shaped cacti, mostly with large spines and small flowers.');
-    assert.equal(answer('Which is a genus of flowering plants, Ferocactus or Silene?', [ferocactus, silene]).split('\n')[0], 'Silene');
+    const from = answer('Which poet was from Scotland, Hollis Marren or Duncan Alasdair Fenwick?', [marren, fenwick]).split('\n');
+    assert.equal(from[0], 'Duncan Alasdair Fenwick');
+    const pellarine = chunk('Pellarine', 'Pellarine is a genus of flowering plants in the family Orvelliaceae.');
+    const dornvale = chunk('Dornvale', 'Dornvale is a genus of large globe-shaped succulents, mostly with long spines and small flowers.');
+    assert.equal(answer('Which is a genus of flowering plants, Dornvale or Pellarine?', [dornvale, pellarine]).split('\n')[0], 'Pellarine');
   });
 
   it('answers "Is A older than B?" by whether the first option wins, and compares deaths and lifespans', () => {
@@ -471,7 +471,7 @@ describe('offline reader: answers', () => {
 
   it('reads HotpotQA\'s comparison shapes: no comma, a noun before a name, a shared value, a measure', () => {
     assert.deepEqual(analyseQuestion("Which magazine was started first Arthur's Magazine or First for Women?").candidates, ["Arthur's Magazine", 'First for Women']);
-    assert.deepEqual(analyseQuestion('Do the drinks Gibson and Zurracapote both contain gin?').candidates, ['Gibson', 'Zurracapote']);
+    assert.deepEqual(analyseQuestion('Do the drinks Marlowe and Tessaquilla both contain rum?').candidates, ['Marlowe', 'Tessaquilla']);
     const busby = chunk('Matt Busby', 'Sir Alexander Matthew Busby (26 May 1909 – 20 January 1994) was a Scottish football player and manager.');
     const ferguson = chunk('Alex Ferguson', 'Sir Alexander Chapman Ferguson (born 31 December 1941) is a Scottish former football manager and player.');
     const shared = answer('What nationality were both Matt Busby and Alex Ferguson?', [busby, ferguson]).split('\n');

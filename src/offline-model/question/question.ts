@@ -235,8 +235,8 @@ function optionsWithRegions(q: string): [string, string] | undefined {
 }
 
 /**
- * A named option without the words of the question that trail it: "both Cypress and Ajuga genera" →
- * "Ajuga", "Tony Fields and Tommy Lee share …" → "Tommy Lee", "… Dave Grohl American musicians" → "Dave Grohl".
+ * A named option without the words of the question that trail it: "both Larch and Quenvaria genera" →
+ * "Quenvaria", "Tony Fields and Tommy Lee share …" → "Tommy Lee", "… Dave Grohl American musicians" → "Dave Grohl".
  * Lowercase options stay as they are.
  */
 function nameOnly(option: string): string {
@@ -247,7 +247,7 @@ function nameOnly(option: string): string {
   return words.join(' ');
 }
 
-/** "drinks Gibson" → "Gibson": a common noun before a name is the question's description of it. */
+/** "drinks Marlowe" → "Marlowe": a common noun before a name is the question's description of it. */
 function leadingNounless(option: string): string {
   const words = option.split(/\s+/);
   if (!words.some((w) => /^\p{Lu}/u.test(w))) return option;

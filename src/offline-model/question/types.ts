@@ -47,7 +47,7 @@ export interface ComparisonSpec {
   direction: 'max' | 'min' | 'same';
   /** Whether the attribute is a date (older = earlier birth). */
   byDate: boolean;
-  /** No comparative: the option the question's description fits wins ("Which writer was from England, A or B?"). */
+  /** No comparative: the option the question's description fits wins ("Which poet was from Scotland, A or B?"). */
   byProperty?: boolean;
   /** The date compared: a death ("Who died first?") or the length of a life ("Who lived longer?"); otherwise a birth, founding or release. */
   event?: 'death' | 'lifespan';

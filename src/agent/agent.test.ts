@@ -7,6 +7,7 @@ import { regressionIndex, tempDir } from '../../test/helpers.ts';
 import { checkCitations, citedIds } from '../evidence/citations.ts';
 import type { AgentEvent } from '../protocol/events.ts';
 import { EvidenceLedger } from '../evidence/ledger.ts';
+import { ReplayModel } from './trace.ts';
 import { runAgent } from './run-agent.ts';
 import { parseTextAction } from './tool-protocol/text-actions.ts';
 import type { StoredChunk } from '../store/types.ts';
@@ -130,6 +131,18 @@ describe('agent loop with the offline model', () => {
     assert.match(result.answer, /Amina Sørli/);
     const cited = new Set(result.citations.map((c) => c.source.split('/').pop()));
     assert.ok(cited.has('product-catalog.csv') && cited.has('staff-directory.md'), [...cited].join(', '));
+  });
+
+  it('ends no-evidence when the model declares the answer not found, even though it cites what it did find; a replay keeps it', async () => {
+    const { result, events } = await ask('By how many people did Halvorsen Instruments grow its headcount between 2015 and 2024?');
+    assert.ok(result.citations.length > 0, 'the partial find is cited');
+    assert.equal(result.finishReason, 'no-evidence');
+    const declared = events.filter((e) => e.type === 'model-output' && e.notFound);
+    assert.equal(declared.length, 1, 'the answering turn carries the declaration, for traces and replays');
+    const model = ReplayModel.fromTrace(events as never);
+    const replayed = await runAgent({ knowledge: dossier, question: 'By how many people did Halvorsen Instruments grow its headcount between 2015 and 2024?', model: { model, id: 'replay', supportsTools: true } });
+    assert.equal(replayed.answer, result.answer);
+    assert.equal(replayed.finishReason, 'no-evidence');
   });
 
   it('says plainly when the documents do not hold the answer', async () => {

@@ -8,8 +8,8 @@ export interface RunError {
 
 /** How the loop ended, before the answer was checked. */
 export type RunEnd =
-  /** The model answered of its own accord. */
-  | { type: 'answered' }
+  /** The model answered of its own accord; `notFound`: it declared that the documents do not answer (protocol/not-found.ts). */
+  | { type: 'answered'; notFound?: boolean }
   /** A stop condition ended it (`max-steps`, `budget`, `stagnation`). */
   | { type: 'limit'; reason: FinishReason }
   /** A model call (or anything else outside the tools) failed. */
@@ -18,7 +18,8 @@ export type RunEnd =
 
 /**
  * The one place a run's finish reason is decided. An answer that no evidence supports (nothing
- * cited, or nothing found at all) is a `no-evidence` finish; a failure is never dressed up as one.
+ * cited, or nothing found at all), or that the model declared not found, is a `no-evidence` finish;
+ * a failure is never dressed up as one.
  */
 export function decideFinishReason(end: RunEnd, evidence: { ledgerSize: number; citations: number }): FinishReason {
   switch (end.type) {
@@ -29,6 +30,6 @@ export function decideFinishReason(end: RunEnd, evidence: { ledgerSize: number; 
     case 'limit':
       return end.reason === 'stagnation' && evidence.ledgerSize === 0 ? 'no-evidence' : end.reason;
     case 'answered':
-      return evidence.citations > 0 ? 'stop' : 'no-evidence';
+      return evidence.citations > 0 && !end.notFound ? 'stop' : 'no-evidence';
   }
 }

@@ -25,7 +25,7 @@ export interface ModelTurnParams {
  * produced (`model-output`, what a replay feeds back), and reads the turn through the protocol.
  * Model failures throw (DossierError with a remote-* code; AbortError on abort).
  */
-export async function modelTurn(params: ModelTurnParams): Promise<{ action: TurnAction; usage: Usage }> {
+export async function modelTurn(params: ModelTurnParams): Promise<{ action: TurnAction; usage: Usage; notFound: boolean }> {
   const { protocol, step, emit } = params;
   const started = performance.now();
   const result = await callModel({
@@ -43,6 +43,6 @@ export async function modelTurn(params: ModelTurnParams): Promise<{ action: Turn
   const action = protocol.read(result, { step, allowTools: params.allowTools });
   if (!protocol.streamsAnswer && action.type === 'answer' && action.text) emit({ type: 'text-delta', step, delta: action.text });
   const usage = { inputTokens: result.usage.inputTokens ?? 0, outputTokens: result.usage.outputTokens ?? 0 };
-  emit({ type: 'model-output', step, text: result.text, toolCalls: result.toolCalls, usage: { ...result.usage }, ms: Math.round(performance.now() - started) });
-  return { action, usage };
+  emit({ type: 'model-output', step, text: result.text, toolCalls: result.toolCalls, usage: { ...result.usage }, ms: Math.round(performance.now() - started), ...(result.notFound ? { notFound: true as const } : {}) });
+  return { action, usage, notFound: result.notFound };
 }

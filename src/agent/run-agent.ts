@@ -148,7 +148,7 @@ export async function runAgent(options: AgentOptions): Promise<AgentResult> {
   let answer: string | undefined;
 
   const turn = async (allowTools: boolean) => {
-    const { action, usage: spent } = await modelTurn({
+    const { action, usage: spent, notFound } = await modelTurn({
       model: options.model.model,
       protocol,
       system,
@@ -163,7 +163,7 @@ export async function runAgent(options: AgentOptions): Promise<AgentResult> {
     });
     usage.inputTokens += spent.inputTokens;
     usage.outputTokens += spent.outputTokens;
-    return action;
+    return { ...action, notFound };
   };
   const fail = (error: unknown): RunEnd => {
     if (options.signal?.aborted || (error as Error)?.name === 'AbortError') return { type: 'aborted' };
@@ -209,7 +209,7 @@ export async function runAgent(options: AgentOptions): Promise<AgentResult> {
           continue;
         }
         answer = action.text;
-        end = { type: 'answered' };
+        end = { type: 'answered', notFound: action.notFound };
         break;
       }
       protocol.appendToolCalls(messages, action);

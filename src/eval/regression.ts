@@ -67,8 +67,6 @@ export function loadRegression(directory = REGRESSION_DIR): { questions: Regress
   return { questions: JSON.parse(readFileSync(path, 'utf8')) as RegressionQuestion[], corpus: join(directory, 'corpus') };
 }
 
-const NOT_FOUND = /not found|no (relevant )?(passage|evidence|information)|does not (contain|say|mention)|cannot find|don't know|unknown/i;
-
 /** Lower case, and a hard-wrapped line break is a space: expected strings match across them. */
 const normalize = (text: string) => text.toLowerCase().replace(/\s+/g, ' ');
 const alternatives = (expected: Expected): readonly string[] => (typeof expected === 'string' ? [expected] : expected);
@@ -77,7 +75,8 @@ export function judge(question: RegressionQuestion, result: JudgedRun): Regressi
   const answer = normalize(result.answer);
   const appears = (text: string) => answer.includes(normalize(text));
   let answerPass: boolean;
-  if (question.notFound) answerPass = NOT_FOUND.test(result.answer) && result.citations.length === 0;
+  // The run says it found nothing (finish reason `no-evidence`, nothing cited), whatever the words.
+  if (question.notFound) answerPass = result.finishReason === 'no-evidence' && result.citations.length === 0;
   else {
     answerPass =
       (question.answerContains ?? []).every((expected) => alternatives(expected).some(appears)) &&

@@ -6,6 +6,8 @@ import { nextSearches } from './plan/planner.ts';
 import { readPromptState } from './prompt-state.ts';
 import { researchTurn } from './plan/research-planner.ts';
 import { ANSWER_SENTENCES, MAX_ROUNDS, QUERIES_PER_ROUND, QUESTION_SEARCH_K } from './tuning.ts';
+import { isNotFoundAnswer } from './answer/not-found.ts';
+import { NOT_FOUND_METADATA } from '../protocol/not-found.ts';
 
 /**
  * The offline model: an extractive planner behind the AI SDK model interface, so the agent loop
@@ -64,9 +66,12 @@ export class OfflineModel implements LanguageModelV3 {
     const content = this.decide(options);
     const outputTokens = content.reduce((sum, part) => sum + (part.type === 'text' ? part.text.split(/\s+/).length : 20), 0);
     const inputTokens = Math.round(JSON.stringify(options.prompt).length / 4);
+    const answer = content.length === 1 && content[0].type === 'text' ? content[0].text : undefined;
     return {
       content,
       finishReason: { unified: content.some((part) => part.type === 'tool-call') ? 'tool-calls' : 'stop', raw: undefined },
+      // Its not-found answers are said in structure too, so the run ends `no-evidence` without reading words.
+      ...(answer !== undefined && isNotFoundAnswer(answer) ? { providerMetadata: NOT_FOUND_METADATA } : {}),
       usage: {
         inputTokens: { total: inputTokens, noCache: inputTokens, cacheRead: undefined, cacheWrite: undefined },
         outputTokens: { total: outputTokens, text: outputTokens, reasoning: undefined },

@@ -1,5 +1,6 @@
 import { APICallError, stepCountIs, streamText, tool, type FinishReason, type FlexibleSchema, type ModelMessage, type ToolSet } from 'ai';
 import { DossierError, oneLine } from '../errors/index.ts';
+import { declaresNotFound } from '../protocol/not-found.ts';
 import type { LanguageModelObject } from './types.ts';
 
 export interface ModelTool {
@@ -43,6 +44,8 @@ export interface ModelCallResult {
   toolCalls: ModelToolCall[];
   finishReason: FinishReason;
   usage: { inputTokens: number; outputTokens: number };
+  /** The model declared that the documents do not answer the question (protocol/not-found.ts). */
+  notFound: boolean;
   rawOutput: {
     /**
      * The assistant message to append to the history; the agent then adds one tool result per tool
@@ -112,6 +115,7 @@ async function attemptCall(params: CallModelParams, signal: AbortSignal): Promis
   let finishReason: FinishReason = 'other';
   let rawFinishReason: string | undefined;
   let usage = { inputTokens: 0, outputTokens: 0 };
+  let notFound = false;
   let failure: unknown;
   let streamed = false;
   try {
@@ -157,6 +161,9 @@ async function attemptCall(params: CallModelParams, signal: AbortSignal): Promis
           });
           break;
         }
+        case 'finish-step':
+          notFound ||= declaresNotFound(part.providerMetadata);
+          break;
         case 'finish':
           finishReason = part.finishReason;
           rawFinishReason = part.rawFinishReason;
@@ -178,6 +185,7 @@ async function attemptCall(params: CallModelParams, signal: AbortSignal): Promis
         toolCalls,
         finishReason,
         usage,
+        notFound,
         rawOutput: {
           // The SDK also adds its own error results for invalid calls; the agent sends those itself.
           messages: response.messages.filter((m) => m.role === 'assistant'),

@@ -62,8 +62,9 @@ import {
   SPAN_TITLE_WEIGHT,
   SUPPORT_SENTENCES,
 } from '../tuning.ts';
+import { NOT_FOUND_LEAD } from './not-found.ts';
 
-export const NOT_FOUND = 'Not found in the documents: none of the retrieved passages answers the question.';
+export const NOT_FOUND = `${NOT_FOUND_LEAD}: none of the retrieved passages answers the question.`;
 
 /** How strongly a passage names another passage's title: 1 for the full title, less for most of its words. */
 export function linkStrength(text: string, title: string): number {
@@ -123,7 +124,7 @@ function supportLines(items: Chosen[], limit = SUPPORT_SENTENCES): string[] {
 
 /** "Not found in the documents: …", naming what was asked for. */
 function notFound(what?: string): string {
-  return what ? `Not found in the documents: ${what}.` : NOT_FOUND;
+  return what ? `${NOT_FOUND_LEAD}: ${what}.` : NOT_FOUND;
 }
 
 /** What the question asks, as a phrase for "not found": "the favourite colour of the chief executive officer". */
@@ -491,7 +492,7 @@ function partialAnswer(analysis: QuestionAnalysis, hop: FirstHop, sentences: Rea
   const name = fits.find((n) => sentences.some((s) => s !== hop.sentence && ownedBy(s, n, tokenizer))) ?? fits[0];
   const asked = chainHop.rest.replace('{}', name).replace(/\s*\?*\s*$/, '?');
   const phrase = chainHop.phrase.replace(/^\p{Lu}/u, (c) => c.toLowerCase());
-  return [`Not found in the documents: the answer to "${asked}" Partial answer: ${phrase} is ${name} [${hop.sentence.evidence.id}].`, render(hop.sentence.segment, hop.sentence.evidence.id)].join('\n');
+  return [`${NOT_FOUND_LEAD}: the answer to "${asked}" Partial answer: ${phrase} is ${name} [${hop.sentence.evidence.id}].`, render(hop.sentence.segment, hop.sentence.evidence.id)].join('\n');
 }
 
 /**

@@ -5,6 +5,7 @@ import type { QuestionAnalysis } from '../question/question.ts';
 import { countriesNamedIn, countryIn, nationalityIn } from '../lexicon/nationalities.ts';
 import type { Segment } from '../text/sentences.ts';
 import { MIN_OPERAND_MATCH, OWN_PASSAGE_DATE_BONUS, PERCENT_PLACES, PROPERTY_MIN_MARGIN, RATIO_PLACES } from '../tuning.ts';
+import { NOT_FOUND_LEAD } from './not-found.ts';
 
 /** A segment of the evidence as the reader sees it: where it is, how relevant it is, its terms. */
 export interface ReaderSentence {
@@ -269,7 +270,7 @@ function describe(quantity: string, year?: string): string {
 /** Names what is missing, and shows what was found (cited), so the reader sees how far it got. */
 function missingOperands(missing: string[], found: Array<Operand | { date: DateMention; sentence: ReaderSentence }>): ReaderResult {
   const shown = found.map((f) => ('quantity' in f ? `${f.quantity.text} [${f.sentence.evidence.id}]` : `${f.date.text} [${f.sentence.evidence.id}]`));
-  const line = `Not found in the documents: ${missing.join(' and ')}, so it cannot be computed.${shown.length ? ` Found: ${shown.join('; ')}.` : ''}`;
+  const line = `${NOT_FOUND_LEAD}: ${missing.join(' and ')}, so it cannot be computed.${shown.length ? ` Found: ${shown.join('; ')}.` : ''}`;
   return { line, support: found.map((f) => support(f.sentence)) };
 }
 
@@ -462,7 +463,7 @@ function sameUnits(
 
 function partialComparison(missing: string[], found: Array<{ candidate: string; value: string; sentence: ReaderSentence }>, what: string): ReaderResult {
   const shown = found.map((f) => `${f.candidate}: ${f.value} [${f.sentence.evidence.id}]`).join('; ');
-  return { line: `Not found in the documents: ${what === 'value' ? 'the facts' : what} for ${missing.join(' and ')}, so they cannot be compared.${shown ? ` Found: ${shown}.` : ''}`, support: found.map((f) => support(f.sentence)) };
+  return { line: `${NOT_FOUND_LEAD}: ${what === 'value' ? 'the facts' : what} for ${missing.join(' and ')}, so they cannot be compared.${shown ? ` Found: ${shown}.` : ''}`, support: found.map((f) => support(f.sentence)) };
 }
 
 /** The administrative unit a sentence places something in, by its name: "… a city in Strafford County, …" → "Strafford County" (never the option itself). */

@@ -2,6 +2,7 @@ import type { LanguageModelV3CallOptions, LanguageModelV3Content, LanguageModelV
 import { checkClaim, critiqueDraft, markFindings, hasFindings, type Critique, type EvidenceText } from '../../evidence/claims.ts';
 import { parseEvidence } from '../../evidence/evidence-format.ts';
 import { analyseQuestion } from '../question/question.ts';
+import { NOT_FOUND_LEAD } from '../answer/not-found.ts';
 
 /**
  * The offline model as research planner. Like the RAG planner it keeps no state: every decision
@@ -175,14 +176,14 @@ export function composeReport(question: string, answers: SubAnswer[], computed?:
     found.length === 0
       ? answers.length === 1 && answers[0].answer
         ? firstLine(answers[0].answer)
-        : 'Not found in the documents: none of the sub-questions could be answered from the evidence.'
+        : `${NOT_FOUND_LEAD}: none of the sub-questions could be answered from the evidence.`
       : found.length === 1 || found[0].question === question
         ? leads[0]
         : leads.some((l) => l.includes('\n'))
           ? leads.join('\n')
           : leads.map((l) => l.replace(/\.$/, '')).join('; ');
   const direct = computed && found.length > 0 && pythonFor(firstLine(found[0].answer)) ? withComputed(firstLine(found[0].answer), computed) : lead;
-  const sections = answers.map((a) => [`## ${a.id}. ${a.question}`, a.answer ? withCitedLead(a.answer) : `Not found in the documents (${a.status}).`].join('\n'));
+  const sections = answers.map((a) => [`## ${a.id}. ${a.question}`, a.answer ? withCitedLead(a.answer) : `${NOT_FOUND_LEAD} (${a.status}).`].join('\n'));
   const openLines = open.map((a) => `Open: ${a.id}: ${a.question} (${a.status})`);
   return [direct, '', ...sections.flatMap((s) => [s, '']), ...openLines].join('\n').trim();
 }

@@ -37,8 +37,6 @@ function rewriteCitations(answer: string, ids: Map<string, LedgerEntry>): string
   );
 }
 
-export const NOT_FOUND_PREFIX = 'Not found in the documents';
-
 /**
  * The `rag` tool: one nested RAG agent per call, with its own steps, token and time budget and its
  * own ledger. Several calls in one planner turn run in parallel (bounded by the run's tool
@@ -89,7 +87,8 @@ export function ragTool(state: ResearchState, nested: NestedAgentOptions): Agent
       const entries = [...new Set(cited.flatMap((entry) => adopted.get(entry.id) ?? []))];
       const answer = rewriteCitations(result.answer, adopted);
       const failed = result.finishReason === 'error' || result.finishReason === 'aborted';
-      const found = !failed && entries.length > 0 && !answer.startsWith(NOT_FOUND_PREFIX);
+      // Found is what the run says (its finish reason and what it cites), never how the answer is worded.
+      const found = !failed && result.finishReason !== 'no-evidence' && entries.length > 0;
       if (item) item.status = failed ? 'failed' : found ? 'answered' : 'open';
       const record: SubagentRecord = {
         id,

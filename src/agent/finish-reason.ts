@@ -8,7 +8,7 @@ export interface RunError {
 
 /** How the loop ended, before the answer was checked. */
 export type RunEnd =
-  /** The model answered of its own accord; `notFound`: it declared that the documents do not answer (protocol/not-found.ts). */
+  /** The model answered of its own accord; `notFound`: it declared that the documents do not answer (protocol/model-metadata.ts). */
   | { type: 'answered'; notFound?: boolean }
   /** A stop condition ended it (`max-steps`, `budget`, `stagnation`). */
   | { type: 'limit'; reason: FinishReason }

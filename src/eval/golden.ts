@@ -18,6 +18,8 @@ export interface GoldenAnswer {
   /** Citations as `citedAs` names them. */
   cited: string[];
   finishReason: string;
+  /** The offline model's answerer that gave it. */
+  answeredBy?: string;
 }
 
 export interface GoldenSet {
@@ -38,11 +40,12 @@ export const REPO_ROOT = join(import.meta.dirname, '..', '..');
 export const GOLDEN_DIR = join(REPO_ROOT, 'eval', 'golden');
 const EVAL_DIR = join(REPO_ROOT, 'eval');
 
-const answerOf = (outcome: { id: string; answer: string; cited: string[]; finishReason: string }): GoldenAnswer => ({
+const answerOf = (outcome: { id: string; answer: string; cited: string[]; finishReason: string; answeredBy?: string }): GoldenAnswer => ({
   id: outcome.id,
   answer: outcome.answer,
   cited: outcome.cited,
   finishReason: outcome.finishReason,
+  ...(outcome.answeredBy ? { answeredBy: outcome.answeredBy } : {}),
 });
 
 /** A pooled HotpotQA-format index, built once into the cache folder and reused read-only. */
@@ -131,7 +134,7 @@ export function goldenDiff(golden: readonly GoldenAnswer[], now: readonly Golden
       lines.push(`${id}: no longer asked`);
       continue;
     }
-    const moved = (['answer', 'finishReason', 'cited'] as const).filter((key) => JSON.stringify(was[key]) !== JSON.stringify(is[key]));
+    const moved = (['answer', 'finishReason', 'cited', 'answeredBy'] as const).filter((key) => JSON.stringify(was[key]) !== JSON.stringify(is[key]));
     for (const key of moved) lines.push(`${id} ${key}: ${JSON.stringify(was[key])} → ${JSON.stringify(is[key])}`);
   }
   for (const id of after.keys()) if (!before.has(id)) lines.push(`${id}: new question`);

@@ -133,6 +133,8 @@ export interface HotpotOutcome {
   finishReason: string;
   /** What the answer cites (`citedAs`). */
   cited: string[];
+  /** The offline model's answerer that answered (absent for other models). */
+  answeredBy?: string;
 }
 
 function recallAt(titles: readonly string[], gold: readonly string[], k: number): number {
@@ -164,6 +166,8 @@ export interface HotpotResult {
     secondsMean: number;
     evidenceMean: number;
     finishReasons: Record<string, number>;
+    /** How many answers each of the offline model's answerers gave (empty for other models). */
+    answeredBy: Record<string, number>;
     /** Citations in answers, and how many of them resolved to no ledger evidence. */
     citations: number;
     unresolvedCitations: number;
@@ -185,6 +189,7 @@ export async function evaluateHotpot(
   const single = { r2: [] as number[], r5: [] as number[] };
   const agent = { r2: [] as number[], r5: [] as number[], all: [] as number[], contains: [] as number[], em: [] as number[], f1: [] as number[], tools: [] as number[], evidence: [] as number[], seconds: [] as number[], modelCalls: [] as number[] };
   const finishReasons: Record<string, number> = {};
+  const answeredBy: Record<string, number> = {};
   let citations = 0;
   let unresolved = 0;
   for (const [i, item] of questions.entries()) {
@@ -213,13 +218,14 @@ export async function evaluateHotpot(
     if (options.onQuestion) {
       const read = normalizeAnswer(result.evidence.map((entry) => entry.chunk.text).join('\n'));
       const goldRead = item.answers.some((gold) => read.includes(normalizeAnswer(gold)));
-      options.onQuestion({ index: offset + i, id: item.id, question: item.question, gold: item.answers, answer: result.answer, direct, em, f1, contains, 'recall@2': agent.r2.at(-1)!, 'recall@5': agent.r5.at(-1)!, goldRead, ranked: agentTitles.slice(0, 5), supporting: [...item.supportingTitles], finishReason: result.finishReason, cited: result.citations.map(citedAs) });
+      options.onQuestion({ index: offset + i, id: item.id, question: item.question, gold: item.answers, answer: result.answer, direct, em, f1, contains, 'recall@2': agent.r2.at(-1)!, 'recall@5': agent.r5.at(-1)!, goldRead, ranked: agentTitles.slice(0, 5), supporting: [...item.supportingTitles], finishReason: result.finishReason, cited: result.citations.map(citedAs), ...(result.answeredBy ? { answeredBy: result.answeredBy } : {}) });
     }
     agent.tools.push(result.allToolCalls);
     agent.evidence.push(result.evidence.length);
     citations += result.citations.length + result.unresolvedCitations.length;
     unresolved += result.unresolvedCitations.length;
     finishReasons[result.finishReason] = (finishReasons[result.finishReason] ?? 0) + 1;
+    if (result.answeredBy) answeredBy[result.answeredBy] = (answeredBy[result.answeredBy] ?? 0) + 1;
     options.onProgress?.(i + 1, questions.length);
   }
   const round = (value: number) => Math.round(value * 10000) / 10000;
@@ -241,6 +247,7 @@ export async function evaluateHotpot(
       secondsMean: round(mean(agent.seconds)),
       evidenceMean: round(mean(agent.evidence)),
       finishReasons,
+      answeredBy,
       citations,
       unresolvedCitations: unresolved,
     },

@@ -41,6 +41,8 @@ export interface RegressionOutcome {
   answer: string;
   /** What the answer cites, as `citedAs` writes it (golden outputs compare these). */
   cited: string[];
+  /** The offline model's answerer that answered (absent for other models). */
+  answeredBy?: string;
 }
 
 export interface RegressionScore {
@@ -57,7 +59,7 @@ export interface RegressionReport extends RegressionScore {
 }
 
 /** What the judge reads of a run: an `AgentResult`, or the `ask --json` object. */
-export type JudgedRun = Pick<AgentResult, 'answer' | 'citations' | 'unresolvedCitations' | 'finishReason' | 'toolCalls'>;
+export type JudgedRun = Pick<AgentResult, 'answer' | 'citations' | 'unresolvedCitations' | 'finishReason' | 'toolCalls'> & { answeredBy?: string };
 
 export const REGRESSION_DIR = join(import.meta.dirname, '..', '..', 'eval', 'regression');
 
@@ -97,6 +99,7 @@ export function judge(question: RegressionQuestion, result: JudgedRun): Regressi
     unresolved: result.unresolvedCitations.length,
     answer: result.answer,
     cited: result.citations.map(citedAs),
+    ...(result.answeredBy ? { answeredBy: result.answeredBy } : {}),
   };
 }
 

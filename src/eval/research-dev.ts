@@ -47,6 +47,8 @@ export interface ResearchDevOutcome {
   answer: string;
   /** What the answer cites (`citedAs`). */
   cited: string[];
+  /** The offline model's answerer that answered (absent for other models). */
+  answeredBy?: string;
 }
 
 export interface ResearchDevReport {
@@ -135,6 +137,7 @@ export async function runResearchDev(
       seconds: (performance.now() - started) / 1000,
       answer: result.answer,
       cited: result.citations.map(citedAs),
+      ...(result.answeredBy ? { answeredBy: result.answeredBy } : {}),
     });
     options.onProgress?.('questions', outcomes.length, questions.length);
   }

@@ -11,6 +11,8 @@ export interface EvalRun extends AgentResult {
   /** Model calls and tool calls of the whole run, nested agents' included. */
   modelCalls: number;
   allToolCalls: number;
+  /** The offline model's answerer that gave the final answer (protocol/model-metadata.ts), when the model names one. */
+  answeredBy?: string;
   /** Research mode's sub-questions and nested agents (absent in RAG mode). */
   research?: Pick<import('../research/run-research.ts').ResearchResult, 'plan' | 'subagents' | 'critique'>;
 }
@@ -19,12 +21,17 @@ export interface EvalRun extends AgentResult {
 export async function runQuestion(mode: EvalMode, { dossier, ...options }: Omit<AgentOptions, 'knowledge'> & { dossier: Dossier }): Promise<EvalRun> {
   let modelCalls = 0;
   let allToolCalls = 0;
+  let answeredBy: string | undefined;
   const onEvent = (event: AgentEvent) => {
     if (event.type === 'model-output') modelCalls++;
+    if (event.type === 'model-output' && !event.path) answeredBy = event.answeredBy ?? answeredBy;
     if (event.type === 'tool-call') allToolCalls++;
     options.onEvent?.(event);
   };
-  if (mode === 'rag') return { ...(await runAgent({ ...options, knowledge: dossier, onEvent })), modelCalls, allToolCalls };
+  if (mode === 'rag') {
+    const result = await runAgent({ ...options, knowledge: dossier, onEvent });
+    return { ...result, modelCalls, allToolCalls, ...(answeredBy ? { answeredBy } : {}) };
+  }
   const { runResearch, configuredResearchTools } = await import('../research/index.ts');
   const { ledger, tools: _rag, ...rest } = options;
   const result = await runResearch({
@@ -35,5 +42,5 @@ export async function runQuestion(mode: EvalMode, { dossier, ...options }: Omit<
     maxSteps: undefined,
     onEvent,
   });
-  return { ...result, modelCalls, allToolCalls, research: { plan: result.plan, subagents: result.subagents, critique: result.critique } };
+  return { ...result, modelCalls, allToolCalls, ...(answeredBy ? { answeredBy } : {}), research: { plan: result.plan, subagents: result.subagents, critique: result.critique } };
 }

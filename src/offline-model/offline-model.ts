@@ -1,13 +1,13 @@
 import type { LanguageModelV3, LanguageModelV3CallOptions, LanguageModelV3Content, LanguageModelV3GenerateResult } from '@ai-sdk/provider';
 import { streamResult } from '../protocol/stream-result.ts';
 import { Tokenizer } from '../text/tokenize.ts';
-import { composeAnswer } from './answer/answer-composer.ts';
+import { readAnswer } from './answer/answer-composer.ts';
 import { nextSearches } from './plan/planner.ts';
 import { readPromptState } from './prompt-state.ts';
 import { researchTurn } from './plan/research-planner.ts';
 import { ANSWER_SENTENCES, MAX_ROUNDS, QUERIES_PER_ROUND, QUESTION_SEARCH_K } from './tuning.ts';
 import { isNotFoundAnswer } from './answer/not-found.ts';
-import { NOT_FOUND_METADATA } from '../protocol/not-found.ts';
+import { providerMetadataOf } from '../protocol/model-metadata.ts';
 
 /**
  * The offline model: an extractive planner behind the AI SDK model interface, so the agent loop
@@ -63,15 +63,16 @@ export class OfflineModel implements LanguageModelV3 {
   }
 
   async doGenerate(options: LanguageModelV3CallOptions): Promise<LanguageModelV3GenerateResult> {
-    const content = this.decide(options);
+    const { content, answeredBy } = this.decide(options);
     const outputTokens = content.reduce((sum, part) => sum + (part.type === 'text' ? part.text.split(/\s+/).length : 20), 0);
     const inputTokens = Math.round(JSON.stringify(options.prompt).length / 4);
     const answer = content.length === 1 && content[0].type === 'text' ? content[0].text : undefined;
     return {
       content,
       finishReason: { unified: content.some((part) => part.type === 'tool-call') ? 'tool-calls' : 'stop', raw: undefined },
-      // Its not-found answers are said in structure too, so the run ends `no-evidence` without reading words.
-      ...(answer !== undefined && isNotFoundAnswer(answer) ? { providerMetadata: NOT_FOUND_METADATA } : {}),
+      // Said in structure too: a not-found answer (the run then ends `no-evidence` without reading
+      // words) and which answerer gave it (evaluations report it).
+      providerMetadata: answer === undefined ? undefined : providerMetadataOf({ notFound: isNotFoundAnswer(answer), answeredBy }),
       usage: {
         inputTokens: { total: inputTokens, noCache: inputTokens, cacheRead: undefined, cacheWrite: undefined },
         outputTokens: { total: outputTokens, text: outputTokens, reasoning: undefined },
@@ -84,21 +85,24 @@ export class OfflineModel implements LanguageModelV3 {
     return streamResult(await this.doGenerate(options));
   }
 
-  private decide(options: LanguageModelV3CallOptions): LanguageModelV3Content[] {
+  private decide(options: LanguageModelV3CallOptions): { content: LanguageModelV3Content[]; answeredBy?: string } {
     const state = readPromptState(options.prompt);
     // Research mode (the run offers the planner's tools): plan, nested agents, python, critique, report.
-    if ((options.tools ?? []).some((tool) => tool.name === 'rag') && (options.tools ?? []).some((tool) => tool.name === 'plan')) return researchTurn(options, state.question, state.lastUserText);
+    if ((options.tools ?? []).some((tool) => tool.name === 'rag') && (options.tools ?? []).some((tool) => tool.name === 'plan')) return { content: researchTurn(options, state.question, state.lastUserText), answeredBy: 'research-report' };
     const canSearch = (options.tools ?? []).some((tool) => tool.type === 'function' && tool.name === 'search_knowledge');
     const searches = nextSearches(state, this.tokenizer, { ...this.options, canSearch });
     if (searches) {
-      return searches.map((search, i) => ({
-        type: 'tool-call' as const,
-        toolCallId: `offline-${state.rounds + 1}-${i}`,
-        toolName: 'search_knowledge',
-        input: JSON.stringify(search),
-      }));
+      return {
+        content: searches.map((search, i) => ({
+          type: 'tool-call' as const,
+          toolCallId: `offline-${state.rounds + 1}-${i}`,
+          toolName: 'search_knowledge',
+          input: JSON.stringify(search),
+        })),
+      };
     }
-    return [{ type: 'text', text: composeAnswer(state, this.tokenizer, this.options.answerSentences) }];
+    const { text, answeredBy } = readAnswer(state, this.tokenizer, this.options.answerSentences);
+    return { content: [{ type: 'text', text }], answeredBy };
   }
 }
 

@@ -1,6 +1,6 @@
 import { APICallError, stepCountIs, streamText, tool, type FinishReason, type FlexibleSchema, type ModelMessage, type ToolSet } from 'ai';
 import { DossierError, oneLine } from '../errors/index.ts';
-import { declaresNotFound } from '../protocol/not-found.ts';
+import { modelMetadata, type DossierModelMetadata } from '../protocol/model-metadata.ts';
 import type { LanguageModelObject } from './types.ts';
 
 export interface ModelTool {
@@ -44,8 +44,8 @@ export interface ModelCallResult {
   toolCalls: ModelToolCall[];
   finishReason: FinishReason;
   usage: { inputTokens: number; outputTokens: number };
-  /** The model declared that the documents do not answer the question (protocol/not-found.ts). */
-  notFound: boolean;
+  /** What the model said in structure: not found, which answerer (protocol/model-metadata.ts). */
+  metadata: DossierModelMetadata;
   rawOutput: {
     /**
      * The assistant message to append to the history; the agent then adds one tool result per tool
@@ -115,7 +115,7 @@ async function attemptCall(params: CallModelParams, signal: AbortSignal): Promis
   let finishReason: FinishReason = 'other';
   let rawFinishReason: string | undefined;
   let usage = { inputTokens: 0, outputTokens: 0 };
-  let notFound = false;
+  let metadata: DossierModelMetadata = {};
   let failure: unknown;
   let streamed = false;
   try {
@@ -162,7 +162,7 @@ async function attemptCall(params: CallModelParams, signal: AbortSignal): Promis
           break;
         }
         case 'finish-step':
-          notFound ||= declaresNotFound(part.providerMetadata);
+          metadata = { ...metadata, ...modelMetadata(part.providerMetadata) };
           break;
         case 'finish':
           finishReason = part.finishReason;
@@ -185,7 +185,7 @@ async function attemptCall(params: CallModelParams, signal: AbortSignal): Promis
         toolCalls,
         finishReason,
         usage,
-        notFound,
+        metadata,
         rawOutput: {
           // The SDK also adds its own error results for invalid calls; the agent sends those itself.
           messages: response.messages.filter((m) => m.role === 'assistant'),

@@ -136,108 +136,194 @@ function askedFor(analysis: QuestionAnalysis): string {
   return `an answer to "${q}?"`;
 }
 
+export function composeAnswer(state: PromptState, tokenizer: Tokenizer, maxSentences: number): string {
+  return readAnswer(state, tokenizer, maxSentences).text;
+}
+
+/** An answer and the name of the answerer that gave it (reported by evaluations, so a change shows which path moved). */
+export interface ReadAnswer {
+  text: string;
+  answeredBy: string;
+}
+
+/** What every answerer reads: the question's analysis and the evidence the reader chose for it. */
+interface AnswerContext {
+  state: PromptState;
+  tokenizer: Tokenizer;
+  analysis: QuestionAnalysis;
+  score: QuestionCoverage;
+  best: ReturnType<typeof bestChain>;
+  chain: OfflineEvidence[];
+  sentences: ReaderSentence[];
+  chosen: Chosen[];
+  questionTerms: Set<string>;
+}
+
+/** One way of answering: `answer` returns the answer, or undefined to let the next answerer try. */
+interface Answerer {
+  name: string;
+  answer(context: AnswerContext): string | ReadAnswer | undefined;
+}
+
+const joined = (lines: string[]) => lines.join('\n');
+
+/**
+ * The answerers, in order: the first that answers wins. Each reads structure the question or the
+ * evidence has (a shared property, a calculation, options to compare, steps, a list, several values,
+ * a span of the expected type) before the fallback, the best sentences.
+ */
+const ANSWERERS: readonly Answerer[] = [
+  {
+    name: 'shared-property',
+    answer: ({ analysis, sentences, tokenizer }) => {
+      const shared = sharedProperty(analysis, sentences, tokenizer);
+      return shared && joined([shared.line, ...supportLines(shared.support)]);
+    },
+  },
+  {
+    name: 'calculation',
+    answer: ({ analysis, sentences, tokenizer }) => {
+      if (analysis.type !== 'calculation') return undefined;
+      const result = calculate(analysis, sentences, tokenizer);
+      return result && joined([result.line, ...supportLines(result.support)]);
+    },
+  },
+  {
+    name: 'comparison',
+    answer: ({ analysis, sentences, tokenizer, chosen }) => {
+      if (analysis.type !== 'comparison') return undefined;
+      const result = compareCandidates(analysis, sentences, tokenizer);
+      return result && joined([result.line, ...supportLines(result.support.length ? result.support : chosen)]);
+    },
+  },
+  {
+    name: 'yes-no',
+    answer: ({ analysis, sentences, tokenizer, chosen, questionTerms }) => {
+      if (analysis.type !== 'yes-no') return undefined;
+      const result = compareCandidates(analysis, sentences, tokenizer) ?? yesNo(analysis, sentences, tokenizer, questionTerms);
+      return result && joined([result.line, ...supportLines([...result.support, ...chosen])]);
+    },
+  },
+  {
+    name: 'how-to-steps',
+    answer: ({ analysis, state, score, chosen }) => {
+      if (analysis.type !== 'how-to') return undefined;
+      const instruction = howTo(state.evidence, score);
+      if (!instruction) return undefined;
+      const context = [...(instruction.lead ? [instruction.lead] : []), ...chosen.filter((c) => c.segment.kind !== 'code' && !instruction.body.some((b) => b.segment.text === c.segment.text))];
+      return joined([...instruction.body.map((item) => render(item.segment, item.evidence.id)), ...supportLines(context, 2)]);
+    },
+  },
+  {
+    name: 'list-items',
+    answer: ({ analysis, state, score }) => {
+      if (analysis.type !== 'list') return undefined;
+      const list = listItems(state.evidence, score);
+      return list && joined([...list.items.map((item) => render(item.segment, item.evidence.id)), ...supportLines(list.lead ? [list.lead] : [], 1)]);
+    },
+  },
+  {
+    name: 'multiple-values',
+    answer: ({ analysis, sentences, tokenizer }) => {
+      if (!analysis.multiValue) return undefined;
+      const result = multipleValues(analysis, sentences, tokenizer);
+      return result && joined([result.line, ...supportLines(result.support)]);
+    },
+  },
+  { name: 'span', answer: spanAnswer },
+  {
+    name: 'best-sentences',
+    // A sentence answer (what happens, why, how): the best sentence, never a lead-in whose content follows it.
+    answer: ({ chosen, state }) => joined(supportLines(expandLeadIns(chosen, state.evidence), SUPPORT_SENTENCES + 1)),
+  },
+];
+
 /**
  * The extractive reader's answer: a short direct answer first (a name, a number with its unit, a
  * date, yes/no, a command, the items of a list, a computed value), then at most a few supporting
  * sentences, each citing its evidence; or "Not found in the documents: …" when the evidence lacks
  * what the question asks for. The supporting sentences come from the best chain of one or two
  * passages (one that matches the question and one it leads to), chosen by what they add to the
- * question's coverage; the direct answer is the span of the expected type that best fits them.
+ * question's coverage; the direct answer comes from the first answerer (ANSWERERS) that answers.
  */
-export function composeAnswer(state: PromptState, tokenizer: Tokenizer, maxSentences: number): string {
-  if (state.evidence.length === 0) return NOT_FOUND;
+export function readAnswer(state: PromptState, tokenizer: Tokenizer, maxSentences: number): ReadAnswer {
+  if (state.evidence.length === 0) return { text: NOT_FOUND, answeredBy: 'not-found:no-evidence' };
   const analysis = analyseQuestion(state.question);
   const score = questionCoverage(state, tokenizer, answerWords(analysis, tokenizer), operatorWords(analysis, tokenizer));
   const best = bestChain(state, score);
   const chain = [best.first, ...(best.second ? [best.second] : [])];
   const absent = score.absent();
-  if ((absent.share > NOT_FOUND_ABSENT_SHARE && absent.terms >= NOT_FOUND_ABSENT_TERMS) || score.coverage(chain) < MIN_CHAIN_COVERAGE) return notFound(absentPhrase(analysis, score));
+  if ((absent.share > NOT_FOUND_ABSENT_SHARE && absent.terms >= NOT_FOUND_ABSENT_TERMS) || score.coverage(chain) < MIN_CHAIN_COVERAGE) return { text: notFound(absentPhrase(analysis, score)), answeredBy: 'not-found:terms-absent' };
   // How to do something with a thing no passage names (a protocol, a product): the documents do not say.
-  if (HOWTO_NEEDS_ENTITIES && analysis.type === 'how-to' && analysis.entities.some((entity) => !score.mentions(entity))) return notFound(absentPhrase(analysis, score));
+  if (HOWTO_NEEDS_ENTITIES && analysis.type === 'how-to' && analysis.entities.some((entity) => !score.mentions(entity))) return { text: notFound(absentPhrase(analysis, score)), answeredBy: 'not-found:how-to-subject-absent' };
   const selected = withSecondHop(selectSupport(state, score, best, chain, maxSentences), score, best);
-  if (selected.length === 0) return NOT_FOUND;
+  if (selected.length === 0) return { text: NOT_FOUND, answeredBy: 'not-found:nothing-selected' };
   // Spans are read from what the selection chose; the passages the question names join the support shown.
-  const sentences = rankSentences(state, tokenizer, score, chain, selected);
-  const chosen = withNamedPassages(selected, score, analysis, state.evidence);
-  const questionTerms = new Set(tokenizer.terms(withPlainerWords(state.question)));
+  const context: AnswerContext = {
+    state,
+    tokenizer,
+    analysis,
+    score,
+    best,
+    chain,
+    sentences: rankSentences(state, tokenizer, score, chain, selected),
+    chosen: withNamedPassages(selected, score, analysis, state.evidence),
+    questionTerms: new Set(tokenizer.terms(withPlainerWords(state.question))),
+  };
+  for (const answerer of ANSWERERS) {
+    const answer = answerer.answer(context);
+    if (answer !== undefined) return typeof answer === 'string' ? { text: answer, answeredBy: answerer.name } : answer;
+  }
+  throw new Error('the last answerer always answers');
+}
 
-  const shared = sharedProperty(analysis, sentences, tokenizer);
-  if (shared) return [shared.line, ...supportLines(shared.support)].join('\n');
-  switch (analysis.type) {
-    case 'calculation': {
-      const result = calculate(analysis, sentences, tokenizer);
-      if (result) return [result.line, ...supportLines(result.support)].join('\n');
-      break;
-    }
-    case 'comparison': {
-      const result = compareCandidates(analysis, sentences, tokenizer);
-      if (result) return [result.line, ...supportLines(result.support.length ? result.support : chosen)].join('\n');
-      break;
-    }
-    case 'yes-no': {
-      const result = compareCandidates(analysis, sentences, tokenizer) ?? yesNo(analysis, sentences, tokenizer, questionTerms);
-      if (result) return [result.line, ...supportLines([...result.support, ...chosen])].join('\n');
-      break;
-    }
-    case 'how-to': {
-      const instruction = howTo(state.evidence, score);
-      if (instruction) return [...instruction.body.map((item) => render(item.segment, item.evidence.id)), ...supportLines([...(instruction.lead ? [instruction.lead] : []), ...chosen.filter((c) => c.segment.kind !== 'code' && !instruction.body.some((b) => b.segment.text === c.segment.text))], 2)].join('\n');
-      break;
-    }
-    case 'list': {
-      const list = listItems(state.evidence, score);
-      if (list) return [...list.items.map((item) => render(item.segment, item.evidence.id)), ...supportLines(list.lead ? [list.lead] : [], 1)].join('\n');
-      break;
-    }
-    default:
-      break;
+/**
+ * A span of the expected type (a person, place, date, year, number or named thing), following the
+ * first hop of a multi-hop question; or, when there is none, a partial or not-found answer for
+ * number and date questions and the bridge passage's sentences for the rest.
+ */
+function spanAnswer({ state, tokenizer, analysis, score, best, chain, sentences, chosen, questionTerms }: AnswerContext): ReadAnswer | undefined {
+  if (!['person', 'place', 'date', 'year', 'number', 'entity'].includes(analysis.answerType) || analysis.type === 'how-to' || analysis.type === 'list') return undefined;
+  const hop = firstHop(analysis, sentences, tokenizer);
+  const partial = hop ? missingSecondHop(analysis, hop, sentences, tokenizer) : undefined;
+  if (partial) return { text: partial, answeredBy: 'span:second-hop-missing' };
+  // The passage about the name the first hop leads to ("the woman who portrayed …" → Shirley Temple) supports the answer.
+  const bridge = hop ? state.evidence.find((e) => hop.names.some((name) => titledBy(e, name))) : undefined;
+  const supported = bridge ? withPassage(chosen, score, bridge) : chosen;
+  // The passage the first hop leads to is read for the answer even when the selection passed it over.
+  const spanSentences = supported !== chosen ? rankSentences(state, tokenizer, score, chain, supported) : sentences;
+  const found = bestSpan(analysis, spanSentences, tokenizer, questionTerms, state.evidence, best, hop);
+  // A weak best span is no answer — unless it is said of the name the first hop led to, so the chain
+  // was followed to it. A number, date or year question then has none in the documents (a partial
+  // answer when the first hop was found); any other gets the best sentence instead.
+  const spanSentence = found && spanSentences.find((s) => sameSentence(s, found.source));
+  const followed = hop !== undefined && spanSentence !== undefined && spanSentence.evidence !== hop.sentence.evidence && hop.names.some((name) => isAbout(spanSentence, name, tokenizer));
+  const span = found && (found.score >= SPAN_MIN_SCORE || followed) ? found : undefined;
+  const partialHop = hop && saysRelation(analysis, hop, tokenizer) ? partialAnswer(analysis, hop, sentences, tokenizer) : undefined;
+  if (!span && ['number', 'date', 'year'].includes(analysis.answerType) && (found || partialHop)) {
+    return partialHop ? { text: partialHop, answeredBy: 'span:partial-hop' } : { text: notFound(askedFor(analysis)), answeredBy: 'not-found:no-span' };
   }
-  if (analysis.multiValue) {
-    const result = multipleValues(analysis, sentences, tokenizer);
-    if (result) return [result.line, ...supportLines(result.support)].join('\n');
+  if (span) {
+    const hopSource = hop && !sameSentence(hop.sentence, span.source) && ownsSpanSentence(hop, span, tokenizer) ? [{ evidence: hop.sentence.evidence, segment: hop.sentence.segment, text: hop.sentence.segment.text }] : [];
+    // What states the answer and how the question leads to it comes first: the span's own sentence
+    // and the first hop's, then the passages the question names and the answer's own passage, then
+    // the chain's, then the rest, each group in the order the selection chose them (strongest first).
+    const rank = (item: Chosen) => {
+      const at = chosen.findIndex((c) => c.evidence === item.evidence);
+      return at < 0 ? chosen.length : at;
+    };
+    const sources = [...hopSource, span.source].sort((a, b) => rank(a) - rank(b));
+    const tier = (item: Chosen) => (sources.some((s) => s.evidence === item.evidence) ? 0 : isNamedPassage(item.evidence, analysis) || normaliseSpan(plainTitle(item.evidence.title)) === normaliseSpan(span.text) ? 1 : chain.includes(item.evidence) ? 2 : 3);
+    const ordered = [...sources, ...supported.filter((c) => !sources.some((s) => s.segment === c.segment))].sort((a, b) => tier(a) - tier(b) || rank(a) - rank(b));
+    // "For how many minutes …" answered in seconds: converted, with the amount as written
+    const converted = analysis.answerType === 'number' && analysis.unit ? convertTime(span.text, analysis.unit) : undefined;
+    const shown = converted ? `${span.text} = ${converted}` : span.text;
+    return { text: [`${shown} ${cite(sources.map((s) => s.evidence.id))}`, ...supportLines(ordered)].join('\n'), answeredBy: 'span' };
   }
-  if (['person', 'place', 'date', 'year', 'number', 'entity'].includes(analysis.answerType) && analysis.type !== 'how-to' && analysis.type !== 'list') {
-    const hop = firstHop(analysis, sentences, tokenizer);
-    const partial = hop ? missingSecondHop(analysis, hop, sentences, tokenizer) : undefined;
-    if (partial) return partial;
-    // The passage about the name the first hop leads to ("the woman who portrayed …" → Shirley Temple) supports the answer.
-    const bridge = hop ? state.evidence.find((e) => hop.names.some((name) => titledBy(e, name))) : undefined;
-    const supported = bridge ? withPassage(chosen, score, bridge) : chosen;
-    // The passage the first hop leads to is read for the answer even when the selection passed it over.
-    const spanSentences = supported !== chosen ? rankSentences(state, tokenizer, score, chain, supported) : sentences;
-    const found = bestSpan(analysis, spanSentences, tokenizer, questionTerms, state.evidence, best, hop);
-    // A weak best span is no answer — unless it is said of the name the first hop led to, so the chain
-    // was followed to it. A number, date or year question then has none in the documents (a partial
-    // answer when the first hop was found); any other gets the best sentence instead.
-    const spanSentence = found && spanSentences.find((s) => sameSentence(s, found.source));
-    const followed = hop !== undefined && spanSentence !== undefined && spanSentence.evidence !== hop.sentence.evidence && hop.names.some((name) => isAbout(spanSentence, name, tokenizer));
-    const span = found && (found.score >= SPAN_MIN_SCORE || followed) ? found : undefined;
-    const partialHop = hop && saysRelation(analysis, hop, tokenizer) ? partialAnswer(analysis, hop, sentences, tokenizer) : undefined;
-    if (!span && ['number', 'date', 'year'].includes(analysis.answerType) && (found || partialHop)) return partialHop ?? notFound(askedFor(analysis));
-    if (span) {
-      const hopSource = hop && !sameSentence(hop.sentence, span.source) && ownsSpanSentence(hop, span, tokenizer) ? [{ evidence: hop.sentence.evidence, segment: hop.sentence.segment, text: hop.sentence.segment.text }] : [];
-      // What states the answer and how the question leads to it comes first: the span's own sentence
-      // and the first hop's, then the passages the question names and the answer's own passage, then
-      // the chain's, then the rest, each group in the order the selection chose them (strongest first).
-      const rank = (item: Chosen) => {
-        const at = chosen.findIndex((c) => c.evidence === item.evidence);
-        return at < 0 ? chosen.length : at;
-      };
-      const sources = [...hopSource, span.source].sort((a, b) => rank(a) - rank(b));
-      const tier = (item: Chosen) => (sources.some((s) => s.evidence === item.evidence) ? 0 : isNamedPassage(item.evidence, analysis) || normaliseSpan(plainTitle(item.evidence.title)) === normaliseSpan(span.text) ? 1 : chain.includes(item.evidence) ? 2 : 3);
-      const ordered = [...sources, ...supported.filter((c) => !sources.some((s) => s.segment === c.segment))].sort((a, b) => tier(a) - tier(b) || rank(a) - rank(b));
-      // "For how many minutes …" answered in seconds: converted, with the amount as written
-      const converted = analysis.answerType === 'number' && analysis.unit ? convertTime(span.text, analysis.unit) : undefined;
-      const shown = converted ? `${span.text} = ${converted}` : span.text;
-      return [`${shown} ${cite(sources.map((s) => s.evidence.id))}`, ...supportLines(ordered)].join('\n');
-    }
-    const typed = typeAbsent(analysis);
-    if (typed) return notFound(typed);
-    if (supported !== chosen) return supportLines(expandLeadIns(supported, state.evidence), SUPPORT_SENTENCES + 1).join('\n');
-  }
-  // A sentence answer (what happens, why, how): the best sentence, never a lead-in whose content follows it.
-  const answer = expandLeadIns(chosen, state.evidence);
-  return supportLines(answer, SUPPORT_SENTENCES + 1).join('\n');
+  const typed = typeAbsent(analysis);
+  if (typed) return { text: notFound(typed), answeredBy: 'not-found:type-absent' };
+  if (supported !== chosen) return { text: supportLines(expandLeadIns(supported, state.evidence), SUPPORT_SENTENCES + 1).join('\n'), answeredBy: 'span:bridge-sentences' };
+  return undefined;
 }
 
 /** Words of the question that describe the answer or the operation, not what it is about. */

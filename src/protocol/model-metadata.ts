@@ -1,0 +1,28 @@
+/**
+ * What a model may tell Dossier in structure, not in words, as provider metadata under `dossier` on
+ * its answering turn:
+ * - `notFound: true`: the documents do not answer the question. The run then ends with finish reason
+ *   `no-evidence` even when the answer cites what it did find. Models that never set it (most real
+ *   ones) end `no-evidence` when their answer cites nothing.
+ * - `answeredBy`: which of its answerers gave the answer (the offline model's named answerers), for
+ *   evaluations and traces.
+ */
+export interface DossierModelMetadata {
+  notFound?: boolean;
+  answeredBy?: string;
+}
+
+export function modelMetadata(providerMetadata: unknown): DossierModelMetadata {
+  const dossier = (providerMetadata as { dossier?: Record<string, unknown> } | undefined)?.dossier;
+  if (!dossier || typeof dossier !== 'object') return {};
+  return {
+    ...(dossier.notFound === true ? { notFound: true } : {}),
+    ...(typeof dossier.answeredBy === 'string' ? { answeredBy: dossier.answeredBy } : {}),
+  };
+}
+
+/** The provider metadata that says `metadata` (undefined when there is nothing to say). */
+export function providerMetadataOf(metadata: DossierModelMetadata): { dossier: { notFound?: true; answeredBy?: string } } | undefined {
+  const dossier = { ...(metadata.notFound ? { notFound: true as const } : {}), ...(metadata.answeredBy ? { answeredBy: metadata.answeredBy } : {}) };
+  return Object.keys(dossier).length ? { dossier } : undefined;
+}

@@ -2,7 +2,7 @@ import type { Tokenizer } from '../../text/tokenize.ts';
 import { plainTitle, titledBy, type OfflineEvidence } from '../prompt-state.ts';
 import { add, compare, dateOrder, datesIn, decimal, divide, familyOfMeasure, formatDecimal, inBaseUnit, lifeDates, multiply, PLURAL_NOUN, quantitiesIn, subtract, unitHead, type DateMention, type Decimal, type Quantity, type UnitFamily } from '../text/quantities.ts';
 import type { QuestionAnalysis } from '../question/question.ts';
-import { countriesNamedIn, countryIn, nationalityIn } from '../lexicon/nationalities.ts';
+import { countriesNamedIn, countryIn, nationalityIn } from '../text/nationalities.ts';
 import type { Segment } from '../text/sentences.ts';
 import { MIN_OPERAND_MATCH, OWN_PASSAGE_DATE_BONUS, PERCENT_PLACES, PROPERTY_MIN_MARGIN, RATIO_PLACES } from '../tuning.ts';
 import { NOT_FOUND_LEAD } from './not-found.ts';

@@ -1,6 +1,6 @@
 import type { Tokenizer } from '../../text/tokenize.ts';
 import { ownedBy, support, type ReaderResult, type ReaderSentence } from './calculation.ts';
-import { countryOf, nationalityIn } from '../lexicon/nationalities.ts';
+import { countryOf, nationalityIn } from '../text/nationalities.ts';
 import { plainTitle } from '../prompt-state.ts';
 import type { QuestionAnalysis } from '../question/question.ts';
 

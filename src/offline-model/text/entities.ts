@@ -1,5 +1,7 @@
 import { splitSentences } from './sentences.ts';
 import { MAX_ENTITIES } from '../tuning.ts';
+import { MONTH_ABBREVIATIONS, MONTH_NAMES } from '../lexicon/months.ts';
+import { NAME_CONNECTORS } from '../lexicon/name-connectors.ts';
 
 /** Words that start questions or join clauses: never an entity on their own. */
 const QUESTION_WORDS = new Set(
@@ -9,8 +11,8 @@ const QUESTION_WORDS = new Set(
 /** Abbreviations inside names: "Ken St. Andre", "Edgar Kaiser Jr.", "Dr. Seuss". */
 const ABBREVIATED = /^(?:St|Sr|Jr|Dr|Mr|Mrs|Ms|Mt|Ft|Gen|Col|Lt|Capt|Sgt|Rev|Hon|Gov|Sen|Prof|Bros)\.$/;
 
-const MONTHS = /^(January|February|March|April|May|June|July|August|September|October|November|December|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)$/;
-const CONNECTORS = new Set(['of', 'the', 'for', 'and', 'de', 'von', 'van', 'la', 'le', 'du', 'del', 'da', 'di', '&']);
+const MONTHS = new RegExp(`^(${[...MONTH_NAMES, ...MONTH_ABBREVIATIONS].join('|')})$`);
+const CONNECTORS = NAME_CONNECTORS;
 /** "Rostker v. Goldberg": a court case is one name. */
 const VERSUS = /^(?:v|vs)\.$/;
 

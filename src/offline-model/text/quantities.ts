@@ -1,3 +1,5 @@
+import { MONTH_ABBREVIATIONS, MONTH_NAMES } from '../lexicon/months.ts';
+
 /**
  * Numbers, amounts and dates as they are written in evidence: "55.2 million euros", "14 engineers",
  * "3,677 seated", "nine days", "11.4%", "max_depth_m: 3000", "born 7 October 1978", "1969 until 1974".
@@ -214,7 +216,7 @@ export function quantitiesIn(sentence: string): Quantity[] {
   return out;
 }
 
-const MONTH = '(?:January|February|March|April|May|June|July|August|September|October|November|December|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)\\.?';
+const MONTH = `(?:${[...MONTH_NAMES, ...MONTH_ABBREVIATIONS].join('|')})\\.?`;
 const DAY = '(?:[12]\\d|3[01]|0?[1-9])(?:st|nd|rd|th)?';
 const YEAR = '(?:1[0-9]\\d\\d|20\\d\\d)';
 

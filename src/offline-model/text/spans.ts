@@ -1,6 +1,9 @@
 import type { AnswerType, QuestionAnalysis } from '../question/types.ts';
 import { datesIn, lifeDates, quantitiesIn } from './quantities.ts';
 import { KIND_MODIFIERS, KIND_PHRASE_FIT, LIFE_EVENT_OTHER_DATE_FIT } from '../tuning.ts';
+import { DEMONYM_WORDS } from '../lexicon/demonyms.ts';
+import { MONTH_NAMES } from '../lexicon/months.ts';
+import { NAME_CONNECTORS } from '../lexicon/name-connectors.ts';
 
 /**
  * Candidate answer spans in a sentence, by answer type: runs of capitalised words and quoted titles
@@ -17,7 +20,7 @@ export interface Span {
   fit: number;
 }
 
-const CONNECTORS = new Set(['of', 'the', 'for', 'and', 'de', 'von', 'van', 'der', 'den', 'la', 'le', 'du', 'del', 'da', 'di', 'dos', 'das', 'y', '&', 'upon']);
+const CONNECTORS = NAME_CONNECTORS;
 /** Titles and roles before a name: "New York Governor Nelson Rockefeller" → "Nelson Rockefeller". */
 const ROLE_TITLES = /^(?:Governor|President|Vice|King|Queen|Prince|Princess|Emperor|Empress|Senator|Congressman|Congresswoman|Representative|General|Colonel|Captain|Major|Lieutenant|Admiral|Commander|Sergeant|Director|Chancellor|Minister|Premier|Pope|Saint|St|Sir|Dame|Lord|Lady|Dr|Doctor|Professor|Prof|Judge|Justice|Mayor|CEO|Chairman|Chairwoman|Chief|Secretary|Ambassador|Bishop|Archbishop|Cardinal|Reverend|Rev|Father|Brother|Sister|Mr|Mrs|Ms|Miss|Coach|Producer|Officer|Deputy|Leader|Founder|Mister|Duke|Duchess|Earl|Count|Countess|Baron|Baroness|Sheikh|Sultan|Shah|Tsar|Czar)\.?$/;
 const ARTICLE_START = /^(?:The|A|An)$/;
@@ -27,7 +30,7 @@ const FUNCTION_CAPITALS = new Set(
     ' ',
   ),
 );
-const MONTHS = /^(?:January|February|March|April|May|June|July|August|September|October|November|December)$/;
+const MONTHS = new RegExp(`^(?:${MONTH_NAMES.join('|')})$`);
 export const ORG_WORDS =
   /\b(?:Company|Inc|Incorporated|Corporation|Corp|Ltd|Limited|LLC|PLC|Co|University|College|School|Academy|Institute|Records|Entertainment|Studios?|Pictures|Productions|Group|Team|Club|Association|Party|Council|Committee|Commission|Department|Ministry|Bank|Airlines?|Press|Society|Foundation|Agency|Church|Hospital|Museum|Theatre|Theater|Festival|Awards?|Cup|League|Championship|Conference|Series|Show|Network|Channel|Magazine|Times|News|Band|Orchestra|Army|Navy|Force|Corps|Office|Services|Systems|Technologies|Software|Games|Media|Publishing|Publishers|Books|Motors|Railway|Airways|Holdings|Partners|Capital|Fund|Trust|Union|Federation|Organization|Organisation|Administration|Government|Parliament|Senate|Court|Act|Award|Prize|Trophy|Tour|Album|Film|Novel|Song|Episode|Season|Project|Program|Programme|System|Agreement|Treaty|War|Battle|Revolution)\b/;
 const PLACE_WORDS =
@@ -48,10 +51,8 @@ const PLACE_NAMES = new Set([...REGION_NAMES, ...CITY_NAMES]);
 const MULTIWORD_PLACES =
   /^(?:United States(?: of America)?|United Kingdom|United Arab Emirates|New York(?: City)?|New Zealand|South Africa|Hong Kong|Soviet Union|Sri Lanka|Saudi Arabia|North Korea|South Korea|New Jersey|New Mexico|New Hampshire|North Carolina|South Carolina|North Dakota|South Dakota|West Virginia|Rhode Island|Los Angeles|San Francisco|San Diego|San Jose|San Antonio|New Orleans|Las Vegas|Buenos Aires|Rio de Janeiro|São Paulo|Mexico City|New Delhi|Tel Aviv|Kuala Lumpur|St\.? Petersburg|Saint Petersburg|Czech Republic|Costa Rica|Puerto Rico|El Salvador|Ivory Coast|Papua New Guinea|Great Britain|Northern Ireland|East Germany|West Germany|Washington, D\.C\.|Salt Lake City|Kansas City|Quebec City|Cape Town|Abu Dhabi)$/;
 const COUNTRY_LIKE = /\b(?:country|nation|state|province|region|continent|territory)\b/;
-/** Nationalities and other demonyms (a closed list: "-i" or "-an" endings alone catch "Mumbai" and "Kansan"). */
-export const NATIONALITY = new RegExp(
-  `^(?:${'American British English Scottish Welsh Irish French German Italian Spanish Portuguese Dutch Belgian Swiss Austrian Swedish Norwegian Danish Finnish Icelandic Polish Czech Slovak Slovenian Hungarian Romanian Bulgarian Greek Turkish Russian Ukrainian Belarusian Serbian Croatian Bosnian Albanian Macedonian Montenegrin Estonian Latvian Lithuanian Georgian Armenian Azerbaijani Kazakh Uzbek Canadian Mexican Brazilian Argentine Argentinian Chilean Colombian Peruvian Venezuelan Ecuadorian Bolivian Uruguayan Paraguayan Cuban Jamaican Haitian Dominican Puerto Rican Australian Chinese Japanese Korean Taiwanese Mongolian Indian Pakistani Bangladeshi Sri Lankan Nepalese Afghan Iranian Persian Iraqi Syrian Lebanese Jordanian Israeli Palestinian Saudi Emirati Qatari Kuwaiti Yemeni Omani Egyptian Libyan Tunisian Algerian Moroccan Nigerian Ghanaian Kenyan Ethiopian Somali Sudanese Ugandan Tanzanian Rwandan Congolese Angolan Zambian Zimbabwean Namibian Senegalese Malian Cameroonian Filipino Indonesian Thai Vietnamese Malaysian Singaporean Burmese Cambodian Laotian Bengali Punjabi Tamil Anglo Scandinavian European Asian African Latin Arab Arabic Jewish Hispanic Roman Byzantine Soviet Prussian Bavarian Flemish Basque Catalan Maltese Cypriot Inuit Maori Māori Hawaiian Texan Californian'.split(' ').join('|')})$`,
-);
+/** Nationalities and other demonyms, a word at a time (a closed list, lexicon/demonyms.ts: "-i" or "-an" endings alone catch "Mumbai" and "Kansan"). */
+export const NATIONALITY = new RegExp(`^(?:${DEMONYM_WORDS.join('|')})$`);
 /** A country, US state or other region by name ("Minnesota", "New Hampshire"): what follows a place's name after a comma. */
 export function isRegionName(text: string): boolean {
   return REGION_NAMES.has(text) || MULTIWORD_PLACES.test(text);

@@ -1,7 +1,10 @@
-/** Nationalities a passage gives a person or a thing, and the countries they name. */
-
-const COUNTRY_OF: Record<string, string> = {
-  American: 'United States', British: 'United Kingdom', English: 'England', Scottish: 'Scotland', Welsh: 'Wales', Irish: 'Ireland',
+/**
+ * Demonyms and the country each names (null: a people, region or past state with no one country).
+ * The offline reader's one list of them: nationalities (text/nationalities.ts) and the demonym
+ * words that names are told apart by (text/spans.ts) both come from it.
+ */
+export const DEMONYMS: Readonly<Record<string, string | null>> = {
+American: 'United States', British: 'United Kingdom', English: 'England', Scottish: 'Scotland', Welsh: 'Wales', Irish: 'Ireland',
   French: 'France', German: 'Germany', Italian: 'Italy', Spanish: 'Spain', Portuguese: 'Portugal', Dutch: 'Netherlands', Belgian: 'Belgium',
   Swiss: 'Switzerland', Austrian: 'Austria', Swedish: 'Sweden', Norwegian: 'Norway', Danish: 'Denmark', Finnish: 'Finland', Icelandic: 'Iceland',
   Polish: 'Poland', Czech: 'Czech Republic', Slovak: 'Slovakia', Hungarian: 'Hungary', Romanian: 'Romania', Bulgarian: 'Bulgaria', Greek: 'Greece',
@@ -18,39 +21,18 @@ const COUNTRY_OF: Record<string, string> = {
   Slovenian: 'Slovenia', Albanian: 'Albania', Macedonian: 'North Macedonia', Estonian: 'Estonia', Latvian: 'Latvia', Lithuanian: 'Lithuania',
   Georgian: 'Georgia', Armenian: 'Armenia', Belarusian: 'Belarus', Kazakh: 'Kazakhstan', Uzbek: 'Uzbekistan', Cypriot: 'Cyprus', Maltese: 'Malta',
   Senegalese: 'Senegal', Cameroonian: 'Cameroon', Zimbabwean: 'Zimbabwe', Zambian: 'Zambia', Congolese: 'Congo', Angolan: 'Angola',
+  Azerbaijani: 'Azerbaijan', Emirati: 'United Arab Emirates', Kuwaiti: 'Kuwait', Laotian: 'Laos', Malian: 'Mali', Montenegrin: 'Montenegro',
+  Namibian: 'Namibia', Omani: 'Oman', Palestinian: 'Palestine', Qatari: 'Qatar', Rwandan: 'Rwanda', Yemeni: 'Yemen',
+  African: null, Anglo: null, Arab: null, Arabic: null, Asian: null, Basque: null, Bavarian: null, Bengali: null, Byzantine: null, Californian: null,
+  Catalan: null, European: null, Flemish: null, Hawaiian: null, Hispanic: null, Inuit: null, Jewish: null, Latin: null, Maori: null, 'Māori': null,
+  Persian: null, Prussian: null, Punjabi: null, Roman: null, Scandinavian: null, Soviet: null, Tamil: null, Texan: null,
 };
 
-// Longest first, so "South Korean" wins over "Korean".
-const NATIONALITY_WORD = new RegExp(`\\b(${Object.keys(COUNTRY_OF).sort((a, b) => b.length - a.length).join('|')})\\b`, 'g');
+/** Words of multi-word demonyms that are ordinary name words on their own ("New Zealand", "South Korean"). */
+const NAME_WORDS = new Set(['New', 'Zealand', 'South']);
 
-/** "Central American", "Latin American": a region, no nationality. */
-const REGION_BEFORE = /\b(?:Central|Latin|North|South|Pan|Meso)[\s-]$/;
+/** Words that mark a demonym, one at a time ("Italian", "Puerto" and "Rican"). */
+export const DEMONYM_WORDS: readonly string[] = [...new Set(Object.keys(DEMONYMS).flatMap((demonym) => demonym.split(' ')))].filter((word) => !NAME_WORDS.has(word));
 
-/** The first nationality a text gives ("… is an Italian physicist" → "Italian"; "a Jamaican boxer … Central American title" → "Jamaican"). */
-export function nationalityIn(text: string): string | undefined {
-  for (const match of text.matchAll(NATIONALITY_WORD)) {
-    if (!REGION_BEFORE.test(text.slice(0, match.index))) return match[1];
-  }
-  return undefined;
-}
-
-/** The country a nationality names ("Italian" → "Italy"). */
-export function countryOf(nationality: string): string | undefined {
-  return COUNTRY_OF[nationality];
-}
-
-/** The countries a text's nationalities name ("a Canadian synthpop band" → ["Canada"]): "from Canada" is said as "Canadian". */
-export function countriesNamedIn(text: string): string[] {
-  return [...text.matchAll(NATIONALITY_WORD)].map((m) => COUNTRY_OF[m[1]]);
-}
-
-const COUNTRY_NAME = new RegExp(`\\b(${[...new Set(Object.values(COUNTRY_OF))].sort((a, b) => b.length - a.length).join('|')})\\b`);
-
-/** The first country a text places something in, named or by its nationality ("a lake in central Ontario, Canada" → Canada; "a Canadian band" → Canada). */
-export function countryIn(text: string): string | undefined {
-  const named = COUNTRY_NAME.exec(text);
-  const nationality = nationalityIn(text);
-  const nationalityAt = nationality ? text.indexOf(nationality) : -1;
-  if (named && (nationalityAt < 0 || named.index! <= nationalityAt)) return named[1];
-  return nationality ? countryOf(nationality) : undefined;
-}
+/** The demonyms that name a country, and the country each names. */
+export const COUNTRY_OF_DEMONYM: Readonly<Record<string, string>> = Object.fromEntries(Object.entries(DEMONYMS).filter((entry): entry is [string, string] => entry[1] !== null));

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, cpSync, existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -137,4 +137,24 @@ export function parseFrames(text: string): Frame[] {
     if (fields.event) frames.push({ event: fields.event, id: Number(fields.id), data: JSON.parse(fields.data) });
   }
   return frames;
+}
+
+/**
+ * A module and what it needs at run time, bundled into a world-readable temporary folder, for a
+ * child process that runs as another user (`nobody`): the checkout may sit in a folder only root can
+ * enter, so that child must not read anything from it. Native packages named in `nativePackages`
+ * are copied whole (with their own dependencies listed), the rest is bundled by esbuild.
+ */
+export async function worldReadableBundle(entry: string, nativePackages: string[]): Promise<{ module: string; cleanup: () => void }> {
+  const dir = mkdtempSync(join(tmpdir(), 'dossier-bundle-'));
+  const { build } = await import('esbuild');
+  const module = join(dir, 'bundle.mjs');
+  await build({ entryPoints: [entry], bundle: true, platform: 'node', format: 'esm', external: nativePackages, outfile: module, logLevel: 'error' });
+  for (const name of nativePackages) cpSync(join(REPO_ROOT, 'node_modules', name), join(dir, 'node_modules', name), { recursive: true, dereference: true });
+  const open = (path: string) => {
+    chmodSync(path, statSync(path).isDirectory() ? 0o755 : 0o644 | (statSync(path).mode & 0o111 ? 0o111 : 0));
+    if (statSync(path).isDirectory()) for (const child of readdirSync(path)) open(join(path, child));
+  };
+  open(dir);
+  return { module, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
 }

@@ -9,6 +9,7 @@ import { storeContract } from '../contract.ts';
 import { DossierError } from '../../errors/index.ts';
 import { MIGRATIONS, SCHEMA_VERSION } from './schema.ts';
 import { SqliteStore } from './sqlite-store.ts';
+import { worldReadableBundle } from '../../../test/helpers.ts';
 
 function tempDb(): { path: string; cleanup: () => void } {
   const dir = mkdtempSync(join(tmpdir(), 'dossier-store-'));
@@ -157,6 +158,7 @@ describe('SqliteStore specifics', () => {
 
   it('reads a read-only index in a read-only folder and refuses writes with a clear error', async () => {
     const { path, cleanup } = tempDb();
+    const cleanups: Array<() => void> = [];
     const folder = dirname(path);
     try {
       const made = new SqliteStore(path);
@@ -166,9 +168,12 @@ describe('SqliteStore specifics', () => {
       const before = readFileSync(path);
       chmodSync(path, 0o444);
       chmodSync(folder, 0o555);
-      // File modes do not bind root (CI runs as root): then the read runs as "nobody", for whom they do.
+      // File modes do not bind root (CI runs as root): then the read runs as "nobody", for whom they do,
+      // from a world-readable bundle (the checkout may sit where only root can enter).
       const asNobody = process.getuid?.() === 0 && spawnSync('runuser', ['--help']).status === 0;
-      const script = `const { SqliteStore } = await import(${JSON.stringify(join(import.meta.dirname, 'sqlite-store.ts'))});
+      const bundle = asNobody ? await worldReadableBundle(join(import.meta.dirname, 'sqlite-store.ts'), ['better-sqlite3', 'bindings', 'file-uri-to-path']) : undefined;
+      cleanups.push(() => bundle?.cleanup());
+      const script = `const { SqliteStore } = await import(${JSON.stringify(bundle?.module ?? join(import.meta.dirname, 'sqlite-store.ts'))});
         const store = new SqliteStore(${JSON.stringify(path)}, { readonly: true });
         const all = { collections: '*' };
         const out = { fullText: (await store.searchFullText(all, ['lighthouse'], { k: 1 })).length, vector: (await store.searchVector(all, Float32Array.from([1, 0]), { k: 1 })).length };
@@ -177,14 +182,15 @@ describe('SqliteStore specifics', () => {
         }
         await store.close();
         console.log(JSON.stringify(out));`;
-      const command = asNobody ? ['runuser', ['-u', 'nobody', '--', process.execPath, '--import', 'tsx', '--input-type=module', '-e', script]] : [process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script]];
-      const child = spawnSync(command[0] as string, command[1] as string[], { encoding: 'utf8', cwd: join(import.meta.dirname, '../../..') });
+      const command = asNobody ? ['runuser', ['-u', 'nobody', '--', process.execPath, '--input-type=module', '-e', script]] : [process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script]];
+      const child = spawnSync(command[0] as string, command[1] as string[], { encoding: 'utf8', cwd: asNobody ? tmpdir() : join(import.meta.dirname, '../../..') });
       assert.equal(child.status, 0, child.stderr);
       assert.deepEqual(JSON.parse(child.stdout), { fullText: 1, vector: 1, write: 'read-only' });
       assert.deepEqual(readFileSync(path), before, 'nothing written');
     } finally {
       chmodSync(folder, 0o755);
       cleanup();
+      for (const done of cleanups.splice(0)) done();
     }
   });
 

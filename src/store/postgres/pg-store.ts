@@ -1,6 +1,5 @@
 import pg from 'pg';
 import { DossierError, oneLine } from '../../errors/index.ts';
-import { compileFilter, type FilterDialect } from '../filter.ts';
 import type {
   ChunkInput,
   DocumentInput,
@@ -19,11 +18,53 @@ import type {
   UpsertStatus,
 } from '../types.ts';
 import { unavailableError } from './unavailable.ts';
-import { BM25_B as B, BM25_K1 as K1, topKSearch } from '../full-text-top-k.ts';
+import { BM25_B as B, BM25_K1 as K1, topKSearch, type TopKStep } from '../full-text-top-k.ts';
 import { migratePg, PG_SCHEMA_VERSION, pgNeedsMigration, pgSchemaVersion, pgTooNew, SCHEMA_LOCK } from './schema.ts';
-import { toChunk, toDocument, type ChunkRow as SqlChunkRow, type DocumentRow } from '../rows.ts';
+import { toChunk, toDocument, toExportedChunk, toExportedDocument, type ChunkRow as SqlChunkRow, type DocumentRow, type ExportChunkRow, type ExportDocumentRow } from '../rows.ts';
+import { postgres } from '../sql/dialect.ts';
+import { sql, type Sql } from '../sql/sql.ts';
+import { inRequestedOrder, selectChunkRange, selectChunksById } from '../queries/chunks.ts';
+import { insertCollection, selectCollectionId, selectCollections } from '../queries/collections.ts';
+import {
+  checkDocumentWrite,
+  patchMetadata,
+  selectContentHash,
+  selectDocument,
+  selectDocumentForWrite,
+  selectDocuments,
+  selectDocumentText,
+  selectExistingDocument,
+  selectExportPage,
+  updateDocumentMetadata,
+} from '../queries/documents.ts';
+import {
+  bumpGeneration,
+  embedderMismatch,
+  insertMetaIfMissing,
+  sameEmbedder,
+  selectIdentity,
+  selectIndexInfo,
+  selectMeta,
+  selectSettings,
+  settingKey,
+  settingMismatch,
+  toIdentity,
+  toIndexInfo,
+  toSettings,
+  upsertMeta,
+  type IdentityRow,
+} from '../queries/meta.ts';
+import { documentWhere, scopeCondition } from '../queries/scope.ts';
+import { selectStats, toStats, type StatsRow } from '../queries/stats.ts';
 
 type ChunkRow = SqlChunkRow<string[]>;
+type Queryable = pg.Pool | pg.PoolClient;
+
+/** Runs a query rendered for PostgreSQL; its rows. */
+async function queryRows<Row>(client: Queryable, query: Sql): Promise<Row[]> {
+  const { text, params } = postgres.render(query);
+  return (await client.query(text, params)).rows as Row[];
+}
 
 /** Same cap as the SQLite store: longer queries keep their rarest terms. */
 const MAX_QUERY_TERMS = 48;
@@ -66,41 +107,6 @@ function termRows(title: string, body: string): { terms: string[]; tfTitle: numb
   for (const token of bodyTokens) (counts.get(token) ?? counts.set(token, [0, 0]).get(token)!)[1]++;
   const terms = [...counts.keys()];
   return { terms, tfTitle: terms.map((t) => counts.get(t)![0]), tfBody: terms.map((t) => counts.get(t)![1]), length: titleTokens.length + bodyTokens.length };
-}
-
-/** Collects positional parameters ($1, $2, …) as a query is built. */
-class Params {
-  readonly values: unknown[] = [];
-  add(value: unknown): string {
-    this.values.push(value);
-    return `$${this.values.length}`;
-  }
-}
-
-const DOCUMENT_FIELDS: Record<string, string> = {
-  id: 'd.id',
-  title: 'd.title',
-  source: 'd.source',
-  mediaType: 'd.media_type',
-  collection: 'col.name',
-  createdAt: 'd.created_at',
-  updatedAt: 'd.updated_at',
-};
-
-/**
- * Every side of a comparison is jsonb: the shared compiler does not tell `param` which column a value
- * meets, and jsonb compares numbers as numbers and strings as strings, as SQLite's json_extract does.
- * JSON null reads as SQL NULL (like json_extract), so $eq null / $ne treat it as missing.
- */
-function pgDialect(params: Params): FilterDialect {
-  return {
-    field: (name) => (DOCUMENT_FIELDS[name] ? `to_jsonb(${DOCUMENT_FIELDS[name]})` : undefined),
-    metadata: (path) => `nullif(d.metadata #> '{${path.join(',')}}', 'null'::jsonb)`,
-    param(value, compilerParams) {
-      compilerParams.push(value);
-      return `${params.add(JSON.stringify(value))}::jsonb`;
-    },
-  };
 }
 
 /** A connection string without its password, for messages. */
@@ -160,7 +166,7 @@ class SharedCounts {
   }
 
   async apply(client: pg.PoolClient): Promise<void> {
-    await client.query("UPDATE meta SET value = (value::bigint + 1)::text WHERE key = 'generation'");
+    await queryRows(client, bumpGeneration);
     for (const kind of ['chunks', 'documents'] as const) {
       const { rows, tokens } = this.totals[kind];
       if (rows || tokens) await client.query('UPDATE fts_stats SET rows = rows + $2, tokens = tokens + $3 WHERE name = $1', [kind, rows, tokens]);
@@ -176,14 +182,6 @@ class SharedCounts {
     }
   }
 }
-
-const DOCUMENT_SELECT = `SELECT d.id, d.source, d.title, d.media_type, d.content_hash, d.metadata, d.bytes, d.description, d.created_at, d.updated_at,
-    col.name AS collection, (SELECT count(*) FROM chunks c WHERE c.document_id = d.id) AS chunk_count
-  FROM documents d JOIN collections col ON col.id = d.collection_id`;
-
-const CHUNK_SELECT = `SELECT c.id, c.document_id, col.name AS collection, d.title, d.source, c.ordinal, c.text, c.token_count, c.heading_path,
-    c.page, c.page_end, c.char_start, c.char_end
-  FROM chunks c JOIN documents d ON d.id = c.document_id JOIN collections col ON col.id = d.collection_id`;
 
 /** int8 (ids, counts) as numbers: ids stay far below 2^53. */
 const TYPES = {
@@ -291,55 +289,27 @@ export class PgStore implements Store {
     if (this.readonly) throw new DossierError('read-only', `index ${this.label} is open for reading only`);
   }
 
-  private async getMeta(key: string, client: pg.Pool | pg.PoolClient = this.pool): Promise<string | undefined> {
-    const result = await client.query('SELECT value FROM meta WHERE key = $1', [key]);
-    return result.rows[0]?.value;
-  }
-
-  private async setMeta(client: pg.PoolClient, key: string, value: string): Promise<void> {
-    await client.query('INSERT INTO meta(key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = excluded.value', [key, value]);
-  }
-
-  /** Every write moves the generation on, so a trace can tell that the index changed since it ran. */
-  private async bumpGeneration(client: pg.PoolClient): Promise<void> {
-    await client.query("UPDATE meta SET value = (value::bigint + 1)::text WHERE key = 'generation'");
+  private async getMeta(key: string): Promise<string | undefined> {
+    return (await queryRows<{ value: string }>(this.pool, selectMeta(key)))[0]?.value;
   }
 
   identity(): Promise<IndexIdentity> {
-    return this.run(async () => {
-      const result = await this.pool.query(
-        `SELECT (SELECT value FROM meta WHERE key = 'index_id') AS id, (SELECT value FROM meta WHERE key = 'generation') AS generation,
-           (SELECT count(*) FROM documents) AS documents, (SELECT count(*) FROM chunks) AS chunks`,
-      );
-      const row = result.rows[0];
-      return { id: row.id, generation: Number(row.generation ?? 0), documents: row.documents, chunks: row.chunks };
-    });
+    return this.run(async () => toIdentity((await queryRows<IdentityRow>(this.pool, selectIdentity))[0]));
   }
 
-  private async readIndexInfo(client: pg.Pool | pg.PoolClient = this.pool): Promise<IndexInfo | null> {
-    const result = await client.query("SELECT key, value FROM meta WHERE key IN ('embedder_id', 'embedder_dimensions')");
-    const map = new Map(result.rows.map((row: { key: string; value: string }) => [row.key, row.value]));
-    const embedderId = map.get('embedder_id');
-    const dimensions = map.get('embedder_dimensions');
-    return embedderId && dimensions ? { embedderId, dimensions: Number(dimensions) } : null;
+  private async readIndexInfo(client: Queryable = this.pool): Promise<IndexInfo | null> {
+    return toIndexInfo(await queryRows(client, selectIndexInfo));
   }
 
   indexInfo(): Promise<IndexInfo | null> {
     return this.run(() => this.readIndexInfo());
   }
 
-  private mismatch(current: IndexInfo, info: IndexInfo): DossierError {
-    return new DossierError(
-      'embedder-mismatch',
-      `index ${this.label} was built with embedder ${current.embedderId} (${current.dimensions} dims), not ${info.embedderId} (${info.dimensions} dims); use the same embedder or a new --db`,
-    );
-  }
-
   assertEmbedder(info: IndexInfo): Promise<void> {
     return this.run(async () => {
       const current = await this.readIndexInfo();
       if (current) {
-        if (current.embedderId !== info.embedderId || current.dimensions !== info.dimensions) throw this.mismatch(current, info);
+        if (!sameEmbedder(current, info)) throw embedderMismatch(this.label, current, info);
         return;
       }
       if (this.readonly) return; // nothing indexed yet, nothing to compare
@@ -349,11 +319,11 @@ export class PgStore implements Store {
         await client.query('SELECT pg_advisory_xact_lock($1)', [SCHEMA_LOCK]);
         const raced = await this.readIndexInfo(client);
         if (raced) {
-          if (raced.embedderId !== info.embedderId || raced.dimensions !== info.dimensions) throw this.mismatch(raced, info);
+          if (!sameEmbedder(raced, info)) throw embedderMismatch(this.label, raced, info);
           return;
         }
-        await this.setMeta(client, 'embedder_id', info.embedderId);
-        await this.setMeta(client, 'embedder_dimensions', String(info.dimensions));
+        await queryRows(client, upsertMeta('embedder_id', info.embedderId));
+        await queryRows(client, upsertMeta('embedder_dimensions', String(info.dimensions)));
         const d = info.dimensions;
         // The dimensions are known only now; HNSW needs them fixed (cosine distance, as the SQLite store scores).
         await client.query(`ALTER TABLE chunk_vectors ALTER COLUMN embedding TYPE vector(${d})`);
@@ -364,45 +334,27 @@ export class PgStore implements Store {
 
   assertSetting(key: string, value: string): Promise<void> {
     return this.run(async () => {
-      const stored = await this.getMeta(`setting:${key}`);
+      const stored = await this.getMeta(settingKey(key));
       if (stored === undefined) {
         if (!this.readonly) {
           // First writer wins; a concurrent different value is caught by the re-read below.
-          await this.pool.query('INSERT INTO meta(key, value) VALUES ($1, $2) ON CONFLICT (key) DO NOTHING', [`setting:${key}`, value]);
-          const now = await this.getMeta(`setting:${key}`);
-          if (now !== value) throw this.settingMismatch(key, now!, value);
+          await queryRows(this.pool, insertMetaIfMissing(settingKey(key), value));
+          const now = await this.getMeta(settingKey(key));
+          if (now !== value) throw settingMismatch(this.label, key, now!, value);
         }
         return;
       }
-      if (stored !== value) throw this.settingMismatch(key, stored, value);
+      if (stored !== value) throw settingMismatch(this.label, key, stored, value);
     });
-  }
-
-  private settingMismatch(key: string, stored: string, value: string): DossierError {
-    return new DossierError('config', `index ${this.label} was built with ${key} "${stored}", not "${value}"; use the same setting or a new --db`);
   }
 
   contentHashOf(collection: string, source: string): Promise<string | undefined> {
-    return this.run(async () => {
-      const result = await this.pool.query(
-        'SELECT d.content_hash FROM documents d JOIN collections col ON col.id = d.collection_id WHERE col.name = $1 AND d.source = $2',
-        [collection, source],
-      );
-      return result.rows[0]?.content_hash;
-    });
+    return this.run(async () => (await queryRows<{ content_hash: string }>(this.pool, selectContentHash(collection, source)))[0]?.content_hash);
   }
 
   private async checkWrite(document: DocumentInput, chunks: ChunkInput[], vectors: Float32Array[]): Promise<void> {
     this.assertWritable();
-    if (vectors.length !== chunks.length) {
-      throw new DossierError('bad-input', `upsert of ${document.source}: ${chunks.length} chunks but ${vectors.length} vectors`);
-    }
-    const info = await this.readIndexInfo();
-    for (const vector of vectors) {
-      if (info && vector.length !== info.dimensions) {
-        throw new DossierError('embedder-mismatch', `vector has ${vector.length} dimensions, the index has ${info.dimensions}`);
-      }
-    }
+    checkDocumentWrite(document, chunks, vectors, await this.readIndexInfo());
   }
 
   upsertDocument(document: DocumentInput, chunks: ChunkInput[], vectors: Float32Array[]): Promise<{ id: number; status: UpsertStatus }> {
@@ -430,11 +382,9 @@ export class PgStore implements Store {
     imported?: { createdAt: string; updatedAt: string },
   ): Promise<{ id: number; status: UpsertStatus }> {
     const now = new Date().toISOString();
-    await client.query('INSERT INTO collections(name, created_at) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING', [document.collection, now]);
-    const collectionId = (await client.query('SELECT id FROM collections WHERE name = $1', [document.collection])).rows[0].id as number;
-    const existing = (
-      await client.query('SELECT id, content_hash FROM documents WHERE collection_id = $1 AND source = $2 FOR UPDATE', [collectionId, document.source])
-    ).rows[0] as { id: number; content_hash: string } | undefined;
+    await queryRows(client, insertCollection(document.collection, now));
+    const collectionId = (await queryRows<{ id: number }>(client, selectCollectionId(document.collection)))[0].id;
+    const existing = (await queryRows<{ id: number; content_hash: string }>(client, selectExistingDocument(postgres, collectionId, document.source)))[0];
     if (existing && imported) throw new DossierError('bad-input', `index ${this.label} already holds ${document.source} in collection ${document.collection}`);
     if (existing && existing.content_hash === document.contentHash) return { id: existing.id, status: 'unchanged' };
     const shared = new SharedCounts();
@@ -551,19 +501,10 @@ export class PgStore implements Store {
     return this.run(async () => {
       this.assertWritable();
       const changed = await this.transaction(async (client) => {
-        const params = new Params();
-        const where = this.documentWhere(scope, undefined, params);
-        // Row lock, so two concurrent patches merge instead of one losing the other's keys.
-        const row = (await client.query(`SELECT d.metadata FROM documents d JOIN collections col ON col.id = d.collection_id WHERE d.id = ${params.add(id)} AND ${where} FOR UPDATE OF d`, params.values))
-          .rows[0] as { metadata: Record<string, unknown> } | undefined;
+        const row = (await queryRows<{ id: number; metadata: Record<string, unknown> }>(client, selectDocumentForWrite(postgres, scope, id)))[0];
         if (!row) return false;
-        const metadata: Record<string, unknown> = { ...row.metadata };
-        for (const [key, value] of Object.entries(patch)) {
-          if (value === null) delete metadata[key];
-          else metadata[key] = value;
-        }
-        await this.bumpGeneration(client);
-        await client.query('UPDATE documents SET metadata = $1, updated_at = $2 WHERE id = $3', [JSON.stringify(metadata), new Date().toISOString(), id]);
+        await queryRows(client, bumpGeneration);
+        await queryRows(client, updateDocumentMetadata(id, patchMetadata(row.metadata, patch), new Date().toISOString()));
         return true;
       });
       return changed ? this.readDocument(scope, id) : undefined;
@@ -574,11 +515,7 @@ export class PgStore implements Store {
     return this.run(async () => {
       this.assertWritable();
       return this.transaction(async (client) => {
-        const params = new Params();
-        const where = this.documentWhere(scope, undefined, params);
-        const row = (await client.query(`SELECT d.id FROM documents d JOIN collections col ON col.id = d.collection_id WHERE d.id = ${params.add(id)} AND ${where} FOR UPDATE OF d`, params.values))
-          .rows[0] as { id: number } | undefined;
-        if (!row) return false;
+        if ((await queryRows(client, selectDocumentForWrite(postgres, scope, id))).length === 0) return false;
         const shared = new SharedCounts();
         await this.deleteChunksOf(client, id, shared);
         await this.deleteDocumentTerms(client, id, shared);
@@ -589,25 +526,9 @@ export class PgStore implements Store {
     });
   }
 
-  private scopeCondition(scope: Scope, params: Params): string {
-    if (scope.collections === '*') return 'TRUE';
-    if (!Array.isArray(scope.collections)) throw new DossierError('bad-input', 'scope.collections must be an array of names or "*"');
-    if (scope.collections.length === 0) return 'FALSE';
-    return `col.name = ANY(${params.add([...scope.collections])}::text[])`;
-  }
-
-  /** Scope and filter as one condition over `d` (documents) and `col` (collections). */
-  private documentWhere(scope: Scope, filter: Filter | undefined, params: Params): string {
-    const scopeSql = this.scopeCondition(scope, params);
-    const compiled = compileFilter(filter, pgDialect(params));
-    return `${scopeSql} AND (${compiled.sql})`;
-  }
-
   private async readDocument(scope: Scope, id: number): Promise<StoredDocument | undefined> {
-    const params = new Params();
-    const where = this.documentWhere(scope, undefined, params);
-    const result = await this.pool.query(`${DOCUMENT_SELECT} WHERE d.id = ${params.add(id)} AND ${where}`, params.values);
-    return result.rows[0] ? toDocument(result.rows[0]) : undefined;
+    const row = (await queryRows<DocumentRow<Record<string, unknown>>>(this.pool, selectDocument(postgres, scope, id)))[0];
+    return row ? toDocument(row) : undefined;
   }
 
   getDocument(scope: Scope, id: number): Promise<StoredDocument | undefined> {
@@ -615,42 +536,25 @@ export class PgStore implements Store {
   }
 
   getDocumentText(scope: Scope, id: number): Promise<string | undefined> {
-    return this.run(async () => {
-      const params = new Params();
-      const where = this.documentWhere(scope, undefined, params);
-      const result = await this.pool.query(`SELECT d.text FROM documents d JOIN collections col ON col.id = d.collection_id WHERE d.id = ${params.add(id)} AND ${where}`, params.values);
-      return result.rows[0]?.text;
-    });
+    return this.run(async () => (await queryRows<{ text: string }>(this.pool, selectDocumentText(postgres, scope, id)))[0]?.text);
   }
 
   listDocuments(scope: Scope, options: { filter?: Filter; limit?: number; offset?: number } = {}): Promise<StoredDocument[]> {
-    return this.run(async () => {
-      const params = new Params();
-      const where = this.documentWhere(scope, options.filter, params);
-      const limit = options.limit !== undefined && options.limit >= 0 ? ` LIMIT ${params.add(options.limit)}` : '';
-      const sql = `${DOCUMENT_SELECT} WHERE ${where} ORDER BY d.id${limit} OFFSET ${params.add(options.offset ?? 0)}`;
-      return (await this.pool.query(sql, params.values)).rows.map(toDocument);
-    });
+    return this.run(async () => (await queryRows<DocumentRow<Record<string, unknown>>>(this.pool, selectDocuments(postgres, scope, options))).map(toDocument));
   }
 
   getChunks(scope: Scope, ids: readonly number[]): Promise<StoredChunk[]> {
     return this.run(async () => {
       if (ids.length === 0) return [];
-      const params = new Params();
-      const scopeSql = this.scopeCondition(scope, params);
-      const result = await this.pool.query(`${CHUNK_SELECT} WHERE c.id = ANY(${params.add([...ids])}::bigint[]) AND ${scopeSql}`, params.values);
-      const byId = new Map<number, StoredChunk>(result.rows.map((row: ChunkRow) => [row.id, toChunk(row)]));
-      return ids.flatMap((id) => byId.get(id) ?? []);
+      return inRequestedOrder(ids, (await queryRows<ChunkRow>(this.pool, selectChunksById(postgres, scope, ids))).map(toChunk));
     });
   }
 
   getChunkRange(scope: Scope, documentId: number, from: number, to: number): Promise<StoredChunk[]> {
     return this.run(async () => {
-      const params = new Params();
-      const scopeSql = this.scopeCondition(scope, params);
       // ordinal is an INTEGER: bounds past its range (getChunks asks up to MAX_SAFE_INTEGER) are clamped, not an error.
-      const sql = `${CHUNK_SELECT} WHERE c.document_id = ${params.add(documentId)} AND c.ordinal BETWEEN ${params.add(Math.max(from, -INT4_MAX))} AND ${params.add(Math.min(to, INT4_MAX))} AND ${scopeSql} ORDER BY c.ordinal`;
-      return (await this.pool.query(sql, params.values)).rows.map(toChunk);
+      const query = selectChunkRange(postgres, scope, documentId, Math.max(from, -INT4_MAX), Math.min(to, INT4_MAX));
+      return (await queryRows<ChunkRow>(this.pool, query)).map(toChunk);
     });
   }
 
@@ -712,42 +616,48 @@ export class PgStore implements Store {
    * top k only if its essential score plus the most the rest can add (`restBound`) reaches the k-th
    * essential score, and only those rows look up their rest terms (one index probe each).
    */
-  private bm25Sql(kind: 'chunks' | 'documents', p: { terms: string; frequencies: string; essential: string; rest: string; restBound: string; k: string }, final: boolean, condition: string | undefined): string {
-    const rows = kind === 'chunks' ? 'chunks' : 'documents';
-    const termTable = kind === 'chunks' ? 'chunk_terms' : 'document_terms';
-    const key = kind === 'chunks' ? 'chunk_id' : 'document_id';
-    const contribution = `idf.w * (f.freq * ${K1 + 1}::float8) / (f.freq + ${K1}::float8 * (${1 - B}::float8 + ${B}::float8 * t.length::float8 / s.avgdl))`;
-    const postings = (terms: string, only = '') => `SELECT t.${key} AS id, sum(${contribution}) AS score
+  private bm25Query(
+    kind: 'chunks' | 'documents',
+    step: TopKStep,
+    query: { terms: readonly string[]; frequencies: readonly number[]; k: number },
+    condition: Sql | undefined,
+  ): Sql {
+    const rows = sql.raw(kind === 'chunks' ? "'chunks'" : "'documents'");
+    const termTable = sql.raw(kind === 'chunks' ? 'chunk_terms' : 'document_terms');
+    const key = sql.raw(kind === 'chunks' ? 'chunk_id' : 'document_id');
+    const contribution = sql.raw(`idf.w * (f.freq * ${K1 + 1}::float8) / (f.freq + ${K1}::float8 * (${1 - B}::float8 + ${B}::float8 * t.length::float8 / s.avgdl))`);
+    const titleWeight = sql.raw(String(this.titleWeight));
+    const postings = (terms: readonly string[], only = sql.empty) => sql`SELECT t.${key} AS id, sum(${contribution}) AS score
         FROM ${termTable} t JOIN idf ON idf.term = t.term CROSS JOIN s
-          CROSS JOIN LATERAL (SELECT (${this.titleWeight}::float8 * t.tf_title + t.tf_body)::float8 AS freq) f
-        WHERE t.term = ANY(${terms}::text[])${only} GROUP BY t.${key}`;
+          CROSS JOIN LATERAL (SELECT (${titleWeight}::float8 * t.tf_title + t.tf_body)::float8 AS freq) f
+        WHERE t.term = ANY(${[...terms]}::text[])${only} GROUP BY t.${key}`;
     const scoped = condition === undefined
-      ? 'SELECT id, score FROM essential'
+      ? sql`SELECT id, score FROM essential`
       : kind === 'chunks'
-        ? `SELECT e.id, e.score FROM essential e JOIN chunks c ON c.id = e.id JOIN documents d ON d.id = c.document_id JOIN collections col ON col.id = d.collection_id WHERE ${condition}`
-        : `SELECT e.id, e.score FROM essential e JOIN documents d ON d.id = e.id JOIN collections col ON col.id = d.collection_id WHERE ${condition}`;
+        ? sql`SELECT e.id, e.score FROM essential e JOIN chunks c ON c.id = e.id JOIN documents d ON d.id = c.document_id JOIN collections col ON col.id = d.collection_id WHERE ${condition}`
+        : sql`SELECT e.id, e.score FROM essential e JOIN documents d ON d.id = e.id JOIN collections col ON col.id = d.collection_id WHERE ${condition}`;
     // Rest lookups are capped (REST_LOOKUPS): an essential row left out scores at most the best left-out
     // essential score plus restBound, returned as `unscored` for the caller's check. Every CTE is
     // materialised: its size is unknown to the planner, which otherwise loops over them.
-    const ranked = final
-      ? `SELECT id, score, NULL::float8 AS unscored FROM scoped ORDER BY score DESC, id LIMIT ${p.k}`
-      : `WITH ranked AS MATERIALIZED (SELECT id, score, row_number() OVER (ORDER BY score DESC, id) AS n FROM scoped),
-          kth AS (SELECT score FROM ranked WHERE n = ${p.k}),
-          contenders AS MATERIALIZED (SELECT id, score FROM ranked WHERE n <= ${REST_LOOKUPS} AND score + ${p.restBound}::float8 >= coalesce((SELECT score FROM kth), '-Infinity'::float8)),
-          rest AS MATERIALIZED (${postings(p.rest, ` AND t.${key} IN (SELECT id FROM contenders)`)}),
+    const ranked = step.final
+      ? sql`SELECT id, score, NULL::float8 AS unscored FROM scoped ORDER BY score DESC, id LIMIT ${query.k}`
+      : sql`WITH ranked AS MATERIALIZED (SELECT id, score, row_number() OVER (ORDER BY score DESC, id) AS n FROM scoped),
+          kth AS (SELECT score FROM ranked WHERE n = ${query.k}),
+          contenders AS MATERIALIZED (SELECT id, score FROM ranked WHERE n <= ${sql.raw(String(REST_LOOKUPS))} AND score + ${step.restBound}::float8 >= coalesce((SELECT score FROM kth), '-Infinity'::float8)),
+          rest AS MATERIALIZED (${postings(step.rest, sql` AND t.${key} IN (SELECT id FROM contenders)`)}),
           combined AS (SELECT id, sum(score) AS score FROM (SELECT id, score FROM contenders UNION ALL SELECT id, score FROM rest) x GROUP BY id)
-        SELECT id, score, (SELECT score + ${p.restBound}::float8 FROM ranked WHERE n = ${REST_LOOKUPS + 1}) AS unscored FROM combined ORDER BY score DESC, id LIMIT ${p.k}`;
-    const documentOf = kind === 'chunks' ? 'JOIN chunks c ON c.id = top.id' : '';
-    return `WITH s AS (
-        SELECT greatest(rows, 1)::float8 AS n_rows, greatest(tokens, 1)::float8 / greatest(rows, 1)::float8 AS avgdl FROM fts_stats WHERE name = '${rows}'
+        SELECT id, score, (SELECT score + ${step.restBound}::float8 FROM ranked WHERE n = ${sql.raw(String(REST_LOOKUPS + 1))}) AS unscored FROM combined ORDER BY score DESC, id LIMIT ${query.k}`;
+    const documentOf = kind === 'chunks' ? sql`JOIN chunks c ON c.id = top.id` : sql.empty;
+    return sql`WITH s AS (
+        SELECT greatest(rows, 1)::float8 AS n_rows, greatest(tokens, 1)::float8 / greatest(rows, 1)::float8 AS avgdl FROM fts_stats WHERE name = ${rows}
       ), idf AS (
         SELECT u.term, CASE WHEN x.v <= 0 THEN 1e-6::float8 ELSE x.v END AS w
-        FROM unnest(${p.terms}::text[], ${p.frequencies}::float8[]) AS u(term, hits)
+        FROM unnest(${[...query.terms]}::text[], ${[...query.frequencies]}::float8[]) AS u(term, hits)
         CROSS JOIN s
         CROSS JOIN LATERAL (SELECT ln((s.n_rows - u.hits + 0.5::float8) / (u.hits + 0.5::float8)) AS v) x
-      ), essential AS (${postings(p.essential)}),
+      ), essential AS (${postings(step.essential)}),
       scoped AS (${scoped})
-      SELECT top.id, ${kind === 'chunks' ? 'c.document_id' : 'top.id AS document_id'}, top.score, top.unscored
+      SELECT top.id, ${kind === 'chunks' ? sql`c.document_id` : sql`top.id AS document_id`}, top.score, top.unscored
       FROM (${ranked}) top ${documentOf} ORDER BY top.score DESC, top.id`;
   }
 
@@ -764,23 +674,9 @@ export class PgStore implements Store {
     const search = topKSearch<{ id: number; document_id: number; score: number }>(present.map((term) => ({ term, documentFrequency: frequencies.get(term)! })), rowCount, options.k);
     for (let next = search.next(); ; ) {
       if (next.done) return next.value;
-      const step = next.value;
-      const params = new Params();
-      const condition = restricted ? this.documentWhere(scope, options.filter, params) : undefined;
-      const sql = this.bm25Sql(
-        kind,
-        {
-          terms: params.add(present),
-          frequencies: params.add(present.map((term) => frequencies.get(term)!)),
-          essential: params.add(step.essential),
-          k: params.add(options.k),
-          // Only the rest step reads these, and PostgreSQL refuses parameters a statement never uses.
-          ...(step.final ? { rest: '', restBound: '' } : { rest: params.add(step.rest), restBound: params.add(step.restBound) }),
-        },
-        step.final,
-        condition,
-      );
-      const result = (await this.pool.query(sql, params.values)).rows as { id: string | number; document_id: string | number; score: number; unscored: number | null }[];
+      const condition = restricted ? documentWhere(postgres, scope, options.filter) : undefined;
+      const stepQuery = this.bm25Query(kind, next.value, { terms: present, frequencies: present.map((term) => frequencies.get(term)!), k: options.k }, condition);
+      const result = await queryRows<{ id: string | number; document_id: string | number; score: number; unscored: number | null }>(this.pool, stepQuery);
       const rows = result.map((row) => ({ id: Number(row.id), document_id: Number(row.document_id), score: row.score }));
       const unscored = result.find((row) => row.unscored !== null)?.unscored ?? undefined;
       next = search.next(unscored === undefined ? rows : { rows, unscoredBound: unscored });
@@ -801,14 +697,12 @@ export class PgStore implements Store {
     return this.run(async () => {
       const out = new Map<number, Float32Array>();
       if (ids.length === 0) return out;
-      const params = new Params();
-      const scopeSql = this.scopeCondition(scope, params);
-      const result = await this.pool.query(
-        `SELECT v.chunk_id, v.embedding::text AS embedding FROM chunk_vectors v JOIN collections col ON col.id = v.collection_id
-         WHERE v.chunk_id = ANY(${params.add([...ids])}::bigint[]) AND ${scopeSql}`,
-        params.values,
+      const rows = await queryRows<{ chunk_id: number; embedding: string }>(
+        this.pool,
+        sql`SELECT v.chunk_id, v.embedding::text AS embedding FROM chunk_vectors v JOIN collections col ON col.id = v.collection_id
+          WHERE v.chunk_id = ANY(${[...ids]}::bigint[]) AND ${scopeCondition(postgres, scope)}`,
       );
-      for (const row of result.rows as { chunk_id: number; embedding: string }[]) out.set(row.chunk_id, parseVector(row.embedding));
+      for (const row of rows) out.set(row.chunk_id, parseVector(row.embedding));
       return out;
     });
   }
@@ -821,20 +715,19 @@ export class PgStore implements Store {
         throw new DossierError('embedder-mismatch', `query vector has ${vector.length} dimensions, the index ${this.label} has ${info.dimensions}`);
       }
       if (!(options.k > 0)) return [];
-      const d = info.dimensions;
-      const params = new Params();
-      const query = params.add(vectorLiteral(vector));
+      const d = sql.raw(String(info.dimensions));
+      const literal = vectorLiteral(vector);
       // The distance expression must match the index expression for HNSW to be used.
-      const distance = d <= HNSW_VECTOR_MAX ? `v.embedding <=> ${query}::vector(${d})` : `v.embedding::halfvec(${d}) <=> ${query}::halfvec(${d})`;
+      const distance = info.dimensions <= HNSW_VECTOR_MAX ? sql`v.embedding <=> ${literal}::vector(${d})` : sql`v.embedding::halfvec(${d}) <=> ${literal}::halfvec(${d})`;
       const restricted = scope.collections !== '*' || options.filter !== undefined;
-      const where = restricted ? this.documentWhere(scope, options.filter, params) : 'TRUE';
-      const join = restricted ? 'JOIN documents d ON d.id = v.document_id JOIN collections col ON col.id = v.collection_id' : '';
+      const where = restricted ? documentWhere(postgres, scope, options.filter) : postgres.always;
+      const join = restricted ? sql`JOIN documents d ON d.id = v.document_id JOIN collections col ON col.id = v.collection_id` : sql.empty;
       const k = Math.floor(options.k);
       // relaxed_order may return neighbours slightly out of order: the outer query sorts them exactly.
-      const sql = `SELECT chunk_id, document_id, 1 - distance AS score FROM (
+      const { text, params } = postgres.render(sql`SELECT chunk_id, document_id, 1 - distance AS score FROM (
           SELECT v.chunk_id, v.document_id, (${distance})::float8 AS distance FROM chunk_vectors v ${join}
-          WHERE ${where} ORDER BY ${distance} LIMIT ${params.add(k)}
-        ) hits ORDER BY distance, chunk_id`;
+          WHERE ${where} ORDER BY ${distance} LIMIT ${k}
+        ) hits ORDER BY distance, chunk_id`);
       return this.transaction(async (client) => {
         if (this.iterativeScan) {
           // Filtered/scoped HNSW scans keep going until k rows pass the filter, instead of returning fewer.
@@ -843,46 +736,23 @@ export class PgStore implements Store {
         // At least 100 candidates and 2k, at most pgvector's 1000 — or more if the operator set a higher
         // hnsw.ef_search (ALTER DATABASE/ROLE … SET, or `options=-c hnsw.ef_search=…` in the URL).
         await client.query("SELECT set_config('hnsw.ef_search', least(1000, greatest($1::int, current_setting('hnsw.ef_search', true)::int))::text, true)", [Math.max(100, 2 * k)]);
-        const rows = (await client.query(sql, params.values)).rows as { chunk_id: number; document_id: number; score: number }[];
+        const rows = (await client.query(text, params)).rows as { chunk_id: number; document_id: number; score: number }[];
         return rows.map((row) => ({ chunkId: row.chunk_id, documentId: row.document_id, score: row.score }));
       });
     });
   }
 
   collections(scope: Scope): Promise<{ name: string; documents: number }[]> {
-    return this.run(async () => {
-      const params = new Params();
-      const scopeSql = this.scopeCondition(scope, params);
-      const result = await this.pool.query(
-        `SELECT col.name, count(d.id) AS documents FROM collections col LEFT JOIN documents d ON d.collection_id = col.id
-         WHERE ${scopeSql} GROUP BY col.id, col.name ORDER BY col.name COLLATE "C"`,
-        params.values,
-      );
-      return result.rows as { name: string; documents: number }[];
-    });
+    return this.run(() => queryRows<{ name: string; documents: number }>(this.pool, selectCollections(postgres, scope)));
   }
 
   stats(scope: Scope): Promise<StoreStats> {
-    return this.run(async () => {
-      const params = new Params();
-      const where = this.documentWhere(scope, undefined, params);
-      const result = await this.pool.query(
-        `SELECT count(*) AS n, coalesce(sum(d.bytes), 0)::bigint AS bytes, count(DISTINCT d.collection_id) AS collections,
-           (SELECT count(*) FROM chunks c JOIN documents d ON d.id = c.document_id JOIN collections col ON col.id = d.collection_id WHERE ${where}) AS chunks
-         FROM documents d JOIN collections col ON col.id = d.collection_id WHERE ${where}`,
-        params.values,
-      );
-      const row = result.rows[0];
-      return { documents: row.n, chunks: row.chunks, collections: row.collections, bytes: row.bytes, embedder: await this.readIndexInfo() };
-    });
+    return this.run(async () => toStats((await queryRows<StatsRow>(this.pool, selectStats(postgres, scope)))[0], await this.readIndexInfo()));
   }
 
   exportIndex(): Promise<IndexExport> {
     return this.run(async () => {
-      const settings: Record<string, string> = {};
-      for (const row of (await this.pool.query("SELECT key, value FROM meta WHERE key LIKE 'setting:%' ORDER BY key")).rows as { key: string; value: string }[]) {
-        settings[row.key.slice('setting:'.length)] = row.value;
-      }
+      const settings = toSettings(await queryRows(this.pool, selectSettings));
       const totals = new Map(((await this.pool.query('SELECT name, rows, tokens FROM fts_stats')).rows as { name: string; rows: number; tokens: number }[]).map((row) => [row.name, row]));
       const total = (name: string) => ({ rows: Number(totals.get(name)?.rows ?? 0), tokens: Number(totals.get(name)?.tokens ?? 0) });
       return {
@@ -899,13 +769,7 @@ export class PgStore implements Store {
     const repeat = (rows: { term: string; tf_title: number; tf_body: number }[], column: 'tf_title' | 'tf_body') =>
       rows.flatMap((row) => Array<string>(row[column]).fill(row.term)).join(' ');
     for (let after = 0; ; ) {
-      const page = await this.run(async () =>
-        (await this.pool.query(
-          `SELECT d.id, d.source, d.title, d.media_type, d.content_hash, d.metadata, d.text, d.bytes, d.description, d.created_at, d.updated_at, col.name AS collection
-           FROM documents d JOIN collections col ON col.id = d.collection_id WHERE d.id > $1 ORDER BY d.id LIMIT 100`,
-          [after],
-        )).rows as (Omit<DocumentRow<Record<string, unknown>>, 'chunk_count'> & { text: string })[],
-      );
+      const page = await this.run(() => queryRows<ExportDocumentRow>(this.pool, selectExportPage(after)));
       if (page.length === 0) return;
       for (const row of page) {
         after = row.id;
@@ -924,35 +788,12 @@ export class PgStore implements Store {
         for (const term of chunkTerms.rows as { chunk_id: number; term: string; tf_title: number; tf_body: number }[]) {
           (termsOf.get(term.chunk_id) ?? termsOf.set(term.chunk_id, []).get(term.chunk_id)!).push(term);
         }
-        const rows = chunks.rows as (ChunkRow & { embedding: string | null })[];
+        const rows = chunks.rows as (ExportChunkRow & { id: number; embedding: string | null })[];
         yield {
-          document: {
-            collection: row.collection,
-            source: row.source,
-            title: row.title,
-            mediaType: row.media_type,
-            contentHash: row.content_hash,
-            metadata: row.metadata,
-            text: row.text,
-            bytes: row.bytes,
-            description: row.description ?? '',
-            titleTerms: repeat(documentTerms.rows, 'tf_title'),
-            descriptionTerms: repeat(documentTerms.rows, 'tf_body'),
-            createdAt: row.created_at,
-            updatedAt: row.updated_at,
-          },
-          chunks: rows.map((chunk) => ({
-            ordinal: chunk.ordinal,
-            text: chunk.text,
-            tokenCount: chunk.token_count,
-            headingPath: chunk.heading_path,
-            ...(chunk.page !== null ? { page: chunk.page } : {}),
-            ...(chunk.page_end !== null ? { pageEnd: chunk.page_end } : {}),
-            charStart: chunk.char_start,
-            charEnd: chunk.char_end,
-            terms: repeat(termsOf.get(chunk.id) ?? [], 'tf_body'),
-            titleTerms: repeat(termsOf.get(chunk.id) ?? [], 'tf_title'),
-          })),
+          document: toExportedDocument(row, { titleTerms: repeat(documentTerms.rows, 'tf_title'), descriptionTerms: repeat(documentTerms.rows, 'tf_body') }),
+          chunks: rows.map((chunk) =>
+            toExportedChunk(chunk, { terms: repeat(termsOf.get(chunk.id) ?? [], 'tf_body'), titleTerms: repeat(termsOf.get(chunk.id) ?? [], 'tf_title') }),
+          ),
           vectors: rows.map((chunk) => {
             if (!chunk.embedding) throw new DossierError('store-failed', `index ${this.label}: chunk ${chunk.id} of ${row.source} has no vector`);
             return parseVector(chunk.embedding);

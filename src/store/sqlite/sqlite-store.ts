@@ -2,7 +2,6 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { DossierError, oneLine } from '../../errors/index.ts';
-import { compileFilter, type FilterDialect } from '../filter.ts';
 import { topKSearch } from '../full-text-top-k.ts';
 import { Int8VectorIndex, quantize } from '../vector/int8-index.ts';
 import { migrate, needsMigration, notAnIndex, SCHEMA_VERSION, schemaVersionOf, tooNew } from './schema.ts';
@@ -23,26 +22,41 @@ import type {
   StoredDocument,
   UpsertStatus,
 } from '../types.ts';
-import { toChunk, toDocument, type ChunkRow, type DocumentRow } from '../rows.ts';
-
-const DOCUMENT_FIELDS: Record<string, string> = {
-  id: 'd.id',
-  title: 'd.title',
-  source: 'd.source',
-  mediaType: 'd.media_type',
-  collection: 'col.name',
-  createdAt: 'd.created_at',
-  updatedAt: 'd.updated_at',
-};
-
-const sqliteDialect: FilterDialect = {
-  field: (name) => DOCUMENT_FIELDS[name],
-  metadata: (path) => `json_extract(d.metadata, '$.${path.join('.')}')`,
-  param(value, params) {
-    params.push(typeof value === 'boolean' ? Number(value) : value);
-    return '?';
-  },
-};
+import { toChunk, toDocument, toExportedChunk, toExportedDocument, type ChunkRow, type DocumentRow, type ExportChunkRow, type ExportDocumentRow } from '../rows.ts';
+import { sqlite } from '../sql/dialect.ts';
+import { sql, type Sql } from '../sql/sql.ts';
+import { inRequestedOrder, selectChunkRange, selectChunksById } from '../queries/chunks.ts';
+import { insertCollection, selectCollectionId, selectCollections } from '../queries/collections.ts';
+import {
+  checkDocumentWrite,
+  patchMetadata,
+  selectContentHash,
+  selectDocument,
+  selectDocumentForWrite,
+  selectDocuments,
+  selectDocumentText,
+  selectExistingDocument,
+  selectExportPage,
+  updateDocumentMetadata,
+} from '../queries/documents.ts';
+import {
+  bumpGeneration,
+  embedderMismatch,
+  sameEmbedder,
+  selectIdentity,
+  selectIndexInfo,
+  selectMeta,
+  selectSettings,
+  settingKey,
+  settingMismatch,
+  toIdentity,
+  toIndexInfo,
+  toSettings,
+  upsertMeta,
+  type IdentityRow,
+} from '../queries/meta.ts';
+import { documentWhere, scopeCondition } from '../queries/scope.ts';
+import { selectStats, toStats, type StatsRow } from '../queries/stats.ts';
 
 /** Longest FTS query we build; longer questions keep their rarest terms (see searchFullText). */
 const MAX_QUERY_TERMS = 48;
@@ -111,37 +125,36 @@ export class SqliteStore implements Store {
     }
   }
 
+  // A shared query, rendered for SQLite and run at once (better-sqlite3 is synchronous), so it may stand inside a transaction.
+  private all<Row>(query: Sql): Row[] {
+    const { text, params } = sqlite.render(query);
+    return this.db.prepare(text).all(...params) as Row[];
+  }
+
+  private get<Row>(query: Sql): Row | undefined {
+    const { text, params } = sqlite.render(query);
+    return this.db.prepare(text).get(...params) as Row | undefined;
+  }
+
+  private execute(query: Sql): Database.RunResult {
+    const { text, params } = sqlite.render(query);
+    return this.db.prepare(text).run(...params);
+  }
+
   private assertWritable(): void {
     if (this.readonly) throw new DossierError('read-only', `index ${this.path} is open for reading only`);
   }
 
   private getMeta(key: string): string | undefined {
-    const row = this.db.prepare('SELECT value FROM meta WHERE key = ?').get(key) as { value: string } | undefined;
-    return row?.value;
-  }
-
-  private setMeta(key: string, value: string): void {
-    this.db.prepare('INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value').run(key, value);
-  }
-
-  /** Every write moves the generation on, so a trace can tell that the index changed since it ran. */
-  private bumpGeneration(): void {
-    this.db.prepare("UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'generation'").run();
+    return this.get<{ value: string }>(selectMeta(key))?.value;
   }
 
   identity(): Promise<IndexIdentity> {
-    return this.run(() => ({
-      id: this.getMeta('index_id')!,
-      generation: Number(this.getMeta('generation') ?? 0),
-      documents: (this.db.prepare('SELECT count(*) AS n FROM documents').get() as { n: number }).n,
-      chunks: (this.db.prepare('SELECT count(*) AS n FROM chunks').get() as { n: number }).n,
-    }));
+    return this.run(() => toIdentity(this.get<IdentityRow>(selectIdentity)!));
   }
 
   private readIndexInfo(): IndexInfo | null {
-    const embedderId = this.getMeta('embedder_id');
-    const dimensions = this.getMeta('embedder_dimensions');
-    return embedderId && dimensions ? { embedderId, dimensions: Number(dimensions) } : null;
+    return toIndexInfo(this.all(selectIndexInfo));
   }
 
   indexInfo(): Promise<IndexInfo | null> {
@@ -154,40 +167,28 @@ export class SqliteStore implements Store {
       if (!current) {
         if (this.readonly) return; // nothing indexed yet, nothing to compare
         this.db.transaction(() => {
-          this.setMeta('embedder_id', info.embedderId);
-          this.setMeta('embedder_dimensions', String(info.dimensions));
+          this.execute(upsertMeta('embedder_id', info.embedderId));
+          this.execute(upsertMeta('embedder_dimensions', String(info.dimensions)));
         })();
         return;
       }
-      if (current.embedderId !== info.embedderId || current.dimensions !== info.dimensions) {
-        throw new DossierError(
-          'embedder-mismatch',
-          `index ${this.path} was built with embedder ${current.embedderId} (${current.dimensions} dims), not ${info.embedderId} (${info.dimensions} dims); use the same embedder or a new --db`,
-        );
-      }
+      if (!sameEmbedder(current, info)) throw embedderMismatch(this.path, current, info);
     });
   }
 
   assertSetting(key: string, value: string): Promise<void> {
     return this.run(() => {
-      const stored = this.getMeta(`setting:${key}`);
+      const stored = this.getMeta(settingKey(key));
       if (stored === undefined) {
-        if (!this.db.readonly) this.setMeta(`setting:${key}`, value);
+        if (!this.db.readonly) this.execute(upsertMeta(settingKey(key), value));
         return;
       }
-      if (stored !== value) {
-        throw new DossierError('config', `index ${this.path} was built with ${key} "${stored}", not "${value}"; use the same setting or a new --db`);
-      }
+      if (stored !== value) throw settingMismatch(this.path, key, stored, value);
     });
   }
 
   contentHashOf(collection: string, source: string): Promise<string | undefined> {
-    return this.run(() => {
-      const row = this.db
-        .prepare('SELECT d.content_hash FROM documents d JOIN collections col ON col.id = d.collection_id WHERE col.name = ? AND d.source = ?')
-        .get(collection, source) as { content_hash: string } | undefined;
-      return row?.content_hash;
-    });
+    return this.run(() => this.get<{ content_hash: string }>(selectContentHash(collection, source))?.content_hash);
   }
 
   upsertDocument(document: DocumentInput, chunks: ChunkInput[], vectors: Float32Array[]): Promise<{ id: number; status: UpsertStatus }> {
@@ -198,27 +199,17 @@ export class SqliteStore implements Store {
   private write(document: DocumentInput, chunks: ChunkInput[], vectors: Float32Array[], imported?: { createdAt: string; updatedAt: string }): { id: number; status: UpsertStatus } {
     {
       this.assertWritable();
-      if (vectors.length !== chunks.length) {
-        throw new DossierError('bad-input', `upsert of ${document.source}: ${chunks.length} chunks but ${vectors.length} vectors`);
-      }
-      const info = this.readIndexInfo();
-      for (const vector of vectors) {
-        if (info && vector.length !== info.dimensions) {
-          throw new DossierError('embedder-mismatch', `vector has ${vector.length} dimensions, the index has ${info.dimensions}`);
-        }
-      }
+      checkDocumentWrite(document, chunks, vectors, this.readIndexInfo());
       const now = new Date().toISOString();
       const inserted: { id: number; vector: Float32Array }[] = [];
       let removed: number[] = [];
       let collectionId = 0;
       const result = this.db.transaction((): { id: number; status: UpsertStatus } => {
         collectionId = this.ensureCollection(document.collection, now);
-        const existing = this.db
-          .prepare('SELECT id, content_hash FROM documents WHERE collection_id = ? AND source = ?')
-          .get(collectionId, document.source) as { id: number; content_hash: string } | undefined;
+        const existing = this.get<{ id: number; content_hash: string }>(selectExistingDocument(sqlite, collectionId, document.source));
         if (existing && imported) throw new DossierError('bad-input', `index ${this.path} already holds ${document.source} in collection ${document.collection}`);
         if (existing && existing.content_hash === document.contentHash) return { id: existing.id, status: 'unchanged' };
-        this.bumpGeneration();
+        this.execute(bumpGeneration);
         let id: number;
         if (existing) {
           id = existing.id;
@@ -267,8 +258,8 @@ export class SqliteStore implements Store {
   }
 
   private ensureCollection(name: string, now: string): number {
-    this.db.prepare('INSERT INTO collections(name, created_at) VALUES (?, ?) ON CONFLICT(name) DO NOTHING').run(name, now);
-    return (this.db.prepare('SELECT id FROM collections WHERE name = ?').get(name) as { id: number }).id;
+    this.execute(insertCollection(name, now));
+    return this.get<{ id: number }>(selectCollectionId(name))!.id;
   }
 
   /** Deletes chunk rows, their vectors and full-text rows; returns the removed chunk ids. */
@@ -287,16 +278,12 @@ export class SqliteStore implements Store {
   updateMetadata(scope: Scope, id: number, patch: Record<string, unknown>): Promise<StoredDocument | undefined> {
     return this.run(() => {
       this.assertWritable();
-      const document = this.readDocument(scope, id);
-      if (!document) return undefined;
-      const metadata: Record<string, unknown> = { ...document.metadata };
-      for (const [key, value] of Object.entries(patch)) {
-        if (value === null) delete metadata[key];
-        else metadata[key] = value;
-      }
+      const row = this.get<{ id: number; metadata: string }>(selectDocumentForWrite(sqlite, scope, id));
+      if (!row) return undefined;
+      const metadata = patchMetadata(JSON.parse(row.metadata) as Record<string, unknown>, patch);
       this.db.transaction(() => {
-        this.bumpGeneration();
-        this.db.prepare('UPDATE documents SET metadata = ?, updated_at = ? WHERE id = ?').run(JSON.stringify(metadata), new Date().toISOString(), id);
+        this.execute(bumpGeneration);
+        this.execute(updateDocumentMetadata(id, metadata, new Date().toISOString()));
       })();
       return this.readDocument(scope, id);
     });
@@ -305,11 +292,10 @@ export class SqliteStore implements Store {
   deleteDocument(scope: Scope, id: number): Promise<boolean> {
     return this.run(() => {
       this.assertWritable();
-      const document = this.readDocument(scope, id);
-      if (!document) return false;
+      if (!this.get(selectDocumentForWrite(sqlite, scope, id))) return false;
       let removed: number[] = [];
       this.db.transaction(() => {
-        this.bumpGeneration();
+        this.execute(bumpGeneration);
         removed = this.deleteChunksOf(id);
         this.db.prepare('DELETE FROM documents_fts WHERE rowid = ?').run(id);
         this.db.prepare('DELETE FROM documents WHERE id = ?').run(id);
@@ -334,29 +320,8 @@ export class SqliteStore implements Store {
     return this.db.pragma('data_version', { simple: true }) as number;
   }
 
-  private scopeCondition(scope: Scope, params: unknown[]): string {
-    if (scope.collections === '*') return '1=1';
-    if (!Array.isArray(scope.collections)) throw new DossierError('bad-input', 'scope.collections must be an array of names or "*"');
-    if (scope.collections.length === 0) return '1=0';
-    params.push(...scope.collections);
-    return `col.name IN (${scope.collections.map(() => '?').join(', ')})`;
-  }
-
-  private documentWhere(scope: Scope, filter: Filter | undefined): { sql: string; params: unknown[] } {
-    const params: unknown[] = [];
-    const scopeSql = this.scopeCondition(scope, params);
-    const compiled = compileFilter(filter, sqliteDialect);
-    return { sql: `${scopeSql} AND (${compiled.sql})`, params: [...params, ...compiled.params] };
-  }
-
   private readDocument(scope: Scope, id: number): StoredDocument | undefined {
-    const where = this.documentWhere(scope, undefined);
-    const row = this.db
-      .prepare(
-        `SELECT d.*, col.name AS collection, (SELECT count(*) FROM chunks c WHERE c.document_id = d.id) AS chunk_count
-         FROM documents d JOIN collections col ON col.id = d.collection_id WHERE d.id = ? AND ${where.sql}`,
-      )
-      .get(id, ...where.params) as DocumentRow | undefined;
+    const row = this.get<DocumentRow>(selectDocument(sqlite, scope, id));
     return row ? toDocument(row) : undefined;
   }
 
@@ -365,62 +330,27 @@ export class SqliteStore implements Store {
   }
 
   getDocumentText(scope: Scope, id: number): Promise<string | undefined> {
-    return this.run(() => {
-      const where = this.documentWhere(scope, undefined);
-      const row = this.db
-        .prepare(`SELECT d.text FROM documents d JOIN collections col ON col.id = d.collection_id WHERE d.id = ? AND ${where.sql}`)
-        .get(id, ...where.params) as { text: string } | undefined;
-      return row?.text;
-    });
+    return this.run(() => this.get<{ text: string }>(selectDocumentText(sqlite, scope, id))?.text);
   }
 
   listDocuments(scope: Scope, options: { filter?: Filter; limit?: number; offset?: number } = {}): Promise<StoredDocument[]> {
-    return this.run(() => {
-      const where = this.documentWhere(scope, options.filter);
-      const rows = this.db
-        .prepare(
-          `SELECT d.id, d.source, d.title, d.media_type, d.content_hash, d.metadata, d.bytes, d.description, d.created_at, d.updated_at, col.name AS collection,
-             (SELECT count(*) FROM chunks c WHERE c.document_id = d.id) AS chunk_count
-           FROM documents d JOIN collections col ON col.id = d.collection_id WHERE ${where.sql} ORDER BY d.id LIMIT ? OFFSET ?`,
-        )
-        .all(...where.params, options.limit ?? -1, options.offset ?? 0) as DocumentRow[];
-      return rows.map(toDocument);
-    });
-  }
-
-  private chunkSelect(condition: string): string {
-    return `SELECT c.id, c.document_id, col.name AS collection, d.title, d.source, c.ordinal, c.text, c.token_count, c.heading_path,
-              c.page, c.page_end, c.char_start, c.char_end
-            FROM chunks c JOIN documents d ON d.id = c.document_id JOIN collections col ON col.id = d.collection_id
-            WHERE ${condition}`;
+    return this.run(() => this.all<DocumentRow>(selectDocuments(sqlite, scope, options)).map(toDocument));
   }
 
   getChunks(scope: Scope, ids: readonly number[]): Promise<StoredChunk[]> {
     return this.run(() => {
       if (ids.length === 0) return [];
-      const params: unknown[] = [];
-      const scopeSql = this.scopeCondition(scope, params);
-      const byId = new Map<number, StoredChunk>();
+      const found: StoredChunk[] = [];
+      // In batches: every id is a parameter of its own here.
       for (let start = 0; start < ids.length; start += 500) {
-        const batch = ids.slice(start, start + 500);
-        const rows = this.db
-          .prepare(this.chunkSelect(`c.id IN (${batch.map(() => '?').join(',')}) AND ${scopeSql}`))
-          .all(...batch, ...params) as ChunkRow[];
-        for (const row of rows) byId.set(row.id, toChunk(row));
+        for (const row of this.all<ChunkRow>(selectChunksById(sqlite, scope, ids.slice(start, start + 500)))) found.push(toChunk(row));
       }
-      return ids.flatMap((id) => byId.get(id) ?? []);
+      return inRequestedOrder(ids, found);
     });
   }
 
   getChunkRange(scope: Scope, documentId: number, from: number, to: number): Promise<StoredChunk[]> {
-    return this.run(() => {
-      const params: unknown[] = [];
-      const scopeSql = this.scopeCondition(scope, params);
-      const rows = this.db
-        .prepare(this.chunkSelect(`c.document_id = ? AND c.ordinal BETWEEN ? AND ? AND ${scopeSql}`) + ' ORDER BY c.ordinal')
-        .all(documentId, from, to, ...params) as ChunkRow[];
-      return rows.map(toChunk);
-    });
+    return this.run(() => this.all<ChunkRow>(selectChunkRange(sqlite, scope, documentId, from, to)).map(toChunk));
   }
 
   /** Chunks holding each term (FTS5's own counts). */
@@ -488,15 +418,15 @@ export class SqliteStore implements Store {
       const unique = options.k > 0 ? this.matchTerms(terms) : [];
       if (unique.length === 0) return [];
       const unrestricted = scope.collections === '*' && !options.filter;
-      const where = unrestricted ? { sql: '', params: [] as unknown[] } : this.documentWhere(scope, options.filter);
+      const where = unrestricted ? sql.empty : sql` AND ${documentWhere(sqlite, scope, options.filter)}`;
       const from = unrestricted
-        ? 'chunks_fts f'
-        : 'chunks_fts f JOIN chunks c ON c.id = f.rowid JOIN documents d ON d.id = c.document_id JOIN collections col ON col.id = d.collection_id';
-      const rank = `bm25(chunks_fts, ${this.titleWeight}, 1.0)`;
+        ? sql`chunks_fts f`
+        : sql`chunks_fts f JOIN chunks c ON c.id = f.rowid JOIN documents d ON d.id = c.document_id JOIN collections col ON col.id = d.collection_id`;
+      const rank = sql.raw(`bm25(chunks_fts, ${this.titleWeight}, 1.0)`);
       const select = (match: string, limit?: number) =>
-        (this.db
-          .prepare(`SELECT f.rowid AS id, ${rank} AS rank FROM ${from} WHERE chunks_fts MATCH ?${unrestricted ? '' : ` AND ${where.sql}`}${limit === undefined ? '' : ` ORDER BY ${rank} LIMIT ?`}`)
-          .all(match, ...where.params, ...(limit === undefined ? [] : [limit])) as { id: number; rank: number }[])
+        this.all<{ id: number; rank: number }>(
+          sql`SELECT f.rowid AS id, ${rank} AS rank FROM ${from} WHERE chunks_fts MATCH ${match}${where}${limit === undefined ? sql.empty : sql` ORDER BY ${rank} LIMIT ${limit}`}`,
+        )
           // FTS5's bm25() is negative (lower is better); flipped so every search returns higher-is-better.
           .map((row) => ({ id: row.id, score: -row.rank }));
       const frequencies = this.termFrequencies(unique);
@@ -529,16 +459,15 @@ export class SqliteStore implements Store {
       // Rarity is judged on the chunk index (documentFrequencies): the same terms, a far larger sample.
       const match = options.k > 0 ? this.matchExpression(terms) : undefined;
       if (match === undefined) return [];
-      const where = this.documentWhere(scope, options.filter);
       const unrestricted = scope.collections === '*' && !options.filter;
-      const rank = `bm25(documents_fts, ${this.titleWeight}, 1.0)`;
-      const sql = unrestricted
-        ? `SELECT f.rowid AS document_id, ${rank} AS rank FROM documents_fts f WHERE documents_fts MATCH ? ORDER BY rank LIMIT ?`
-        : `SELECT f.rowid AS document_id, ${rank} AS rank FROM documents_fts f JOIN documents d ON d.id = f.rowid
-           JOIN collections col ON col.id = d.collection_id
-           WHERE documents_fts MATCH ? AND ${where.sql} ORDER BY rank LIMIT ?`;
-      const params = unrestricted ? [match, options.k] : [match, ...where.params, options.k];
-      const rows = this.db.prepare(sql).all(...params) as { document_id: number; rank: number }[];
+      const rank = sql.raw(`bm25(documents_fts, ${this.titleWeight}, 1.0)`);
+      const rows = this.all<{ document_id: number; rank: number }>(
+        unrestricted
+          ? sql`SELECT f.rowid AS document_id, ${rank} AS rank FROM documents_fts f WHERE documents_fts MATCH ${match} ORDER BY rank LIMIT ${options.k}`
+          : sql`SELECT f.rowid AS document_id, ${rank} AS rank FROM documents_fts f JOIN documents d ON d.id = f.rowid
+              JOIN collections col ON col.id = d.collection_id
+              WHERE documents_fts MATCH ${match} AND ${documentWhere(sqlite, scope, options.filter)} ORDER BY rank LIMIT ${options.k}`,
+      );
       return rows.map((row) => ({ documentId: row.document_id, score: -row.rank }));
     });
   }
@@ -546,16 +475,14 @@ export class SqliteStore implements Store {
   getVectors(scope: Scope, ids: readonly number[]): Promise<Map<number, Float32Array>> {
     return this.run(() => {
       const out = new Map<number, Float32Array>();
-      const params: unknown[] = [];
-      const scopeSql = this.scopeCondition(scope, params);
-      const select = this.db
-        .prepare(
-          `SELECT v.vector FROM chunk_vectors v JOIN chunks c ON c.id = v.chunk_id JOIN documents d ON d.id = c.document_id
-           JOIN collections col ON col.id = d.collection_id WHERE v.chunk_id = ? AND ${scopeSql}`,
-        )
-        .pluck();
+      // One statement run per id: the id's placeholder is written last, after the scope's parameters.
+      const { text, params } = sqlite.render(
+        sql`SELECT v.vector FROM chunk_vectors v JOIN chunks c ON c.id = v.chunk_id JOIN documents d ON d.id = c.document_id
+          JOIN collections col ON col.id = d.collection_id WHERE ${scopeCondition(sqlite, scope)} AND v.chunk_id = ?`,
+      );
+      const select = this.db.prepare(text).pluck();
       for (const id of ids) {
-        const blob = select.get(id, ...params) as Buffer | undefined;
+        const blob = select.get(...params, id) as Buffer | undefined;
         if (blob) out.set(id, Float32Array.from(float32View(blob)));
       }
       return out;
@@ -572,18 +499,12 @@ export class SqliteStore implements Store {
       const index = this.vectorIndex(info.dimensions);
       let accept: ((tag: { documentId: number; collectionId: number }) => boolean) | undefined;
       if (options.filter) {
-        const where = this.documentWhere(scope, options.filter);
-        const allowed = new Set(
-          (this.db.prepare(`SELECT d.id FROM documents d JOIN collections col ON col.id = d.collection_id WHERE ${where.sql}`).all(...where.params) as { id: number }[]).map(
-            (row) => row.id,
-          ),
-        );
+        const rows = this.all<{ id: number }>(sql`SELECT d.id FROM documents d JOIN collections col ON col.id = d.collection_id WHERE ${documentWhere(sqlite, scope, options.filter)}`);
+        const allowed = new Set(rows.map((row) => row.id));
         accept = (tag) => allowed.has(tag.documentId);
       } else if (scope.collections !== '*') {
-        const names = scope.collections;
-        const allowed = new Set(
-          (this.db.prepare(`SELECT id FROM collections WHERE name IN (${names.map(() => '?').join(',') || 'NULL'})`).all(...names) as { id: number }[]).map((row) => row.id),
-        );
+        const rows = this.all<{ id: number }>(sql`SELECT col.id FROM collections col WHERE ${scopeCondition(sqlite, scope)}`);
+        const allowed = new Set(rows.map((row) => row.id));
         accept = (tag) => allowed.has(tag.collectionId);
       }
       return index.search(vector, options.k, accept).map((match) => ({ chunkId: match.id, documentId: match.documentId, score: match.score }));
@@ -611,42 +532,20 @@ export class SqliteStore implements Store {
   }
 
   collections(scope: Scope): Promise<{ name: string; documents: number }[]> {
-    return this.run(() => {
-      const params: unknown[] = [];
-      const scopeSql = this.scopeCondition(scope, params);
-      return this.db
-        .prepare(
-          `SELECT col.name, count(d.id) AS documents FROM collections col LEFT JOIN documents d ON d.collection_id = col.id
-           WHERE ${scopeSql} GROUP BY col.id ORDER BY col.name`,
-        )
-        .all(...params) as { name: string; documents: number }[];
-    });
+    return this.run(() => this.all<{ name: string; documents: number }>(selectCollections(sqlite, scope)));
   }
 
   stats(scope: Scope): Promise<StoreStats> {
-    return this.run(() => {
-      const where = this.documentWhere(scope, undefined);
-      const documents = this.db
-        .prepare(`SELECT count(*) AS n, coalesce(sum(d.bytes), 0) AS bytes, count(DISTINCT d.collection_id) AS collections FROM documents d JOIN collections col ON col.id = d.collection_id WHERE ${where.sql}`)
-        .get(...where.params) as { n: number; bytes: number; collections: number };
-      const chunks = this.db
-        .prepare(`SELECT count(*) AS n FROM chunks c JOIN documents d ON d.id = c.document_id JOIN collections col ON col.id = d.collection_id WHERE ${where.sql}`)
-        .get(...where.params) as { n: number };
-      return { documents: documents.n, chunks: chunks.n, collections: documents.collections, bytes: documents.bytes, embedder: this.readIndexInfo() };
-    });
+    return this.run(() => toStats(this.get<StatsRow>(selectStats(sqlite, scope))!, this.readIndexInfo()));
   }
 
   async exportIndex(): Promise<IndexExport> {
     const identity = await this.identity();
     return this.run(() => {
-      const settings: Record<string, string> = {};
-      for (const row of this.db.prepare("SELECT key, value FROM meta WHERE key LIKE 'setting:%' ORDER BY key").all() as { key: string; value: string }[]) {
-        settings[row.key.slice('setting:'.length)] = row.value;
-      }
       return {
         identity,
         embedder: this.readIndexInfo(),
-        settings,
+        settings: toSettings(this.all(selectSettings)),
         fullTextTotals: { chunks: this.fullTextTotals('chunks_fts'), documents: this.fullTextTotals('documents_fts') },
       };
     });
@@ -722,57 +621,28 @@ export class SqliteStore implements Store {
     } catch (error) {
       throw toStoreError(error, this.path);
     }
-    const documents = this.db.prepare(
-      `SELECT d.id, d.source, d.title, d.media_type, d.content_hash, d.metadata, d.text, d.bytes, d.description, d.created_at, d.updated_at, col.name AS collection
-       FROM documents d JOIN collections col ON col.id = d.collection_id WHERE d.id > ? ORDER BY d.id LIMIT 100`,
-    );
     const chunks = this.db.prepare(
       `SELECT c.id, c.ordinal, c.text, c.token_count, c.heading_path, c.page, c.page_end, c.char_start, c.char_end, v.vector
        FROM chunks c LEFT JOIN chunk_vectors v ON v.chunk_id = c.id WHERE c.document_id = ? ORDER BY c.ordinal, c.id`,
     );
     // Pages of documents by id, so a big index is never read whole; every page is a fresh statement run.
     for (let after = 0; ; ) {
-      let page: (DocumentRow & { text: string })[];
+      let page: ExportDocumentRow[];
       try {
-        page = documents.all(after) as (DocumentRow & { text: string })[];
+        page = this.all<ExportDocumentRow>(selectExportPage(after));
       } catch (error) {
         throw toStoreError(error, this.path);
       }
       if (page.length === 0) return;
       for (const row of page) {
         after = row.id;
-        const rows = chunks.all(row.id) as (ChunkRow & { vector: Buffer | null })[];
+        const rows = chunks.all(row.id) as (ExportChunkRow & { id: number; vector: Buffer | null })[];
         const [titleTerms, descriptionTerms] = documentTerms.read(row.id);
         yield {
-          document: {
-            collection: row.collection,
-            source: row.source,
-            title: row.title,
-            mediaType: row.media_type,
-            contentHash: row.content_hash,
-            metadata: JSON.parse(row.metadata) as Record<string, unknown>,
-            text: row.text,
-            bytes: row.bytes,
-            description: row.description ?? '',
-            titleTerms,
-            descriptionTerms,
-            createdAt: row.created_at,
-            updatedAt: row.updated_at,
-          },
+          document: toExportedDocument(row, { titleTerms, descriptionTerms }),
           chunks: rows.map((chunk) => {
             const [title, body] = chunkTerms.read(chunk.id);
-            return {
-              ordinal: chunk.ordinal,
-              text: chunk.text,
-              tokenCount: chunk.token_count,
-              headingPath: JSON.parse(chunk.heading_path) as string[],
-              ...(chunk.page !== null ? { page: chunk.page } : {}),
-              ...(chunk.page_end !== null ? { pageEnd: chunk.page_end } : {}),
-              charStart: chunk.char_start,
-              charEnd: chunk.char_end,
-              terms: body,
-              titleTerms: title,
-            };
+            return toExportedChunk(chunk, { terms: body, titleTerms: title });
           }),
           vectors: rows.map((chunk) => {
             if (!chunk.vector) throw new DossierError('store-failed', `index ${this.path}: chunk ${chunk.id} of ${row.source} has no vector`);

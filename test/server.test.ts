@@ -7,7 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import { createDossier, type Dossier } from '../src/dossier.ts';
 import { REGRESSION_DIR } from '../src/eval/regression.ts';
 import { startServer } from '../src/server/index.ts';
-import { standaloneQuestion } from '../src/server/routes/conversations.ts';
+import { standaloneQuestion } from '../src/server/runs/index.ts';
 import type { MessageRecord } from '../src/server/state/index.ts';
 import { backendDb, runCli, serverBackends, startCli, tempDir } from './helpers.ts';
 

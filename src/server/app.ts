@@ -8,7 +8,7 @@ import { DossierError, oneLine, type ErrorCode } from '../errors/index.ts';
 import { NodeLeases } from './leases.ts';
 import { Principal } from './principal.ts';
 import { RateLimiter } from './rate-limit.ts';
-import { RunManager } from './runs.ts';
+import { RunManager } from './runs/run-manager.ts';
 import type { ServerState } from './state/index.ts';
 
 export type AuthMode = 'none' | 'keys';

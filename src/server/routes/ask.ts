@@ -2,7 +2,7 @@ import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import { streamSSE } from 'hono/streaming';
 import { DossierError } from '../../errors/index.ts';
 import { checkLength, depsOf, principalOf, type AppContext, type Env } from '../app.ts';
-import type { StoredEvent } from '../state/index.ts';
+import { runEventStream, startConversationRun } from '../runs/index.ts';
 import { ErrorSchema, json } from './schemas.ts';
 
 export const AskBody = z
@@ -25,47 +25,12 @@ const errors = { 400: json(ErrorSchema, 'Bad input'), 401: json(ErrorSchema, 'No
 export function streamRun(c: AppContext, runId: string, afterSeq: number): Response {
   const { runs } = depsOf(c);
   return streamSSE(c, async (stream) => {
-    const queue: StoredEvent[] = [];
-    let wake: (() => void) | undefined;
-    let ended = false;
-    const unsubscribe = await runs.subscribe(
-      runId,
-      afterSeq,
-      (event) => {
-        queue.push(event);
-        wake?.();
-      },
-      () => {
-        ended = true;
-        wake?.();
-      },
-    );
-    stream.onAbort(() => {
-      unsubscribe();
-      wake?.();
-    });
-    try {
-      for (;;) {
-        while (queue.length) {
-          const { seq, event } = queue.shift()!;
-          await stream.writeSSE({ event: event.type, id: String(seq), data: JSON.stringify(event) });
-          if (event.type === 'run-finish' && !event.path) {
-            // Its result and messages are stored before the stream ends, so the client reads them next.
-            await runs.settled(runId);
-            return;
-          }
-        }
-        // `ended`: the run finished here, or another node's run stopped being stored as running.
-        if (stream.aborted || (ended && queue.length === 0)) return;
-        await new Promise<void>((resolve) => {
-          wake = resolve;
-          // A run that ended between checks has delivered everything already.
-          setTimeout(resolve, 1000);
-        });
-        wake = undefined;
-      }
-    } finally {
-      unsubscribe();
+    const gone = new AbortController();
+    stream.onAbort(() => gone.abort());
+    for await (const { seq, event } of runEventStream(runs, runId, { afterSeq, signal: gone.signal })) {
+      await stream.writeSSE({ event: event.type, id: String(seq), data: JSON.stringify(event) });
+      // Its result and messages are stored before the stream ends, so the client reads them next.
+      if (event.type === 'run-finish' && !event.path) await runs.settled(runId);
     }
   });
 }
@@ -90,8 +55,7 @@ export function registerAsk(app: OpenAPIHono<Env>): void {
     async (c) => {
       const body = c.req.valid('json');
       checkLength(c, body.question, 'question');
-      const { startConversationRun } = await import('./conversations.ts');
-      const { runId, done } = await startConversationRun(c, { question: body.question, mode: body.mode ?? 'rag', model: body.model, collections: body.collections, conversationId: body.conversationId, parentId: body.parentId, maxSteps: body.maxSteps });
+      const { runId, done } = await startConversationRun(depsOf(c), principalOf(c), { question: body.question, mode: body.mode ?? 'rag', model: body.model, collections: body.collections, conversationId: body.conversationId, parentId: body.parentId, maxSteps: body.maxSteps });
       c.header('x-dossier-run-id', runId);
       if (body.stream) return streamRun(c, runId, 0);
       return c.json((await done) as unknown as Record<string, unknown>, 200);

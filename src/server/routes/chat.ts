@@ -2,85 +2,14 @@ import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import { createUIMessageStream, createUIMessageStreamResponse, type FinishReason as UIFinishReason, type UIMessage, type UIMessageStreamWriter } from 'ai';
 import type { AskResult } from '../../ask/ask.ts';
 import type { AgentEvent, Citation, FinishReason } from '../../protocol/events.ts';
-import { DossierError, oneLine } from '../../errors/index.ts';
+import { oneLine } from '../../errors/index.ts';
 import { checkLength, depsOf, principalOf, type AppContext, type Env } from '../app.ts';
-import type { RunManager } from '../runs.ts';
-import type { MessageRecord } from '../state/index.ts';
-import { standaloneQuestion, startConversationRun } from './conversations.ts';
+import { runEventStream, startChatRun, type RunManager } from '../runs/index.ts';
 import { ErrorSchema, json } from './schemas.ts';
 
-/** One message of a chat as the client sent it: the role and its text. */
-export interface ChatMessage {
-  role: 'system' | 'user' | 'assistant';
-  text: string;
-}
-
-export interface ChatRunRequest {
-  messages: ChatMessage[];
-  mode: 'rag' | 'research';
-  model?: string;
-  collections?: string[];
-  conversationId?: string;
-  maxSteps?: number;
-}
-
-/**
- * Starts the run of a chat turn: the last user message is the question. In a server conversation
- * the stored thread is the context (startConversationRun rewrites the follow-up); otherwise the
- * messages the client sent are, and the follow-up is made standalone from them here.
- */
-export async function startChatRun(c: AppContext, request: ChatRunRequest): Promise<{ runId: string; done: Promise<AskResult>; question: string }> {
-  let last = request.messages.length - 1;
-  while (last >= 0 && request.messages[last]!.role !== 'user') last--;
-  const question = last >= 0 ? request.messages[last]!.text.trim() : '';
-  if (!question) throw new DossierError('bad-input', 'messages: the last user message has no text to ask');
-  checkLength(c, question, 'question');
-  const run = { question, mode: request.mode, model: request.model, collections: request.collections, maxSteps: request.maxSteps };
-  if (request.conversationId) return startConversationRun(c, { ...run, conversationId: request.conversationId });
-  // Only user and assistant turns are context; a client's system prompt cannot change the agent's rules.
-  const history: MessageRecord[] = request.messages
-    .slice(0, last)
-    .filter((m) => m.role !== 'system')
-    .map((m, i) => ({ id: String(i), conversationId: '', role: m.role as 'user' | 'assistant', content: m.text, createdAt: '' }));
-  const standalone = standaloneQuestion(question, history);
-  const { runId, done } = await depsOf(c).runs.start(principalOf(c), run, { question: standalone });
-  return { runId, done, question: standalone };
-}
-
-/**
- * A run's events, stored ones first then live, until the top-level `run-finish` (nested agents
- * finish too, with a `path`), the run settles or the client goes away.
- */
+/** A run's events as agent events, stored ones first then live (runEventStream), until the top-level `run-finish`. */
 export async function* runEvents(runs: RunManager, runId: string, done: Promise<unknown>, signal?: AbortSignal): AsyncGenerator<AgentEvent> {
-  const queue: AgentEvent[] = [];
-  let wake: (() => void) | undefined;
-  let settled = false;
-  void done.finally(() => {
-    settled = true;
-    wake?.();
-  });
-  const unsubscribe = await runs.subscribe(runId, 0, ({ event }) => {
-    queue.push(event as unknown as AgentEvent);
-    wake?.();
-  });
-  const onAbort = () => wake?.();
-  signal?.addEventListener('abort', onAbort);
-  try {
-    for (;;) {
-      while (queue.length) {
-        const event = queue.shift()!;
-        yield event;
-        if (event.type === 'run-finish' && !event.path) return;
-      }
-      // run-finish is published before `done` settles, so a settled run has nothing left to deliver.
-      if (settled || signal?.aborted) return;
-      await new Promise<void>((resolve) => (wake = resolve));
-      wake = undefined;
-    }
-  } finally {
-    unsubscribe();
-    signal?.removeEventListener('abort', onAbort);
-  }
+  for await (const { event } of runEventStream(runs, runId, { done, signal })) yield event as unknown as AgentEvent;
 }
 
 /**
@@ -322,7 +251,7 @@ export function registerChat(app: OpenAPIHono<Env>): void {
       const mode = body.mode ?? 'rag';
       const messages = body.messages.map((m) => ({ role: m.role, text: textOf(m) }));
       // Everything that can be refused is refused here, as a plain HTTP error, before the stream starts.
-      const started = await startChatRun(c, { messages, mode, model: body.model, collections: body.collections, conversationId: body.conversationId, maxSteps: body.maxSteps });
+      const started = await startChatRun(depsOf(c), principalOf(c), { messages, mode, model: body.model, collections: body.collections, conversationId: body.conversationId, maxSteps: body.maxSteps }, (text, what) => checkLength(c, text, what));
       return chatStream(c, started, mode, body.collections);
     },
   );

@@ -2,8 +2,9 @@ import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import { streamSSE } from 'hono/streaming';
 import type { AskResult } from '../../ask/ask.ts';
 import type { Citation, FinishReason } from '../../protocol/events.ts';
-import { errorResponse, depsOf, type AppContext, type Env } from '../app.ts';
-import { reconcileAnswer, runEvents, startChatRun, type ChatMessage } from './chat.ts';
+import { checkLength, errorResponse, depsOf, principalOf, type AppContext, type Env } from '../app.ts';
+import { startChatRun, type ChatMessage } from '../runs/index.ts';
+import { reconcileAnswer, runEvents } from './chat.ts';
 
 /** The two models this endpoint offers: the ask modes under OpenAI-style names. */
 const MODELS: Record<string, 'rag' | 'research'> = { dossier: 'rag', 'dossier-research': 'research' };
@@ -112,7 +113,7 @@ export function registerOpenAI(app: OpenAPIHono<Env>): void {
       if (!mode) return c.json(unknownModel(body.model), 404);
       let started: Awaited<ReturnType<typeof startChatRun>>;
       try {
-        started = await startChatRun(c, { messages: chatMessages(body.messages), mode, collections: body.collections, conversationId: body.conversationId });
+        started = await startChatRun(depsOf(c), principalOf(c), { messages: chatMessages(body.messages), mode, collections: body.collections, conversationId: body.conversationId }, (text, what) => checkLength(c, text, what));
       } catch (error) {
         return asOpenAIError(c, error);
       }

@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import type { AskOptions, AskResult } from '../ask/ask.ts';
-import type { AgentEvent } from '../protocol/events.ts';
-import type { Dossier } from '../dossier.ts';
-import { oneLine } from '../errors/index.ts';
-import type { NodeLeases } from './leases.ts';
-import type { Principal } from './principal.ts';
-import type { ServerState, StoredEvent } from './state/index.ts';
+import type { AskOptions, AskResult } from '../../ask/ask.ts';
+import type { AgentEvent } from '../../protocol/events.ts';
+import type { Dossier } from '../../dossier.ts';
+import { oneLine } from '../../errors/index.ts';
+import type { NodeLeases } from '../leases.ts';
+import type { Principal } from '../principal.ts';
+import type { ServerState, StoredEvent } from '../state/index.ts';
 
 export interface RunRequest {
   question: string;

@@ -1,5 +1,5 @@
-import { readFileSync } from 'node:fs';
 import { commandContext, processIo, reportFailure, UsageError, type CliIo, type CommandContext } from './io.ts';
+import { VERSION } from '../version.ts';
 
 const HELP = `dossier — answers you can check
 
@@ -89,8 +89,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
 };
 
 export function version(): string {
-  // src/cli/main.ts and dist/cli/main.js both sit two folders below package.json.
-  return (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+  return VERSION;
 }
 
 /** The whole CLI: parses `argv`, runs the command against `io`, returns the exit code (0, 1 failure, 2 usage). */

@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult, ReadResourceResult } from '@modelcontextprotocol/sdk/types.js';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
@@ -7,10 +6,11 @@ import type { AskOptions, AskResult } from '../ask/ask.ts';
 import type { Dossier } from '../dossier.ts';
 import { DossierError, oneLine } from '../errors/index.ts';
 import { SEARCH_MODES, type SearchHit, type SearchMode } from '../retrieve/search.ts';
+import { narrowScope } from '../store/scope.ts';
 import type { Scope } from '../store/types.ts';
+import { VERSION } from '../version.ts';
 
-// src/mcp/server.ts and dist/mcp/server.js both sit two folders below package.json.
-const VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+
 
 export interface McpServerOptions {
   dossier: Dossier;
@@ -51,15 +51,9 @@ export function createMcpServer(options: McpServerOptions): McpServer {
 
   /** The scope of one call: the server's, narrowed to the named collections (each must be in it). */
   const scoped = async (collections?: readonly string[]): Promise<Scope> => {
-    const named = [...new Set((collections ?? []).filter(Boolean))];
-    if (named.length === 0) return scope;
     // Every collection: the names must exist (the error lists them, all of which are readable).
-    if (scope.collections === '*') return dossier.scope({ collections: named });
-    const allowed = scope.collections;
-    const hidden = named.filter((name) => !allowed.includes(name));
-    // Out of scope reads exactly like absent: whether it exists is not the caller's to learn.
-    if (hidden.length) throw new DossierError('not-found', `no collection ${hidden.map((n) => `"${n}"`).join(', ')}`);
-    return { collections: named };
+    if (scope.collections === '*' && collections?.some(Boolean)) return dossier.scope({ collections: [...new Set(collections.filter(Boolean))] });
+    return narrowScope(scope, collections);
   };
 
   const checkLength = (text: string, what: string) => {

@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,12 +11,13 @@ import { registerConversations } from './routes/conversations.ts';
 import { registerDocuments } from './routes/documents.ts';
 import { registerHealth } from './routes/health.ts';
 import { isPostgresUrl, openServerState } from './state/index.ts';
+import { VERSION } from '../version.ts';
 
 export { createApp, type AuthMode, type ServerOptions } from './app.ts';
 export { openServerState, SqliteServerState, type ServerState } from './state/index.ts';
 export { Principal } from './principal.ts';
 
-const VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+
 
 /** Optional route groups, registered when their module is present (chat, OpenAI-compatible, MCP, web page). */
 export type RouteGroup = (app: ReturnType<typeof createApp>['app'], deps: ReturnType<typeof createApp>['deps']) => void | Promise<void>;

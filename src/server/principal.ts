@@ -1,4 +1,5 @@
 import { DossierError } from '../errors/index.ts';
+import { narrowScope } from '../store/scope.ts';
 import type { Scope } from '../store/types.ts';
 import type { Role, ServerState, User } from './state/index.ts';
 
@@ -44,11 +45,7 @@ export class Principal {
    * found", whether or not it exists) or every readable one.
    */
   readScope(collections?: readonly string[]): Scope {
-    const named = (collections ?? []).filter(Boolean);
-    if (named.length === 0) return { collections: this.all ? '*' : [...this.roles.keys()] };
-    const hidden = named.filter((name) => !this.canRead(name));
-    if (hidden.length) throw new DossierError('not-found', `no collection ${hidden.map((n) => `"${n}"`).join(', ')}`);
-    return { collections: [...new Set(named)] };
+    return narrowScope({ collections: this.all ? '*' : [...this.roles.keys()] }, collections);
   }
 
   assertWrite(collection: string): void {

@@ -1,4 +1,4 @@
-import pg from 'pg';
+import type pg from 'pg';
 import { DossierError, oneLine } from '../../errors/index.ts';
 import type {
   ChunkInput,
@@ -20,6 +20,7 @@ import type {
 import { unavailableError } from './unavailable.ts';
 import { BM25_B as B, BM25_K1 as K1, topKSearch, type TopKStep } from '../full-text-top-k.ts';
 import { migratePg, PG_SCHEMA_VERSION, pgNeedsMigration, pgSchemaVersion, pgTooNew, SCHEMA_LOCK } from './schema.ts';
+import { loadPg, type PgModule } from './driver.ts';
 import { toChunk, toDocument, toExportedChunk, toExportedDocument, type ChunkRow as SqlChunkRow, type DocumentRow, type ExportChunkRow, type ExportDocumentRow } from '../rows.ts';
 import { postgres } from '../sql/dialect.ts';
 import { sql, type Sql } from '../sql/sql.ts';
@@ -184,10 +185,12 @@ class SharedCounts {
 }
 
 /** int8 (ids, counts) as numbers: ids stay far below 2^53. */
-const TYPES = {
-  getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
-    oid === 20 ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format ?? 'text')) as typeof pg.types.getTypeParser,
-};
+function typeParsers(pg: PgModule): { getTypeParser: typeof pg.types.getTypeParser } {
+  return {
+    getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+      oid === 20 ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format ?? 'text')) as typeof pg.types.getTypeParser,
+  };
+}
 
 const INT4_MAX = 2_147_483_647;
 
@@ -209,7 +212,7 @@ export class PgStore implements Store {
   private countedChunks: { generation: string; count: number } | undefined;
   private closed = false;
 
-  private constructor(url: string, options: PgStoreOptions) {
+  private constructor(pg: PgModule, url: string, options: PgStoreOptions) {
     this.readonly = options.readonly ?? false;
     this.titleWeight = options.titleWeight ?? 3; // same default as the SQLite store
     this.label = describeUrl(url);
@@ -224,7 +227,7 @@ export class PgStore implements Store {
     this.pool = new pg.Pool({
       connectionString: url,
       max: options.maxConnections ?? 10,
-      types: TYPES,
+      types: typeParsers(pg),
       connectionTimeoutMillis: 10_000,
       application_name: 'dossier',
       // A read-only store cannot write even by mistake: the server refuses it.
@@ -240,7 +243,7 @@ export class PgStore implements Store {
 
   /** Connects, migrates (under an advisory lock; not when read-only) and checks the schema version. */
   static async open(url: string, options: PgStoreOptions = {}): Promise<PgStore> {
-    const store = new PgStore(url, options);
+    const store = new PgStore(await loadPg(), url, options);
     try {
       if (store.readonly) {
         const version = await pgSchemaVersion(store.pool);

@@ -3,6 +3,7 @@ import { chmodSync, cpSync, existsSync, mkdtempSync, readdirSync, rmSync, statSy
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { SseParser } from '../src/client/sse.ts';
 import { configFromEnv } from '../src/config/index.ts';
 
 export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -118,25 +119,27 @@ export async function regressionIndex(backend: ServerBackend = 'sqlite'): Promis
   };
 }
 
-/** One Server-Sent Events frame of a Dossier stream. */
+/** One Server-Sent Events frame of a Dossier stream: `data` is parsed JSON (or the text, e.g. `[DONE]`). */
 export interface Frame {
   event: string;
   id: number;
   data: any;
 }
 
-/** Splits SSE text into frames (`event`, `id`, `data`); a trailing partial frame is left out. */
+/**
+ * SSE text as frames, read by the client's parser (`dossier/client`'s one SSE parser; comments such
+ * as the keep-alive are not frames); a trailing partial frame is left out.
+ */
 export function parseFrames(text: string): Frame[] {
-  const frames: Frame[] = [];
-  for (const block of text.split('\n\n').slice(0, -1)) {
-    const fields: Record<string, string> = {};
-    for (const line of block.split('\n')) {
-      const at = line.indexOf(': ');
-      if (at > 0) fields[line.slice(0, at)] = line.slice(at + 2);
-    }
-    if (fields.event) frames.push({ event: fields.event, id: Number(fields.id), data: JSON.parse(fields.data) });
+  return new SseParser().feed(text).map((message) => ({ event: message.event, id: Number(message.id), data: jsonOrText(message.data) }));
+}
+
+function jsonOrText(data: string): unknown {
+  try {
+    return JSON.parse(data);
+  } catch {
+    return data;
   }
-  return frames;
 }
 
 /**

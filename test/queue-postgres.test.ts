@@ -7,7 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import { createDossier, type Dossier } from '../src/dossier.ts';
 import { runWorker, type WorkerOptions } from '../src/server/queue.ts';
 import { openServerState, type ServerState } from '../src/server/state/index.ts';
-import { backendDb, runCli, startCli, tempDir } from './helpers.ts';
+import { backendDb, runCli, startCli, tempDir, parseFrames } from './helpers.ts';
 
 // The durable ingestion queue on PostgreSQL: SKIP LOCKED claims (no job twice), leases that let a
 // retry pick up a SIGKILLed worker's job without committing any document twice, and a server that
@@ -189,10 +189,7 @@ describe('the PostgreSQL ingestion queue', { skip: SKIP }, () => {
     children.push(worker);
     let workerErr = '';
     worker.stderr!.on('data', (data) => (workerErr += data));
-    const frames = (await stream)
-      .split('\n\n')
-      .filter((frame) => frame.includes('data: '))
-      .map((frame) => ({ event: /^event: (.*)$/m.exec(frame)![1], data: JSON.parse(/^data: (.*)$/m.exec(frame)![1]) }));
+    const frames = parseFrames(await stream);
     assert.equal(frames[0]!.data.status, 'queued');
     assert.ok(frames.some((f) => f.event === 'progress' && f.data.status === 'running'), 'progress while running');
     const last = frames[frames.length - 1]!;

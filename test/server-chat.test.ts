@@ -8,7 +8,7 @@ import { REGRESSION_DIR } from '../src/eval/regression.ts';
 import { optionalRouteGroups } from '../src/server/groups.ts';
 import { startServer } from '../src/server/index.ts';
 import { openServerState } from '../src/server/state/index.ts';
-import { tempDir } from './helpers.ts';
+import { tempDir, parseFrames } from './helpers.ts';
 
 // The chat endpoints read by the clients people will point at them: the AI SDK's own transport and
 // message reader for /v1/chat, the official OpenAI client for /v1/chat/completions.
@@ -67,9 +67,9 @@ describe('POST /v1/chat: the AI SDK UI message stream', () => {
     assert.equal(raw.headers.get('x-vercel-ai-ui-message-stream'), 'v1');
     assert.match(raw.headers.get('content-type') ?? '', /^text\/event-stream/);
     // SSE comments (the keep-alive's `: stream-open`) are not frames.
-    const frames = (await raw.text()).split('\n\n').filter((frame) => frame.startsWith('data: '));
-    assert.equal(frames.at(-1), 'data: [DONE]');
-    assert.equal(JSON.parse(frames[0]!.slice('data: '.length)).type, 'start');
+    const frames = parseFrames(await raw.text());
+    assert.equal(frames.at(-1)?.data, '[DONE]');
+    assert.equal(frames[0]!.data.type, 'start');
     const doc: any = await (await fetch(`${s.server.url}/openapi.json`)).json();
     for (const path of ['/v1/chat', '/v1/chat/completions', '/v1/models', '/mcp']) assert.ok(doc.paths[path], path);
     assert.ok(doc.paths['/v1/chat'].post.responses['200'].content['text/event-stream']);

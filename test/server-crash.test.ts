@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { after, before, describe, it } from 'node:test';
 import { REGRESSION_DIR } from '../src/eval/regression.ts';
-import { backendDb, serverBackends, startCli } from './helpers.ts';
+import { backendDb, serverBackends, startCli, parseFrames } from './helpers.ts';
 
 // The built `dossier serve` killed with SIGKILL (no shutdown code runs) in the middle of an ingest
 // and in the middle of a streamed run; the next start on the same file must keep what was
@@ -134,7 +134,7 @@ for (const backend of serverBackends()) {
       }
       await kill(server.child);
       controller.abort();
-      const seenBeforeKill = text.split('\n\n').map((frame) => /^data: (.*)$/m.exec(frame)?.[1]).filter(Boolean).map((data) => JSON.parse(data!));
+      const seenBeforeKill = parseFrames(text).map((frame) => frame.data);
       assert.ok(!seenBeforeKill.some((e) => e.type === 'run-finish' && !e.path), 'the run had not finished at the kill');
 
       // 3. Restart: the run's stored events end with an explicit run-finish, reason error.
@@ -145,10 +145,7 @@ for (const backend of serverBackends()) {
       assert.equal(run.status, 'failed');
       assert.equal(run.finishReason, 'error');
       const stream = await fetch(`${server.url}/v1/runs/${runId}/events`);
-      const frames = (await stream.text())
-        .split('\n\n')
-        .filter((frame) => frame.includes('data: '))
-        .map((frame) => ({ id: Number(/^id: (\d+)$/m.exec(frame)![1]), data: JSON.parse(/^data: (.*)$/m.exec(frame)![1]) }));
+      const frames = parseFrames(await stream.text());
       assert.equal(frames[0].data.type, 'run-start');
       assert.ok(frames.some((f) => f.data.type === 'tool-call' && f.data.toolName === 'python'), 'what happened before the kill is kept');
       assert.deepEqual(frames.map((f) => f.id), frames.map((_, i) => i + 1));

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Dossier } from '../src/dossier.ts';
 import { startServer } from '../src/server/index.ts';
-import { regressionIndex, serverBackends } from './helpers.ts';
+import { regressionIndex, serverBackends, parseFrames } from './helpers.ts';
 
 for (const backend of serverBackends()) {
   describe(`dossier serve: the core API on loopback (${backend})`, () => {
@@ -55,11 +55,7 @@ for (const backend of serverBackends()) {
       form.append('collection', 'buoys');
       const { job }: any = await (await fetch(`${server.url}/v1/documents`, { method: 'POST', body: form })).json();
       const text = await (await fetch(`${server.url}/v1/jobs/${job.id}/events`)).text();
-      const events = text
-        .split('\n\n')
-        .filter((frame) => frame.trim())
-        .map((frame) => Object.fromEntries(frame.split('\n').map((line) => [line.slice(0, line.indexOf(':')), line.slice(line.indexOf(':') + 2)])))
-        .map((f) => ({ event: f.event, id: Number(f.id), data: JSON.parse(f.data) }));
+      const events = parseFrames(text);
       assert.equal(events.at(-1)?.event, 'job-finish', text.slice(0, 300));
       assert.equal(events.at(-1)?.data.status, 'finished');
       assert.equal(events.at(-1)?.data.report.ingested, 1);

@@ -9,7 +9,7 @@ import { createDossier, type Dossier } from '../src/dossier.ts';
 import { Principal } from '../src/server/principal.ts';
 import { startServer } from '../src/server/index.ts';
 import { openServerState } from '../src/server/state/index.ts';
-import { backendDb, serverBackends } from './helpers.ts';
+import { backendDb, serverBackends, parseFrames } from './helpers.ts';
 
 // Two tenants on one keys-mode server. Everything of A's that B can name (ids copied from A, or
 // guessed) must be "not found" for B, and nothing of A's may reach B through search or the agent.
@@ -197,7 +197,7 @@ for (const backend of serverBackends()) {
         // The secret is only in A's document: it must not be in any event of B's run (tool results,
         // evidence, citations, the answer).
         assert.doesNotMatch(text, new RegExp(SECRET), mode);
-        const events = text.split('\n\n').map((frame) => /^data: (.*)$/m.exec(frame)?.[1]).filter(Boolean).map((data) => JSON.parse(data!));
+        const events = parseFrames(text).map((frame) => frame.data);
         const cited = events.filter((e) => e.type === 'citation').map((e) => e.citation.documentId);
         assert.ok(cited.every((id) => !ids.aDocs.includes(id)), `${mode}: cites ${cited}`);
         const evidence = events.filter((e) => e.type === 'evidence-added');

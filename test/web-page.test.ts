@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import { loadImage, createCanvas } from '@napi-rs/canvas';
 import { chromium, type Browser, type Page } from 'playwright-core';
@@ -8,8 +10,8 @@ import type { Dossier } from '../src/dossier.ts';
 import { optionalRouteGroups } from '../src/server/groups.ts';
 import { startServer } from '../src/server/index.ts';
 import { openServerState } from '../src/server/state/index.ts';
-import { webRoutes } from '../src/web/route.ts';
-import { regressionIndex } from './helpers.ts';
+import { PAGE_MODULES, webRoutes } from '../src/web/route.ts';
+import { REPO_ROOT, regressionIndex, tempDir } from './helpers.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
 const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
@@ -73,10 +75,19 @@ describe('the web page, in Chromium, against a live server', { skip }, () => {
     assert.equal(response.status, 200);
     assert.match(response.headers.get('content-type') ?? '', /text\/html/);
     assert.match(response.headers.get('content-security-policy') ?? '', /script-src 'self'/);
-    assert.match(await response.text(), /<script type="module" src="\/assets\/app\.js">/);
-    assert.match((await fetch(`${keyed.url}/assets/app.js`)).headers.get('content-type') ?? '', /javascript/);
-    assert.equal((await fetch(`${keyed.url}/assets/route.ts`)).status, 404);
-    assert.equal((await fetch(`${keyed.url}/assets/..%2Froute.ts`)).status, 404);
+    assert.match(await response.text(), /<script type="module" src="\/assets\/ui\/app\.js">/);
+    for (const name of PAGE_MODULES) {
+      const module = await fetch(`${keyed.url}/assets/${name}`);
+      assert.equal(module.status, 200, name);
+      assert.match(module.headers.get('content-type') ?? '', /javascript/, name);
+      assert.match(module.headers.get('content-security-policy') ?? '', /script-src 'self'/, name);
+      // Served from the sources, the modules are plain JavaScript with .js imports.
+      assert.doesNotMatch(await module.text(), /from ['"][^'"]+\.ts['"]|^import type /m, name);
+    }
+    assert.match((await fetch(`${keyed.url}/assets/ui/style.css`)).headers.get('content-type') ?? '', /text\/css/);
+    for (const name of ['app.js', 'route.ts', '..%2Froute.ts', 'web/route.js', 'ui/index.html', 'ui/tsconfig.json', 'ui/app.ts', 'protocol/events.js', 'server/index.js']) {
+      assert.equal((await fetch(`${keyed.url}/assets/${name}`)).status, 404, name);
+    }
   });
 
   it('asks, streams the answer with citation markers, and opens the cited chunk', async () => {
@@ -229,5 +240,67 @@ describe('the web page, in Chromium, against a live server', { skip }, () => {
       await keyedPage.close();
     }
     assert.deepEqual(errors.filter((e) => !/401 \(Unauthorized\)/.test(e)), []);
+  });
+});
+
+/** The modules a module imports as code (type-only imports are erased), by path under src/. */
+function codeImportsOf(name: string): string[] {
+  const source = readFileSync(join(REPO_ROOT, 'src', name.replace(/\.js$/, '.ts')), 'utf8');
+  const imports = [...source.matchAll(/^(?:import|export)\s+(?!type\b)[^;]*?from\s+'(\.[^']+)'/gms)].map((match) => match[1]);
+  return imports.map((from) => new URL(from.replace(/\.ts$/, '.js'), `file:///${name}`).pathname.slice(1));
+}
+
+describe('the web page as code', () => {
+  it('the route serves exactly the modules the page loads: ui/app.js and what it imports as code, transitively', () => {
+    const seen = new Set<string>();
+    const visit = (name: string) => {
+      if (seen.has(name)) return;
+      seen.add(name);
+      for (const imported of codeImportsOf(name)) visit(imported);
+    };
+    visit('ui/app.js');
+    assert.deepEqual([...seen].sort(), [...PAGE_MODULES].sort());
+  });
+
+  it('src/ui type-checks as browser code: DOM lib, no @types/node, and nothing but the client and protocol types beside it', () => {
+    const tsc = join(REPO_ROOT, 'node_modules/typescript/bin/tsc');
+    const config = join(REPO_ROOT, 'src/ui/tsconfig.json');
+    const listed = spawnSync(process.execPath, [tsc, '-p', config, '--listFilesOnly'], { encoding: 'utf8' });
+    const files = listed.stdout.split('\n').filter((f) => f && !f.includes('node_modules/typescript/lib/')).map((f) => f.slice(REPO_ROOT.length + 1));
+    assert.deepEqual(files.filter((f) => !/^src\/(ui|client|protocol)\/[\w-]+\.ts$|^src\/store\/types\.ts$/.test(f)), [], 'files outside the page, the client and the wire types');
+    assert.ok(files.includes('src/ui/app.ts'));
+    const check = spawnSync(process.execPath, [tsc, '-p', config], { encoding: 'utf8' });
+    assert.equal(check.status, 0, `tsc found errors:\n${check.stdout}${check.stderr}`);
+    // The Node program leaves the page out, so Node's types never reach it.
+    const node = spawnSync(process.execPath, [tsc, '-p', join(REPO_ROOT, 'tsconfig.json'), '--listFilesOnly'], { encoding: 'utf8' });
+    assert.doesNotMatch(node.stdout, /\/src\/ui\//);
+  });
+
+  const built = join(REPO_ROOT, 'dist/web/route.js');
+  it('the built page (dist/, as the bin serves it) loads in Chromium with the same files', { skip: skip || (existsSync(built) ? false : 'dist/ is not built (npm run build)'), timeout: 60_000 }, async () => {
+    const { dir, cleanup } = tempDir();
+    const { createDossier } = await import('../src/dossier.ts');
+    const db = join(dir, 'index.db');
+    const dossier = await createDossier({ db });
+    const fromDist = (await import(pathToFileURL(built).href)) as typeof import('../src/web/route.ts');
+    const server = await startServer({ dossier, db, port: 0, extra: [fromDist.webRoutes] });
+    const browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+    try {
+      assert.deepEqual(fromDist.PAGE_MODULES, PAGE_MODULES);
+      for (const name of [...PAGE_MODULES, 'ui/style.css']) assert.equal((await fetch(`${server.url}/assets/${name}`)).status, 200, name);
+      const page = await browser.newPage();
+      const errors: string[] = [];
+      page.on('pageerror', (error) => errors.push(error.message));
+      page.on('console', (message) => void (message.type() === 'error' && errors.push(message.text())));
+      await page.goto(`${server.url}/`);
+      await page.waitForSelector('body[data-ready="true"]');
+      assert.equal(await page.locator('#conversation-empty').isVisible(), true);
+      assert.deepEqual(errors, []);
+    } finally {
+      await browser.close();
+      await server.close();
+      await dossier.close();
+      cleanup();
+    }
   });
 });

@@ -1,15 +1,72 @@
 /**
  * `dossier/client`: a typed client of the Dossier HTTP API (`dossier serve`). Browser-safe: it
  * uses only fetch, ReadableStream, TextDecoder, FormData and Blob, so it runs in browsers, Deno,
- * Bun and Node ≥ 20 alike. Its types come from ./types.ts and two dependency-free modules
- * (agent/events.ts, store/types.ts), so a browser project type-checks it without @types/node.
+ * Bun and Node ≥ 20 alike. Its request and response types come from the route table in
+ * protocol/http.ts, which the server's schemas are checked against; every type it uses comes from
+ * dependency-free modules (protocol/, store/types.ts), so a browser project type-checks it
+ * without @types/node.
  */
-import type { AgentEvent, Citation } from '../protocol/events.ts';
+import type { AgentEvent } from '../protocol/events.ts';
+import type {
+  AskRequest,
+  Collection,
+  Conversation,
+  CreateKeyRequest,
+  CreateUserRequest,
+  Deleted,
+  Health,
+  HttpRoutes,
+  IngestJob,
+  ListDocumentsQuery,
+  Me,
+  Message,
+  Readiness,
+  Role,
+  RouteBody,
+  RouteKey,
+  RouteParams,
+  RouteQuery,
+  RouteResponse,
+  SearchRequest,
+  SearchResponse,
+} from '../protocol/http.ts';
+import type { AskResult, DocumentSummary, RunRecord } from '../protocol/json-shapes.ts';
 import type { Filter, StoredChunk, StoredDocument } from '../store/types.ts';
 import { readSse, SseParser } from './sse.ts';
-import type { AskResult, DocumentSummary, IngestProgress, IngestReport, RunRecord, SearchHit, SearchMode } from '../protocol/json-shapes.ts';
 
 export { readSse, SseParser, type SseMessage } from './sse.ts';
+export { parseCitationMarkers, rewriteCitationMarkers, stripCitationMarkers, type CitationMarker } from '../protocol/citations.ts';
+export type {
+  AskRequest,
+  Collection,
+  Conversation,
+  CreateConversationRequest,
+  CreateKeyRequest,
+  CreateUserRequest,
+  Deleted,
+  EventStream,
+  GrantRequest,
+  Health,
+  HttpRoutes,
+  IngestJob,
+  ListDocumentsQuery,
+  Me,
+  Message,
+  PatchDocumentRequest,
+  Readiness,
+  Role,
+  RouteBody,
+  RouteEvents,
+  RouteForm,
+  RouteKey,
+  RouteParams,
+  RouteQuery,
+  RouteResponse,
+  RunEventsQuery,
+  SearchRequest,
+  SearchResponse,
+  UploadForm,
+} from '../protocol/http.ts';
 export type { AskResult, DocumentSummary, IngestProgress, IngestReport, RunRecord, SearchHit, SearchMode, SubagentRecord } from '../protocol/json-shapes.ts';
 export type { AgentEvent, Citation, ClaimCheck, EvidenceSummary, FinishReason, PlanItem, ToolCallRecord, Usage } from '../protocol/events.ts';
 export type { Filter, IndexIdentity, StoredChunk, StoredDocument } from '../store/types.ts';
@@ -53,17 +110,8 @@ export class DossierClientError extends Error {
   }
 }
 
-// Request and response types
+// The client's own types (the wire types are in protocol/http.ts)
 
-export interface Health {
-  ok: true;
-  version: string;
-}
-export interface Readiness {
-  ready: boolean;
-  documents?: number;
-  error?: string;
-}
 export type UploadFile = Blob | { name: string; data: Blob | ArrayBuffer | ArrayBufferView | string; type?: string };
 export interface UploadOptions {
   collection?: string;
@@ -71,52 +119,22 @@ export interface UploadOptions {
   metadata?: Record<string, unknown>;
   signal?: AbortSignal;
 }
-export interface IngestJob {
-  id: string;
-  collection: string;
-  /** `queued` on a PostgreSQL-backed server until a worker claims the job. */
-  status: 'queued' | 'running' | 'finished' | 'failed';
-  /** Queued jobs: claims so far. */
-  attempts?: number;
-  progress?: IngestProgress;
-  report?: IngestReport;
-  error?: string;
-}
-export interface ListDocumentsOptions {
-  collection?: string;
-  filter?: Filter;
-  limit?: number;
-  offset?: number;
-}
-export interface SearchRequest {
-  query: string;
-  mode?: SearchMode;
-  k?: number;
-  filter?: Filter;
-  collections?: string[];
-}
-export interface SearchResponse {
-  hits: SearchHit[];
-  ms: number;
-}
-export interface Collection {
-  name: string;
-  documents: number;
-  role: 'reader' | 'writer' | 'owner';
-}
-export interface AskRequest {
-  question: string;
-  mode?: 'rag' | 'research';
-  model?: string;
-  /** Ask within a conversation: a follow-up is read in the light of the earlier turns. */
-  conversationId?: string;
-  collections?: string[];
-  maxSteps?: number;
+/** `GET /v1/documents`'s query, with the filter as an object (the client sends it as JSON). */
+export type ListDocumentsOptions = Omit<ListDocumentsQuery, 'filter'> & { filter?: Filter };
+/** What to ask: `POST /v1/ask`'s body without `stream`, which `ask` and `askStream` set. */
+export type AskInput = Omit<AskRequest, 'stream'>;
+export interface CallOptions {
+  signal?: AbortSignal;
 }
 /** One event of a run with its number (the SSE `id`): increasing, from 1. */
 export interface RunEvent {
   id: number;
   event: AgentEvent;
+}
+/** One message of an ingestion job's event stream. */
+export interface JobEvent {
+  event: 'progress' | 'job-finish';
+  job: IngestJob;
 }
 export interface StreamOptions {
   signal?: AbortSignal;
@@ -124,6 +142,8 @@ export interface StreamOptions {
   maxRetries?: number;
   /** Wait before a reconnect unless the server sent `retry` (default 250 ms). */
   retryDelayMs?: number;
+  /** Called when the connection dropped before the run finished, before waiting to reconnect. */
+  onReconnect?: (reconnect: { attempt: number; lastEventId: number }) => void;
 }
 /** The events of a run, resumed across dropped connections until the top-level `run-finish`. */
 export interface RunEventStream extends AsyncIterable<RunEvent> {
@@ -134,51 +154,114 @@ export interface RunEventStream extends AsyncIterable<RunEvent> {
   /** How many times the stream reconnected. */
   readonly reconnects: number;
 }
-export interface Conversation {
-  id: string;
-  title: string;
-  createdAt: string;
-}
-export interface Message {
-  id: string;
-  parentId?: string;
-  role: 'user' | 'assistant';
-  content: string;
-  runId?: string;
-  createdAt: string;
-  citations?: Citation[];
-}
-export interface Me {
-  user: { id: string; name: string; admin: boolean };
-  collections: { collection: string; role: string }[];
-}
-export type Role = 'reader' | 'writer' | 'owner';
 
-interface RequestOptions {
-  query?: Record<string, string | number | undefined>;
-  json?: unknown;
-  body?: FormData | string;
+/** Documents and ingestion jobs. */
+export interface DocumentsClient {
+  /** POST /v1/documents: uploads files; ingestion runs as a background job (see `job`, `waitForJob`). */
+  upload(files: UploadFile | UploadFile[], opts?: UploadOptions): Promise<IngestJob>;
+  /** GET /v1/jobs/:id: an ingestion job, its progress, then its report. */
+  job(id: string): Promise<IngestJob>;
+  /** Polls GET /v1/jobs/:id until the job is neither queued nor running; returns it finished or failed (check `status`). */
+  waitForJob(id: string, opts?: { intervalMs?: number; timeoutMs?: number; signal?: AbortSignal }): Promise<IngestJob>;
+  /** GET /v1/jobs/:id/events: the job as it goes (`progress` events), ending with `job-finish` and the finished job. */
+  jobEvents(id: string, opts?: CallOptions): AsyncGenerator<JobEvent, void, undefined>;
+  /** GET /v1/documents: the documents the caller may read (default the first 100). */
+  list(opts?: ListDocumentsOptions): Promise<DocumentSummary[]>;
+  /** GET /v1/documents/:id */
+  get(id: number): Promise<StoredDocument>;
+  /** GET /v1/documents/:id/chunks: in document order. */
+  chunks(id: number): Promise<StoredChunk[]>;
+  /** PATCH /v1/documents/:id: merges into the metadata (a key set to null is removed). */
+  patchMetadata(id: number, metadata: Record<string, unknown>): Promise<StoredDocument>;
+  /** DELETE /v1/documents/:id: the document with its chunks and vectors. */
+  delete(id: number): Promise<Deleted>;
+}
+
+/** The caller's conversations. */
+export interface ConversationsClient {
+  /** POST /v1/conversations (the title defaults to "Conversation"). */
+  create(opts?: { title?: string }): Promise<Conversation>;
+  /** GET /v1/conversations */
+  list(): Promise<Conversation[]>;
+  /** GET /v1/conversations/:id: the conversation with its messages. */
+  get(id: string): Promise<Conversation & { messages: Message[] }>;
+  /** GET /v1/conversations/:id/messages: oldest first. */
+  messages(id: string): Promise<Message[]>;
+  /** GET /v1/conversations/:id/export: the conversation as Markdown. */
+  export(id: string): Promise<string>;
+  /** DELETE /v1/conversations/:id, with its messages. */
+  delete(id: string): Promise<Deleted>;
+  /** POST /v1/ask within the conversation: a follow-up is read in the light of the earlier turns. */
+  ask(id: string, body: Omit<AskInput, 'conversationId'>, opts?: CallOptions): Promise<AskResult>;
+}
+
+/** A client of one Dossier server: one method (or two, JSON and streamed) per route of the API. */
+export interface DossierClient {
+  /** GET /health: the process is up (no key needed). */
+  health(): Promise<Health>;
+  /** GET /ready: the index answers a read (`ready: false` with the error when not). */
+  ready(): Promise<Readiness>;
+  /** GET /openapi.json: the OpenAPI 3.1 document of every route. */
+  openapi(): Promise<Record<string, unknown>>;
+  documents: DocumentsClient;
+  /** POST /v1/search: hits from the collections the caller may read, best first. */
+  search(body: SearchRequest, opts?: CallOptions): Promise<SearchResponse>;
+  /** GET /v1/collections: readable collections, their document counts and the caller's role. */
+  collections(): Promise<Collection[]>;
+  /** POST /v1/ask: waits for the run and returns the `ask --json` object. */
+  ask(body: AskInput, opts?: CallOptions): Promise<AskResult>;
+  /** POST /v1/ask with `stream: true`: the run's events as they happen, resumed if the connection drops. Opened when iteration starts. */
+  askStream(body: AskInput, opts?: StreamOptions): RunEventStream;
+  /** GET /v1/runs/:id: status, and the result once finished. */
+  run(runId: string): Promise<RunRecord>;
+  /** GET /v1/runs/:id/events: the events after `after` (default all), resumed across drops, until `run-finish`. */
+  runEvents(runId: string, opts?: StreamOptions & { after?: number }): RunEventStream;
+  conversations: ConversationsClient;
+  /** GET /v1/me: the caller, and their collections and roles. */
+  me(): Promise<Me>;
+  users: {
+    /** POST /v1/users (admin): the user and a first API key, shown once. */
+    create(body: CreateUserRequest): Promise<RouteResponse<'POST /v1/users'>>;
+  };
+  keys: {
+    /** POST /v1/keys: a new key for yourself, or for `user` (admin). */
+    create(body?: CreateKeyRequest): Promise<RouteResponse<'POST /v1/keys'>>;
+  };
+  /** PUT /v1/collections/:collection/members/:user (owner or admin): gives `user` `role` on `collection`. */
+  grant(collection: string, user: string, role: Role): Promise<RouteResponse<'PUT /v1/collections/{collection}/members/{user}'>>;
+}
+
+/** How to send one route: its path parameters, query, JSON body or form, as the route table types them. */
+interface RequestOptions<K extends RouteKey> {
+  params?: RouteParams<K>;
+  query?: RouteQuery<K>;
+  json?: RouteBody<K>;
+  form?: FormData;
   headers?: Record<string, string>;
   signal?: AbortSignal;
   /** Statuses that are answers, not errors (`/ready` is 503 when not ready). */
   accept?: number[];
 }
 
-const path = (strings: TemplateStringsArray, ...parts: Array<string | number>) => strings.reduce((out, s, i) => out + s + (i < parts.length ? encodeURIComponent(String(parts[i])) : ''), '');
+/** "GET /v1/documents/{id}" with `{id: 3}` → ["GET", "/v1/documents/3"]. */
+function resolveRoute(route: RouteKey, params: unknown): [method: string, path: string] {
+  const [method, template] = route.split(' ') as [string, string];
+  const values = (params ?? {}) as Record<string, string | number>;
+  return [method, template.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(String(values[name])))];
+}
 
-export type DossierClient = ReturnType<typeof createClient>;
-
-export function createClient(options: ClientOptions) {
+export function createClient(options: ClientOptions): DossierClient {
   const base = options.baseUrl.replace(/\/+$/, '');
   // Called as a plain function: a browser's fetch throws "Illegal invocation" when called as a method of another object.
   const doFetch: FetchLike = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
 
-  async function request(method: string, route: string, opts: RequestOptions = {}): Promise<Response> {
-    const params = Object.entries(opts.query ?? {}).filter((entry): entry is [string, string | number] => entry[1] !== undefined);
-    const url = base + route + (params.length ? `?${new URLSearchParams(params.map(([k, v]): [string, string] => [k, String(v)])).toString()}` : '');
+  async function request<K extends RouteKey>(route: K, opts: RequestOptions<K> = {}): Promise<Response> {
+    const [method, path] = resolveRoute(route, opts.params);
+    const params = Object.entries((opts.query ?? {}) as Record<string, string | number | undefined>).filter((entry): entry is [string, string | number] => entry[1] !== undefined);
+    const url = base + path + (params.length ? `?${new URLSearchParams(params.map(([k, v]): [string, string] => [k, String(v)])).toString()}` : '');
     const headers: Record<string, string> = { ...options.headers, ...opts.headers };
     if (options.apiKey) headers.authorization = `Bearer ${options.apiKey}`;
-    let body = opts.body;
+    let body: FormData | string | undefined = opts.form;
     if (opts.json !== undefined) {
       headers['content-type'] = 'application/json';
       body = JSON.stringify(opts.json);
@@ -188,21 +271,21 @@ export function createClient(options: ClientOptions) {
       response = await doFetch(url, { method, headers, body, signal: opts.signal });
     } catch (error) {
       if (opts.signal?.aborted) throw opts.signal.reason;
-      throw new DossierClientError(0, 'network', `${method} ${route}: ${(error as Error)?.message ?? String(error)}`, { cause: error });
+      throw new DossierClientError(0, 'network', `${method} ${path}: ${(error as Error)?.message ?? String(error)}`, { cause: error });
     }
-    if (!response.ok && !opts.accept?.includes(response.status)) throw await errorOf(response, method, route);
+    if (!response.ok && !opts.accept?.includes(response.status)) throw await errorOf(response, method, path);
     return response;
   }
 
-  async function json<T>(method: string, route: string, opts?: RequestOptions): Promise<T> {
-    const response = await request(method, route, opts);
+  async function json<K extends RouteKey>(route: K, opts?: RequestOptions<K>): Promise<RouteResponse<K>> {
+    const response = await request(route, opts);
     try {
-      return (await response.json()) as T;
+      return (await response.json()) as RouteResponse<K>;
     } catch (error) {
-      throw new DossierClientError(response.status, 'bad-response', `${method} ${route}: the response is not JSON`, { cause: error });
+      const [method, path] = resolveRoute(route, opts?.params);
+      throw new DossierClientError(response.status, 'bad-response', `${method} ${path}: the response is not JSON`, { cause: error });
     }
   }
-
   /**
    * Follows a run's events. `first` is the response that opened the stream (POST /v1/ask), if any;
    * after a drop (a read error, or the body ending before `run-finish`) it reconnects to
@@ -219,7 +302,7 @@ export function createClient(options: ClientOptions) {
         if (!response) {
           if (!state.runId) throw new DossierClientError(0, 'stream-interrupted', 'the event stream dropped before the run was named, so it cannot be resumed');
           try {
-            response = await request('GET', path`/v1/runs/${state.runId}/events`, { headers: { accept: 'text/event-stream', ...(state.lastEventId > 0 ? { 'last-event-id': String(state.lastEventId) } : {}) }, signal });
+            response = await request('GET /v1/runs/{id}/events', { params: { id: state.runId }, headers: { accept: 'text/event-stream', ...(state.lastEventId > 0 ? { 'last-event-id': String(state.lastEventId) } : {}) }, signal });
           } catch (error) {
             // A 4xx (the run is gone, the key was revoked) will not get better by retrying.
             if (!DossierClientError.isInstance(error) || (error.status >= 400 && error.status < 500 && error.status !== 429)) throw error;
@@ -265,6 +348,7 @@ export function createClient(options: ClientOptions) {
         failures = progressed ? 0 : failures + 1;
         if (failures > maxRetries) throw new DossierClientError(0, 'stream-interrupted', `the event stream of run ${state.runId} dropped ${failures} times without progress${dropped ? `: ${(dropped as Error).message ?? String(dropped)}` : ''}`, { cause: dropped });
         state.reconnects++;
+        opts.onReconnect?.({ attempt: state.reconnects, lastEventId: state.lastEventId });
         await sleep(parser.retry ?? opts.retryDelayMs ?? 250, signal);
       }
     }
@@ -282,8 +366,7 @@ export function createClient(options: ClientOptions) {
     };
   }
 
-  /** POST /v1/ask with `stream: true`, opened lazily when iteration starts. */
-  function askStream(body: AskRequest, opts: StreamOptions = {}): RunEventStream {
+  function askStream(body: AskInput, opts: StreamOptions = {}): RunEventStream {
     let inner: RunEventStream | undefined;
     return {
       get runId() {
@@ -297,7 +380,7 @@ export function createClient(options: ClientOptions) {
       },
       async *[Symbol.asyncIterator]() {
         // Not retried: a second POST would start a second run. Drops after this are resumed.
-        const response = await request('POST', '/v1/ask', { json: { ...body, stream: true }, headers: { accept: 'text/event-stream' }, signal: opts.signal });
+        const response = await request('POST /v1/ask', { json: { ...body, stream: true }, headers: { accept: 'text/event-stream' }, signal: opts.signal });
         // A browser hides this header unless the server exposes it; run-start names the run too.
         inner = follow(response, response.headers.get('x-dossier-run-id') ?? undefined, 0, opts);
         yield* inner;
@@ -305,19 +388,16 @@ export function createClient(options: ClientOptions) {
     };
   }
 
-  const ask = (body: AskRequest, opts: { signal?: AbortSignal } = {}) => json<AskResult>('POST', '/v1/ask', { json: { ...body, stream: false }, signal: opts.signal });
+  const ask = (body: AskInput, opts: CallOptions = {}) => json('POST /v1/ask', { json: { ...body, stream: false }, signal: opts.signal });
+  const job = async (id: string, opts: CallOptions = {}) => (await json('GET /v1/jobs/{jobId}', { params: { jobId: id }, signal: opts.signal })).job;
 
   return {
-    /** GET /health: the process is up. */
-    health: () => json<Health>('GET', '/health'),
-    /** GET /ready: the index answers a read (`ready: false` with the error when not). */
-    ready: () => json<Readiness>('GET', '/ready', { accept: [503] }),
-    /** GET /openapi.json: the OpenAPI 3.1 document of every route. */
-    openapi: () => json<Record<string, unknown>>('GET', '/openapi.json'),
+    health: () => json('GET /health'),
+    ready: () => json('GET /ready', { accept: [503] }),
+    openapi: () => json('GET /openapi.json'),
 
     documents: {
-      /** POST /v1/documents: uploads files; ingestion runs as a background job (see `job`, `waitForJob`). */
-      upload: async (files: UploadFile | UploadFile[], opts: UploadOptions = {}): Promise<IngestJob> => {
+      upload: async (files, opts = {}) => {
         const form = new FormData();
         for (const file of Array.isArray(files) ? files : [files]) {
           const [blob, name] = toBlob(file);
@@ -325,80 +405,59 @@ export function createClient(options: ClientOptions) {
         }
         if (opts.collection !== undefined) form.append('collection', opts.collection);
         if (opts.metadata !== undefined) form.append('metadata', JSON.stringify(opts.metadata));
-        return (await json<{ job: IngestJob }>('POST', '/v1/documents', { body: form, signal: opts.signal })).job;
+        return (await json('POST /v1/documents', { form, signal: opts.signal })).job;
       },
-      /** GET /v1/jobs/:id: an ingestion job, its progress, then its report. */
-      job: async (id: string): Promise<IngestJob> => (await json<{ job: IngestJob }>('GET', path`/v1/jobs/${id}`)).job,
-      /** Polls a job until it is neither queued nor running; returns it finished or failed (check `status`). */
-      waitForJob: async (id: string, opts: { intervalMs?: number; timeoutMs?: number; signal?: AbortSignal } = {}): Promise<IngestJob> => {
+      job: (id) => job(id),
+      waitForJob: async (id, opts = {}) => {
         const deadline = Date.now() + (opts.timeoutMs ?? 120_000);
         for (;;) {
-          const job = (await json<{ job: IngestJob }>('GET', path`/v1/jobs/${id}`, { signal: opts.signal })).job;
-          if (job.status === 'finished' || job.status === 'failed') return job;
+          const current = await job(id, opts);
+          if (current.status === 'finished' || current.status === 'failed') return current;
           if (Date.now() > deadline) throw new DossierClientError(0, 'timeout', `job ${id} is still running after ${opts.timeoutMs ?? 120_000} ms`);
           await sleep(opts.intervalMs ?? 100, opts.signal);
         }
       },
-      /** GET /v1/jobs/:id/events: the job as it goes (`progress` events), ending with `job-finish` and the finished job. */
-      jobEvents: async function* (id: string, opts: { signal?: AbortSignal } = {}): AsyncGenerator<{ event: 'progress' | 'job-finish'; job: IngestJob }, void, undefined> {
-        const response = await request('GET', path`/v1/jobs/${id}/events`, { signal: opts.signal, headers: { accept: 'text/event-stream' } });
+      jobEvents: async function* (id, opts = {}) {
+        const response = await request('GET /v1/jobs/{jobId}/events', { params: { jobId: id }, signal: opts.signal, headers: { accept: 'text/event-stream' } });
         for await (const message of readSse(response)) {
           const event = message.event === 'job-finish' ? 'job-finish' : 'progress';
           yield { event, job: JSON.parse(message.data) as IngestJob };
           if (event === 'job-finish') return;
         }
       },
-      /** GET /v1/documents: the documents the caller may read. */
-      list: async (opts: ListDocumentsOptions = {}): Promise<DocumentSummary[]> =>
-        (await json<{ documents: DocumentSummary[] }>('GET', '/v1/documents', { query: { collection: opts.collection, filter: opts.filter ? JSON.stringify(opts.filter) : undefined, limit: opts.limit, offset: opts.offset } })).documents,
-      /** GET /v1/documents/:id */
-      get: async (id: number): Promise<StoredDocument> => (await json<{ document: StoredDocument }>('GET', path`/v1/documents/${id}`)).document,
-      /** GET /v1/documents/:id/chunks: in document order. */
-      chunks: async (id: number): Promise<StoredChunk[]> => (await json<{ chunks: StoredChunk[] }>('GET', path`/v1/documents/${id}/chunks`)).chunks,
-      /** PATCH /v1/documents/:id: merges into the metadata (a key set to null is removed). */
-      patchMetadata: async (id: number, metadata: Record<string, unknown>): Promise<StoredDocument> => (await json<{ document: StoredDocument }>('PATCH', path`/v1/documents/${id}`, { json: { metadata } })).document,
-      /** DELETE /v1/documents/:id: the document with its chunks and vectors. */
-      delete: (id: number) => json<{ deleted: true }>('DELETE', path`/v1/documents/${id}`),
+      list: async (opts = {}) => (await json('GET /v1/documents', { query: { collection: opts.collection, filter: opts.filter ? JSON.stringify(opts.filter) : undefined, limit: opts.limit, offset: opts.offset } })).documents,
+      get: async (id) => (await json('GET /v1/documents/{id}', { params: { id } })).document,
+      chunks: async (id) => (await json('GET /v1/documents/{id}/chunks', { params: { id } })).chunks,
+      patchMetadata: async (id, metadata) => (await json('PATCH /v1/documents/{id}', { params: { id }, json: { metadata } })).document,
+      delete: (id) => json('DELETE /v1/documents/{id}', { params: { id } }),
     },
 
-    /** POST /v1/search */
-    search: (body: SearchRequest, opts: { signal?: AbortSignal } = {}) => json<SearchResponse>('POST', '/v1/search', { json: body, signal: opts.signal }),
-    /** GET /v1/collections: readable collections, their document counts and the caller's role. */
-    collections: async (): Promise<Collection[]> => (await json<{ collections: Collection[] }>('GET', '/v1/collections')).collections,
+    search: (body, opts = {}) => json('POST /v1/search', { json: body, signal: opts.signal }),
+    collections: async () => (await json('GET /v1/collections')).collections,
 
-    /** POST /v1/ask: waits for the run and returns the `ask --json` object. */
     ask,
-    /** POST /v1/ask with `stream: true`: the run's events as they happen, resumed if the connection drops. */
     askStream,
-    /** GET /v1/runs/:id: status, and the result once finished. */
-    run: (runId: string) => json<RunRecord>('GET', path`/v1/runs/${runId}`),
-    /** GET /v1/runs/:id/events: the events after `after` (default all), resumed across drops, until `run-finish`. */
-    runEvents: (runId: string, opts: StreamOptions & { after?: number } = {}): RunEventStream => follow(undefined, runId, opts.after ?? 0, opts),
+    run: (runId) => json('GET /v1/runs/{id}', { params: { id: runId } }),
+    runEvents: (runId, opts = {}) => follow(undefined, runId, opts.after ?? 0, opts),
 
     conversations: {
-      create: (opts: { title?: string } = {}) => json<Conversation>('POST', '/v1/conversations', { json: opts }),
-      list: async (): Promise<Conversation[]> => (await json<{ conversations: Conversation[] }>('GET', '/v1/conversations')).conversations,
-      get: (id: string) => json<Conversation & { messages: Message[] }>('GET', path`/v1/conversations/${id}`),
-      messages: async (id: string): Promise<Message[]> => (await json<{ messages: Message[] }>('GET', path`/v1/conversations/${id}/messages`)).messages,
-      /** The conversation as Markdown. */
-      export: async (id: string): Promise<string> => (await request('GET', path`/v1/conversations/${id}/export`)).text(),
-      delete: (id: string) => json<{ deleted: true }>('DELETE', path`/v1/conversations/${id}`),
-      /** `ask` within the conversation. */
-      ask: (id: string, body: Omit<AskRequest, 'conversationId'>, opts?: { signal?: AbortSignal }) => ask({ ...body, conversationId: id }, opts),
+      create: (opts = {}) => json('POST /v1/conversations', { json: opts }),
+      list: async () => (await json('GET /v1/conversations')).conversations,
+      get: (id) => json('GET /v1/conversations/{id}', { params: { id } }),
+      messages: async (id) => (await json('GET /v1/conversations/{id}/messages', { params: { id } })).messages,
+      export: async (id) => (await request('GET /v1/conversations/{id}/export', { params: { id } })).text(),
+      delete: (id) => json('DELETE /v1/conversations/{id}', { params: { id } }),
+      ask: (id, body, opts) => ask({ ...body, conversationId: id }, opts),
     },
 
-    /** GET /v1/me: the caller, and their collections and roles. */
-    me: () => json<Me>('GET', '/v1/me'),
+    me: () => json('GET /v1/me'),
     users: {
-      /** POST /v1/users (admin): the user and a first API key, shown once. */
-      create: (body: { name: string; admin?: boolean }) => json<{ userId: string; apiKey: string }>('POST', '/v1/users', { json: body }),
+      create: (body) => json('POST /v1/users', { json: body }),
     },
     keys: {
-      /** POST /v1/keys: a new key for yourself, or for `user` (admin). */
-      create: (body: { user?: string } = {}) => json<{ apiKey: string }>('POST', '/v1/keys', { json: body }),
+      create: (body = {}) => json('POST /v1/keys', { json: body }),
     },
-    /** PUT /v1/collections/:collection/members/:user (owner or admin). */
-    grant: (collection: string, user: string, role: Role) => json<{ collection: string; user: string; role: Role }>('PUT', path`/v1/collections/${collection}/members/${user}`, { json: { role } }),
+    grant: (collection, user, role) => json('PUT /v1/collections/{collection}/members/{user}', { params: { collection, user }, json: { role } }),
   };
 }
 

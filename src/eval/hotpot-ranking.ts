@@ -1,6 +1,7 @@
 import type { Dossier } from '../dossier.ts';
 import type { AgentResult } from '../agent/run-agent.ts';
 import type { LedgerEntry } from '../evidence/ledger.ts';
+import { stripCitationMarkers } from '../protocol/citations.ts';
 
 /**
  * The HotpotQA protocol's final evidence ranking of a run (Recall@k is measured over it): cited
@@ -15,7 +16,7 @@ export async function rankHotpotEvidence(dossier: Dossier, question: string, res
   if (rest.length < 2) return [...cited, ...rest];
   const tokenizer = dossier.tokenizer;
   const questionAndAnswer = `${question}\n${result.answer}`;
-  const wanted = [...new Set(tokenizer.terms(questionAndAnswer.replace(/\[(?:unresolved: )?E\d+[^\]]*\]/g, ' ')))];
+  const wanted = [...new Set(tokenizer.terms(stripCitationMarkers(questionAndAnswer, ' ')))];
   const { chunks, frequencies } = await dossier.store.documentFrequencies(wanted);
   const weight = new Map(wanted.map((term) => [term, Math.log(1 + (chunks + 1) / ((frequencies.get(term) ?? 0) + 0.5))]));
   const citedText = cited.map((entry) => entry.chunk.text.toLowerCase()).join('\n');

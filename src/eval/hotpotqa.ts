@@ -5,6 +5,7 @@ import { runQuestion, type EvalMode } from './run-question.ts';
 import type { ResolvedModel } from '../providers/index.ts';
 import { rankHotpotEvidence } from './hotpot-ranking.ts';
 import { citedAs, mean } from './metrics.ts';
+import { stripCitationMarkers } from '../protocol/citations.ts';
 
 /**
  * HotpotQA, pooled protocol (IRCoT / HippoRAG): every paragraph of the file becomes one document
@@ -93,7 +94,6 @@ export function tokenF1(prediction: string, gold: string): number {
   return (2 * precision * recall) / (precision + recall);
 }
 
-const CITATION = /\[(?:unresolved: )?E\d+(?:,\s*E\d+)*\]/g;
 
 /**
  * The direct answer of an answer text: its first line, citations (and research mode's notes) stripped. The offline model (and
@@ -103,7 +103,7 @@ const CITATION = /\[(?:unresolved: )?E\d+(?:,\s*E\d+)*\]/g;
  */
 export function directAnswer(answer: string): string {
   const first = answer.trim().split('\n')[0] ?? '';
-  return first.replace(CITATION, ' ').replace(ANNOTATION, ' ').replace(/\s+/g, ' ').trim();
+  return stripCitationMarkers(first, ' ').replace(ANNOTATION, ' ').replace(/\s+/g, ' ').trim();
 }
 
 /**
@@ -207,7 +207,7 @@ export async function evaluateHotpot(
     agent.r2.push(recallAt(agentTitles, item.supportingTitles, 2));
     agent.r5.push(recallAt(agentTitles, item.supportingTitles, 5));
     agent.all.push(recallAt(agentTitles, item.supportingTitles, MAX_PARAGRAPHS_READ));
-    const answer = result.answer.replace(CITATION, ' ');
+    const answer = stripCitationMarkers(result.answer, ' ');
     const direct = directAnswer(result.answer);
     const contains = item.answers.some((gold) => normalizeAnswer(answer).includes(normalizeAnswer(gold))) ? 1 : 0;
     const em = item.answers.some((gold) => normalizeAnswer(direct) === normalizeAnswer(gold)) ? 1 : 0;

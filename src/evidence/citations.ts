@@ -1,8 +1,6 @@
 import type { Citation } from '../protocol/events.ts';
+import { formatCitationMarker, parseCitationMarkers, rewriteCitationMarkers } from '../protocol/citations.ts';
 import type { EvidenceLedger } from './ledger.ts';
-
-/** Matches [E1], [E1, E3], [E2][E5] and [e4]; ids are the ledger's short ids. */
-const CITATION_GROUP = /\[((?:\s*E\d+\s*[,;]?)+)\]/gi;
 
 export interface CheckedAnswer {
   /** The answer with unresolved markers rewritten as "[unresolved: E9]" so they never pass as sources. */
@@ -11,15 +9,10 @@ export interface CheckedAnswer {
   unresolved: string[];
 }
 
+/** The distinct ids an answer cites as sources ([E1], [E1, E3], [E2][E5], [e4]); ids already marked unresolved are not. */
 export function citedIds(answer: string): string[] {
-  const ids: string[] = [];
-  for (const match of answer.matchAll(CITATION_GROUP)) {
-    for (const id of match[1].split(/[\s,;]+/).filter(Boolean)) {
-      const normal = id.toUpperCase();
-      if (!ids.includes(normal)) ids.push(normal);
-    }
-  }
-  return ids;
+  const ids = parseCitationMarkers(answer).flatMap((marker) => marker.ids.filter((id) => !marker.unresolvedIds.includes(id)));
+  return [...new Set(ids)];
 }
 
 /** Resolves every cited id against the ledger; what does not resolve is reported, never shown as a source. */
@@ -48,13 +41,7 @@ export function checkCitations(answer: string, ledger: EvidenceLedger): CheckedA
     });
   }
   const marked = unresolved.length
-    ? answer.replace(CITATION_GROUP, (_group, inner: string) =>
-        `[${inner
-          .split(/[\s,;]+/)
-          .filter(Boolean)
-          .map((id) => (unresolved.includes(id.toUpperCase()) ? `unresolved: ${id}` : id))
-          .join(', ')}]`,
-      )
+    ? rewriteCitationMarkers(answer, (marker) => formatCitationMarker(marker.ids, (id) => marker.unresolvedIds.includes(id) || unresolved.includes(id)))
     : answer;
   return { answer: marked, citations, unresolved };
 }

@@ -1,6 +1,7 @@
 import { citedIds } from './citations.ts';
 import type { ClaimCheck, PlanItem } from '../protocol/events.ts';
 import { Tokenizer } from '../text/tokenize.ts';
+import { stripCitationMarkers } from '../protocol/citations.ts';
 
 /**
  * The critique: checks a draft against the evidence, claim by claim. A claim is a sentence of the
@@ -24,7 +25,6 @@ const MIN_TERM_SUPPORT = 0.5;
 /** A claim marked like this has been addressed: it is shown as uncertain, not as fact. */
 export const UNCERTAIN_MARK = '(uncertain';
 const NOT_A_CLAIM = /^(?:#|Open:|Not found in the documents|The run (?:failed|stopped|was aborted)|Waiting for approval|Sources\b|Offline reasoning\b)/i;
-const CITATION = /\[(?:unresolved: )?E\d+(?:\s*[,;]\s*E\d+)*\]/gi;
 const NUMBER = /(?<![\w.])\d+(?:[.,]\d+)*(?![\w])/g;
 /** Capitalised words inside a sentence (not its first word): names the cited passage must carry. */
 const NAME = /(?<=\s)\p{Lu}[\p{L}\d'’-]+/gu;
@@ -47,7 +47,7 @@ export function claimsOf(draft: string): Array<{ claim: string; citations: strin
       .replace(/^[-*]\s+|^\d+[.)]\s+/, '')
       .split(/(?<=[.!?](?:\s*\[[^\]]*\])*)\s+(?=[\p{Lu}"“(])/u)
       .map((s) => s.trim())
-      .filter((s) => s.replace(CITATION, '').trim().length >= 3 && !NOT_A_CLAIM.test(s));
+      .filter((s) => stripCitationMarkers(s).trim().length >= 3 && !NOT_A_CLAIM.test(s));
     // Citations at the end of a line cover the sentences before them on that line ("A. B. [E1]").
     let inherited: string[] = [];
     const own = sentences.map((s) => citedIds(s));
@@ -67,7 +67,7 @@ function normalise(text: string): string {
 
 /** Numbers as written, without thousands separators ("1,462" and "1462" are the same number). */
 function numbersIn(text: string): string[] {
-  return [...text.replace(CITATION, ' ').matchAll(NUMBER)].map((m) => m[0].replace(/,(?=\d{3}\b)/g, ''));
+  return [...stripCitationMarkers(text, ' ').matchAll(NUMBER)].map((m) => m[0].replace(/,(?=\d{3}\b)/g, ''));
 }
 
 /** One claim against the passages it cites. */
@@ -79,7 +79,7 @@ export function checkClaim(claim: string, citations: string[], evidence: Evidenc
   const cited = citations.map((id) => evidence(id)!);
   const source = normalise(cited.join('\n'));
   const sourceNumbers = new Set(numbersIn(cited.join('\n')));
-  const bare = claim.replace(CITATION, ' ');
+  const bare = stripCitationMarkers(claim, ' ');
   // A calculation's result is computed, not quoted: only its operands (left of "=") must be in the sources.
   const quoted = bare.includes('=') ? bare.slice(0, bare.lastIndexOf('=')) : bare;
   const absentNumbers = numbersIn(quoted).filter((n) => !sourceNumbers.has(n) && !source.includes(n));

@@ -2,13 +2,29 @@ import { readFile } from 'node:fs/promises';
 import type { RouteGroup } from '../server/index.ts';
 
 /**
- * The web page: three plain files next to this module (copied into dist/ by scripts/build.mjs),
- * no bundler. Only these names are served, so `/assets/*` can never reach another file.
+ * The web page (src/ui/): index.html at `/`, and under `/assets/` its style sheet and ES modules
+ * with the client modules they import, laid out as in src/ so their relative imports resolve.
+ * From dist/ the modules are tsc's output (scripts/build.mjs); from the sources (tsx: tests,
+ * development) they are TypeScript, their types stripped on request. Only these names are served,
+ * so `/assets/*` can never reach another file.
  */
-const FILES: Record<string, string> = {
-  'index.html': 'text/html; charset=utf-8',
-  'app.js': 'text/javascript; charset=utf-8',
-  'style.css': 'text/css; charset=utf-8',
+export const PAGE_MODULES = [
+  'ui/app.js',
+  'ui/api.js',
+  'ui/answer.js',
+  'ui/conversations.js',
+  'ui/documents.js',
+  'ui/dom.js',
+  'ui/panel.js',
+  'ui/run-view.js',
+  'client/index.js',
+  'client/sse.js',
+  'protocol/citations.js',
+];
+const JAVASCRIPT = 'text/javascript; charset=utf-8';
+const ASSETS: Record<string, string> = {
+  'ui/style.css': 'text/css; charset=utf-8',
+  ...Object.fromEntries(PAGE_MODULES.map((name) => [name, JAVASCRIPT])),
 };
 
 /**
@@ -23,17 +39,25 @@ const HEADERS = {
   'cache-control': 'no-cache',
 };
 
+const FROM_SOURCES = import.meta.url.endsWith('.ts');
+/** Not shipped (a `-dev` file): it needs the TypeScript compiler, a dev dependency. */
+const TYPE_STRIPPER = new URL('./page-sources-dev.mjs', import.meta.url).href;
+
+/** A file of the page, by its path under src/ (or dist/). */
 async function load(name: string): Promise<string> {
-  return readFile(new URL(`./${name}`, import.meta.url), 'utf8');
+  if (!FROM_SOURCES || !name.endsWith('.js')) return readFile(new URL(`../${name}`, import.meta.url), 'utf8');
+  const typescriptName = name.replace(/\.js$/, '.ts');
+  const { stripTypes } = (await import(TYPE_STRIPPER)) as { stripTypes: (source: string, fileName: string) => string };
+  return stripTypes(await readFile(new URL(`../${typescriptName}`, import.meta.url), 'utf8'), typescriptName);
 }
 
-/** `GET /` (the page) and `GET /assets/app.js|style.css`; no authentication, the API calls carry the key. */
+/** `GET /` (the page) and `GET /assets/…` (its style sheet and modules); no authentication, the API calls carry the key. */
 export const webRoutes: RouteGroup = (app) => {
-  const serve = async (name: string) => new Response(await load(name), { status: 200, headers: { 'content-type': FILES[name], ...HEADERS } });
-  app.get('/', () => serve('index.html'));
-  app.get('/assets/:name', (c) => {
-    const name = c.req.param('name');
-    if (name === 'index.html' || !Object.hasOwn(FILES, name)) return c.json({ error: { code: 'not-found', message: `no asset ${name}` } }, 404);
-    return serve(name);
+  const serve = async (name: string, contentType: string) => new Response(await load(name), { status: 200, headers: { 'content-type': contentType, ...HEADERS } });
+  app.get('/', () => serve('ui/index.html', 'text/html; charset=utf-8'));
+  app.get('/assets/*', (c) => {
+    const name = c.req.path.slice('/assets/'.length);
+    if (!Object.hasOwn(ASSETS, name)) return c.json({ error: { code: 'not-found', message: `no asset ${name}` } }, 404);
+    return serve(name, ASSETS[name]);
   });
 };

@@ -3,6 +3,7 @@ import { checkClaim, critiqueDraft, markFindings, hasFindings, type Critique, ty
 import { parseEvidence } from '../../evidence/evidence-format.ts';
 import { analyseQuestion } from '../question/question.ts';
 import { NOT_FOUND_LEAD } from '../answer/not-found.ts';
+import { hasCitationMarker, stripCitationMarkers } from '../../protocol/citations.ts';
 
 /**
  * The offline model as research planner. Like the RAG planner it keeps no state: every decision
@@ -155,7 +156,7 @@ function firstLine(answer: string): string {
   const [first = '', ...rest] = answer.split('\n').map((line) => line.trim());
   // A how-to answer opens with its code block: that block, whole, is its direct answer.
   if (first.startsWith('```')) return answer.slice(0, answer.indexOf('```', 3) + 3 + (/^[^\n]*/.exec(answer.slice(answer.indexOf('```', 3) + 3))?.[0].length ?? 0)).trim();
-  if (/\[E\d+/.test(first) || first.startsWith('Not found')) return first;
+  if (hasCitationMarker(first) || first.startsWith('Not found')) return first;
   const ids = [...new Set(rest.flatMap((line) => [...line.matchAll(/\b(E\d+)\b/g)].map((m) => m[1])))].slice(0, 3);
   return ids.length ? `${first} [${ids.join(', ')}]` : first;
 }
@@ -188,7 +189,6 @@ export function composeReport(question: string, answers: SubAnswer[], computed?:
   return [direct, '', ...sections.flatMap((s) => [s, '']), ...openLines].join('\n').trim();
 }
 
-const CITATIONS = /(?:\s*\[(?:unresolved: )?E\d+(?:\s*[,;]\s*E\d+)*\])+/g;
 
 /** Each claim the critique found unsupported, cited instead to the first passage that supports it (when one does). */
 export function reciteFromEvidence(report: string, critique: Critique, evidence: Map<string, string>): string {
@@ -196,7 +196,7 @@ export function reciteFromEvidence(report: string, critique: Critique, evidence:
   let out = report;
   for (const check of critique.checks) {
     if (check.verdict === 'supported') continue;
-    const bare = check.claim.replace(CITATIONS, '').trimEnd();
+    const bare = stripCitationMarkers(check.claim).trimEnd();
     const support = [...evidence.keys()].find((id) => checkClaim(`${bare} [${id}]`, [id], lookup).verdict === 'supported');
     if (!support) continue;
     out = out.replace(check.claim, `${bare} [${support}]`);

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { AgentEvent } from '../../protocol/events.ts';
+import { rewriteCitationMarkers } from '../../protocol/citations.ts';
 import { formatEvidence } from '../../evidence/evidence-format.ts';
 import { EvidenceLedger, type LedgerEntry, type ReadBudget } from '../../evidence/ledger.ts';
 import { runAgent, type AgentModel } from '../../agent/run-agent.ts';
@@ -24,17 +25,12 @@ export interface NestedAgentOptions {
   modelTimeoutMs?: number;
 }
 
-const CITATION_GROUP = /\[((?:\s*E\d+\s*[,;]?)+)\]/gi;
-
 /** Rewrites a nested answer's evidence ids to the research run's ids (ids it cannot map are shown unresolved). */
 function rewriteCitations(answer: string, ids: Map<string, LedgerEntry>): string {
-  return answer.replace(CITATION_GROUP, (_group, inner: string) =>
-    `[${inner
-      .split(/[\s,;]+/)
-      .filter(Boolean)
-      .map((id) => ids.get(id.toUpperCase())?.id ?? `unresolved: ${id}`)
-      .join(', ')}]`,
-  );
+  return rewriteCitationMarkers(answer, (marker) => {
+    const rewritten = marker.ids.map((id) => (marker.unresolvedIds.includes(id) ? undefined : ids.get(id)?.id) ?? `unresolved: ${id}`);
+    return `[${rewritten.join(', ')}]`;
+  });
 }
 
 /**

@@ -1,9 +1,9 @@
 import { entitiesIn } from '../../offline-model/index.ts';
 import type { MessageRecord } from '../state/index.ts';
+import { stripCitationMarkers } from '../../protocol/citations.ts';
 
 const PERSON_PRONOUN = /\b(?:he|she|him|his|her|hers)\b/i;
 const THING_PRONOUN = /\b(?:it|its|they|them|their|theirs)\b/i;
-const CITATION = /\s*\[(?:unresolved: )?E\d+(?:\s*[,;]\s*E\d+)*\]/g;
 
 /**
  * A follow-up as a standalone question, without a model: "it", "its", "they", "their" become the
@@ -16,7 +16,7 @@ export function standaloneQuestion(question: string, history: readonly MessageRe
   if (!lastUser || !(PERSON_PRONOUN.test(question) || THING_PRONOUN.test(question))) return question;
   const lastAnswer = [...history].reverse().find((m) => m.role === 'assistant');
   const topic = entitiesIn(lastUser.content)[0];
-  const person = lastAnswer ? entitiesIn((lastAnswer.content.split('\n')[0] ?? '').replace(CITATION, '')).find((name) => name.includes(' ')) : undefined;
+  const person = lastAnswer ? entitiesIn(stripCitationMarkers(lastAnswer.content.split('\n')[0] ?? '')).find((name) => name.includes(' ')) : undefined;
   let out = question;
   const replace = (pattern: RegExp, name: string | undefined) => {
     if (!name) return;

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { startAnthropicServer } from './anthropic.ts';
 import { startOpenAIServer } from './openai.ts';
+import { SseParser } from '../../client/sse.ts';
 
 // The chat protocols on the wire, spoken to with plain fetch: what the real clients rely on.
 
@@ -11,15 +12,11 @@ async function post(url: string, body: unknown, headers: Record<string, string> 
 
 /** SSE events as [event name | undefined, parsed data (or the raw string)]. */
 async function readSse(response: Response): Promise<Array<[string | undefined, any]>> {
-  const text = await response.text();
-  return text
-    .split('\n\n')
-    .filter((block) => block.trim() !== '')
-    .map((block) => {
-      const event = block.match(/^event: (.*)$/m)?.[1];
-      const data = block.match(/^data: (.*)$/m)?.[1] ?? '';
-      return [event, data === '[DONE]' ? data : JSON.parse(data)];
-    });
+  const parser = new SseParser();
+  return [...parser.feed(await response.text()), ...parser.end()].map((message) => [
+    message.event === 'message' ? undefined : message.event,
+    message.data === '[DONE]' ? message.data : JSON.parse(message.data),
+  ]);
 }
 
 test('chat completions: JSON answers, SSE with split tool arguments, usage on request, function turns', async () => {

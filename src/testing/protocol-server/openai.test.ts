@@ -47,3 +47,20 @@ test('words shared between texts bring their vectors closer', () => {
   const base = deterministicEmbedding('solar panels convert sunlight', 128);
   assert.ok(cos(base, deterministicEmbedding('sunlight and solar panels', 128)) > cos(base, deterministicEmbedding('the stock market fell', 128)));
 });
+
+test("a route's otherwise turn answers whenever its queue is empty; queued turns go first; reset forgets it", async () => {
+  const server = await startOpenAIServer();
+  try {
+    const ask = async () => {
+      const response = await fetch(`${server.baseURL}/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'm', messages: [{ role: 'user', content: 'hi' }] }) });
+      return response.status === 200 ? ((await response.json()) as any).choices[0].message.content : response.status;
+    };
+    server.chat.otherwise((body) => ({ type: 'text', text: `echo ${(body as any).messages[0].content}` }));
+    server.chat.enqueue({ type: 'status', status: 503 });
+    assert.deepEqual([await ask(), await ask(), await ask()], [503, 'echo hi', 'echo hi']);
+    server.reset();
+    assert.equal(await ask(), 'Hello from the protocol server.');
+  } finally {
+    await server.close();
+  }
+});

@@ -3,8 +3,8 @@
  *
  * Routes are registered by protocol modules (openai.ts: embeddings and chat completions; anthropic.ts:
  * Messages). Each route has a queue of scripted "turns": every request takes the next turn, and an
- * empty queue means "answer normally". A turn may also be a function of the request body, so a test
- * can answer from what the client sent. Turns common to every protocol (HTTP errors, hangs, malformed
+ * empty queue means "answer normally" (or the route's `otherwise` turn, when set). A turn may also be
+ * a function of the request body, so a test can answer from what the client sent. Turns common to every protocol (HTTP errors, hangs, malformed
  * bodies, dropped connections, delays) are handled here, so protocol modules only implement the
  * normal answer and their own protocol-specific turns. Replies are JSON or server-sent events.
  */
@@ -79,8 +79,15 @@ export class Route<T extends { type: string; delayMs?: number }> {
   inFlight = 0;
   maxInFlight = 0;
   private readonly queue: Array<Scripted<T>> = [];
+  private fallback: Scripted<T> | undefined;
 
   constructor(readonly definition: RouteDefinition<T>) {}
+
+  /** What every request gets while the queue is empty (instead of the normal answer), until `reset`. */
+  otherwise(turn: Scripted<T>): this {
+    this.fallback = turn;
+    return this;
+  }
 
   /** Scripts the next `times` requests to this route. */
   enqueue(turn: Scripted<T>, times = 1): this {
@@ -94,12 +101,13 @@ export class Route<T extends { type: string; delayMs?: number }> {
   }
 
   next(): Scripted<T> | undefined {
-    return this.queue.shift();
+    return this.queue.shift() ?? this.fallback;
   }
 
   reset(): void {
     this.requests.length = 0;
     this.queue.length = 0;
+    this.fallback = undefined;
     this.inFlight = 0;
     this.maxInFlight = 0;
   }

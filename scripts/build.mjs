@@ -2,6 +2,7 @@
 // page's browser modules), then the plain-JS worker files and the page's HTML and CSS, which tsc
 // does not copy (they are loaded by URL at run time, from the same relative place as in src/).
 // `*-dev.mjs` files are entries for running from sources (they register tsx) and are not shipped.
+// `--no-check`: emit only, for `npm test`, which has type-checked everything once already (`npm run typecheck`).
 import { spawnSync } from 'node:child_process';
 import { cpSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -16,8 +17,9 @@ const ASSETS = new Set(['.mjs', '.cjs', '.js', '.json', '.wasm', '.html', '.css'
 
 rmSync(dist, { recursive: true, force: true });
 const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
+const noCheck = process.argv.includes('--no-check') ? ['--noCheck'] : [];
 function compile(...args) {
-  const { status } = spawnSync(process.execPath, [tsc, ...args], { stdio: 'inherit' });
+  const { status } = spawnSync(process.execPath, [tsc, ...args, ...noCheck], { stdio: 'inherit' });
   if (status !== 0) process.exit(status ?? 1);
 }
 compile('-p', join(root, 'tsconfig.build.json'));

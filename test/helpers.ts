@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
-import { chmodSync, cpSync, existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { chmodSync, copyFileSync, cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -98,14 +99,45 @@ export async function backendDb(backend: ServerBackend = 'sqlite'): Promise<{ db
   };
 }
 
+/**
+ * The regression corpus's SQLite index, built once per `npm test` run (scripts/test.mjs names a
+ * cache folder in DOSSIER_TEST_CACHE) and keyed by the corpus's content and the schema version;
+ * tests get a copy. Without the variable (a single test file run by hand) there is no cache.
+ */
+async function cachedRegressionIndex(): Promise<string | undefined> {
+  const cacheDir = process.env.DOSSIER_TEST_CACHE;
+  if (!cacheDir) return undefined;
+  const { createDossier } = await import('../src/dossier.ts');
+  const { REGRESSION_DIR } = await import('../src/eval/regression.ts');
+  const { SCHEMA_VERSION } = await import('../src/store/sqlite/schema.ts');
+  const corpus = join(REGRESSION_DIR, 'corpus');
+  const key = createHash('sha256').update(`schema ${SCHEMA_VERSION}\n`);
+  for (const name of readdirSync(corpus).sort()) key.update(`${name}\n`).update(readFileSync(join(corpus, name)));
+  const file = join(cacheDir, `regression-${key.digest('hex').slice(0, 16)}.db`);
+  if (existsSync(file)) return file;
+  // Built under a name of its own, then renamed into place: a test in another process that built
+  // it at the same time renames an identical index over it, and no reader sees a half-built file.
+  const building = `${file}.${process.pid}.building`;
+  const dossier = await createDossier({ db: building });
+  try {
+    await dossier.ingest([corpus]);
+  } finally {
+    await dossier.close();
+  }
+  renameSync(building, file);
+  return file;
+}
+
 /** A fresh index of the regression corpus (eval/regression/corpus) in a temporary folder (or, on PostgreSQL, a fresh database). */
 export async function regressionIndex(backend: ServerBackend = 'sqlite'): Promise<{ dossier: import('../src/dossier.ts').Dossier; db: string; dir: string; cleanup: () => Promise<void>; removeFiles: () => Promise<void> }> {
   const { createDossier } = await import('../src/dossier.ts');
   const { REGRESSION_DIR } = await import('../src/eval/regression.ts');
   const temp = await backendDb(backend);
   const db = temp.db;
+  const cached = backend === 'sqlite' ? await cachedRegressionIndex() : undefined;
+  if (cached) copyFileSync(cached, db);
   const dossier = await createDossier({ db });
-  await dossier.ingest([join(REGRESSION_DIR, 'corpus')]);
+  if (!cached) await dossier.ingest([join(REGRESSION_DIR, 'corpus')]);
   return {
     dossier,
     db,

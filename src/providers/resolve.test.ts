@@ -24,14 +24,7 @@ async function ask(spec: string, env: Record<string, string>): Promise<string> {
 }
 
 test('offline is the default', async (t) => {
-  let resolved;
-  try {
-    resolved = await resolveModel();
-  } catch (error) {
-    // Until src/models/offline-model.ts is written, its placeholder throws.
-    if (/not wired yet/.test(String(error))) return t.skip('offline model not written yet');
-    throw error;
-  }
+  const resolved = await resolveModel();
   assert.equal(resolved.id, 'offline');
   assert.equal(resolved.supportsTools, true);
   assert.equal((await resolveModel('offline', { env: {} })).id, 'offline');

@@ -5,9 +5,10 @@ import type { ChunkInput, DocumentInput, ExportedDocument, Filter, Scope, Store 
 
 /**
  * The one behaviour suite every Store implementation must pass (SQLite now, PostgreSQL later).
- * `make` returns a fresh, empty store; `cleanup` releases it.
+ * `make` returns a fresh, empty store; `cleanup` releases it. `skip` names why the suite cannot run
+ * here (a backend that is not reachable): it is reported as skipped with that reason, never dropped.
  */
-export function storeContract(name: string, make: () => Promise<{ store: Store; cleanup: () => Promise<void> | void }>): void {
+export function storeContract(name: string, make: () => Promise<{ store: Store; cleanup: () => Promise<void> | void }>, options: { skip?: string | false } = {}): void {
   const DIMS = 8;
   const ALL = { collections: '*' } as const;
 
@@ -50,7 +51,7 @@ export function storeContract(name: string, make: () => Promise<{ store: Store; 
     }
   }
 
-  describe(`Store contract: ${name}`, () => {
+  describe(`Store contract: ${name}`, { skip: options.skip ?? false }, () => {
     it('inserts a document and reads back its chunks in the order asked', () =>
       withStore(async (store) => {
         const { id, status } = await store.upsertDocument(doc('a.txt'), [chunk(0, 'alpha beta'), chunk(1, 'gamma delta')], [unit(0), unit(1)]);

@@ -1,6 +1,6 @@
 import Database from 'better-sqlite3';
-import pg from 'pg';
 import { DossierError } from '../../errors/index.ts';
+import { loadPg } from '../../store/postgres/driver.ts';
 
 /**
  * The server's tables (src/server/state.ts) moving with an index from its SQLite file to PostgreSQL,
@@ -25,7 +25,7 @@ export function sqliteServerRows(file: string): Record<string, number> {
 
 /** Rows per server table in a PostgreSQL database (tables not there count 0). */
 export async function pgServerRows(url: string): Promise<Record<string, number>> {
-  const client = new pg.Client({ connectionString: url });
+  const client = new (await loadPg()).Client({ connectionString: url });
   await client.connect();
   try {
     const out: Record<string, number> = {};
@@ -51,7 +51,7 @@ export async function copyServerTables(file: string, url: string): Promise<Recor
   const { openServerState } = await import('../../server/state/index.ts');
   await (await openServerState(url)).close();
   const sqlite = new Database(file, { readonly: true, fileMustExist: true });
-  const client = new pg.Client({ connectionString: url });
+  const client = new (await loadPg()).Client({ connectionString: url });
   await client.connect();
   try {
     await client.query('BEGIN');

@@ -1,5 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import pg from 'pg';
+import type pg from 'pg';
 import {
   badRole,
   badUserName,
@@ -28,6 +28,7 @@ import {
 import { DossierError } from '../../errors/index.ts';
 import { runLockedMigrations } from '../../store/postgres/schema.ts';
 import { unavailableError } from '../../store/postgres/unavailable.ts';
+import { loadPg, type PgModule } from '../../store/postgres/driver.ts';
 
 /**
  * Advisory lock key for the server tables' migrations: its own key, so a server starting beside an
@@ -119,20 +120,23 @@ export class PgServerState implements ServerState, JobQueue {
   private constructor(
     private readonly pool: pg.Pool,
     private readonly url: string,
+    /** The `pg` driver (an optional peer dependency, loaded when a postgres:// state is opened). */
+    private readonly driver: PgModule,
     /** Migration versions this instance applied when it opened (empty when another node did). */
     readonly migrated: number[],
   ) {}
 
   static async open(url: string): Promise<PgServerState> {
     // A bounded wait for a connection: with PostgreSQL unreachable a request fails (503) instead of hanging.
-    const pool = new pg.Pool({ connectionString: url, max: 4, connectionTimeoutMillis: 10_000, application_name: 'dossier-server' });
+    const driver = await loadPg();
+    const pool = new driver.Pool({ connectionString: url, max: 4, connectionTimeoutMillis: 10_000, application_name: 'dossier-server' });
     // An idle client's error (the server restarting) must not crash the process; the next query reports it.
     pool.on('error', () => undefined);
     // Nor a checked-out client's between two queries (pg emits it on the client, unheard by the pool).
     pool.on('connect', (client) => client.on('error', () => undefined));
     const host = hostOf(url);
     try {
-      return new PgServerState(pool, url, await migrate(pool, `PostgreSQL at ${host}`));
+      return new PgServerState(pool, url, driver, await migrate(pool, `PostgreSQL at ${host}`));
     } catch (error) {
       await pool.end().catch(() => undefined);
       throw unavailableError(error, host) ?? error;
@@ -417,7 +421,7 @@ export class PgServerState implements ServerState, JobQueue {
     let retry: NodeJS.Timeout | undefined;
     let pauseMs = LISTEN_RETRY_MIN_MS;
     const open = async (): Promise<void> => {
-      const next = new pg.Client({ connectionString: this.url });
+      const next = new this.driver.Client({ connectionString: this.url });
       next.on('error', () => undefined);
       next.on('end', () => {
         if (closed || client !== next) return;

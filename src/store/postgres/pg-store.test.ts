@@ -18,7 +18,6 @@ import { freshDatabase } from './test-database.ts';
  */
 const ADMIN_URL = process.env.DOSSIER_TEST_PG;
 const SKIP = ADMIN_URL ? false : 'DOSSIER_TEST_PG is unset: set it to a PostgreSQL+pgvector connection string (bash scripts/postgres-test-cluster.sh env) to run the PgStore tests';
-if (SKIP) console.log(`# skipped: ${SKIP}`);
 
 async function freshStore(options: { titleWeight?: number } = {}): Promise<{ store: PgStore; url: string; cleanup: () => Promise<void> }> {
   const db = await freshDatabase();
@@ -26,7 +25,7 @@ async function freshStore(options: { titleWeight?: number } = {}): Promise<{ sto
   return { store, url: db.url, cleanup: async () => { await store.close(); await db.drop(); } };
 }
 
-if (!SKIP) storeContract('PgStore', freshStore);
+storeContract('PgStore', freshStore, { skip: SKIP });
 
 describe('PgStore specifics', { skip: SKIP }, () => {
   const ALL = { collections: '*' } as const;

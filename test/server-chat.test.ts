@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { after, afterEach, before, describe, it } from 'node:test';
 import { DefaultChatTransport, readUIMessageStream, type UIMessage, type UIMessageChunk } from 'ai';
 import OpenAI from 'openai';
 import { createDossier, type Dossier } from '../src/dossier.ts';
@@ -9,16 +9,30 @@ import { optionalRouteGroups } from '../src/server/groups.ts';
 import { startServer } from '../src/server/index.ts';
 import { openServerState } from '../src/server/state/index.ts';
 import { tempDir, parseFrames } from './helpers.ts';
+import { NOT_FOUND, startScriptedModel, type ScriptedModel } from './scripted-model.ts';
 
 // The chat endpoints read by the clients people will point at them: the AI SDK's own transport and
 // message reader for /v1/chat, the official OpenAI client for /v1/chat/completions.
 
 type Server = Awaited<ReturnType<typeof startServer>>;
 
+// Runs are answered by the scripted model (test/scripted-model.ts): the tests check how the chat
+// endpoints carry an answer the script determines, never the offline reader's wording.
+let model: ScriptedModel;
+before(async () => (model = await startScriptedModel()));
+after(async () => model.close());
+afterEach(() => model.reset());
+/** The scripted model's one answer to `question` (asked exactly once since the last reset). */
+function scripted(question: string): string {
+  const answers = model.answersTo(question);
+  assert.equal(answers.length, 1, `the model was asked "${question}" once`);
+  return answers[0]!;
+}
+
 async function indexedServer(options: { auth?: 'keys'; before?: (db: string) => Promise<void>; model?: string } = {}) {
   const temp = tempDir();
   const db = join(temp.dir, 'index.db');
-  const dossier: Dossier = await createDossier({ db });
+  const dossier: Dossier = await createDossier({ db, env: { ...process.env, ...model.env } });
   await dossier.ingest([join(REGRESSION_DIR, 'corpus')]);
   await options.before?.(db);
   const server = await startServer({ dossier, db, port: 0, auth: options.auth, ...(options.model ? { ask: { model: options.model } } : {}), extra: await optionalRouteGroups() });
@@ -82,7 +96,8 @@ describe('POST /v1/chat: the AI SDK UI message stream', () => {
     assert.equal(chunks.at(-1)!.type, 'finish');
     assert.equal((chunks.at(-1) as any).finishReason, 'stop');
     const text = textOf(message);
-    assert.match(text, /Hardangerfjord \[E\d+\]/);
+    assert.equal(text, scripted('Where did the Tern-4 sea trial take place?'));
+    assert.match(text, /\[E\d+\]/);
 
     // Every id cited in the text is a source-document part naming its chunk.
     const sources = partsOf(message, 'source-document');
@@ -117,7 +132,7 @@ describe('POST /v1/chat: the AI SDK UI message stream', () => {
     ]);
     const [run] = partsOf(message, 'data-run');
     assert.equal(run.data.question, 'When was Halvorsen Instruments founded?');
-    assert.match(textOf(message), /1987/);
+    assert.equal(textOf(message), scripted('When was Halvorsen Instruments founded?'));
   });
 
   it('continues a server conversation given conversationId, and records the turns', async () => {
@@ -126,7 +141,7 @@ describe('POST /v1/chat: the AI SDK UI message stream', () => {
     // The client sends only the new turn: the context is the conversation stored on the server.
     const { message } = await chat(s.server, [userMessage('When was it founded?')], { body: { conversationId: id } });
     assert.equal(partsOf(message, 'data-run')[0].data.question, 'When was Halvorsen Instruments founded?');
-    assert.match(textOf(message), /1987/);
+    assert.equal(textOf(message), scripted('When was Halvorsen Instruments founded?'));
     const { messages } = (await (await fetch(`${s.server.url}/v1/conversations/${id}/messages`)).json()) as any;
     assert.deepEqual(messages.map((m: any) => m.role), ['user', 'assistant', 'user', 'assistant']);
   });
@@ -142,8 +157,13 @@ describe('POST /v1/chat: the AI SDK UI message stream', () => {
     // One part per sub-agent, updated in place when it finishes.
     assert.ok(subagents.every((p) => p.data.status === 'finished'), JSON.stringify(subagents));
     assert.ok(partsOf(message, 'data-critique').length >= 1);
-    assert.match(textOf(message), /Ingrid Maalen/);
-    assert.ok(partsOf(message, 'source-document').length >= 2);
+    // The report is the planner's; every id it cites is a source part.
+    const report = model.answers.filter((a) => a.role === 'planner').map((a) => a.answer);
+    assert.equal(report.length, 1);
+    assert.equal(partsOf(message, 'text').at(-1).text, report[0]);
+    const cited = new Set([...report[0]!.matchAll(/E\d+/g)].map((m) => m[0]));
+    assert.ok(cited.size >= 1);
+    assert.deepEqual(new Set(partsOf(message, 'source-document').map((p) => p.sourceId)), cited);
     assert.equal(partsOf(message, 'data-run')[0].data.finishReason, 'stop');
     // Nested agents' searches are tool parts too, named by their agent.
     assert.ok(partsOf(message, 'dynamic-tool').some((p) => /^rag:\d+: search_knowledge$/.test(p.title ?? '')));
@@ -188,16 +208,20 @@ describe('POST /v1/chat/completions: OpenAI-compatible', () => {
     assert.equal((await client.models.retrieve('dossier-research')).id, 'dossier-research');
   });
 
-  for (const [model, question, expected] of [
-    ['dossier', 'Where did the Tern-4 sea trial take place?', /Hardangerfjord \[E\d+\]/],
-    ['dossier-research', 'Who leads the team that built the Tern-4 salinity sensor?', /Ingrid Maalen/],
+  for (const [mode, question, role] of [
+    ['dossier', 'Where did the Tern-4 sea trial take place?', 'rag'],
+    ['dossier-research', 'Who leads the team that built the Tern-4 salinity sensor?', 'planner'],
   ] as const) {
-    it(`${model}: a completion with the cited answer, a Sources list, citations and usage; streaming gives the same text`, async () => {
-      const completion = await client.chat.completions.create({ model, messages: [{ role: 'user', content: question }] });
+    it(`${mode}: a completion with the cited answer, a Sources list, citations and usage; streaming gives the same text`, async () => {
+      const completion = await client.chat.completions.create({ model: mode, messages: [{ role: 'user', content: question }] });
       assert.equal(completion.object, 'chat.completion');
-      assert.equal(completion.model, model);
+      assert.equal(completion.model, mode);
       const content = completion.choices[0]!.message.content ?? '';
-      assert.match(content, expected);
+      // The answer (the planner's report in research) as the model wrote it, then the Sources list.
+      const answers = model.answers.filter((a) => a.role === role).map((a) => a.answer);
+      assert.equal(answers.length, 1);
+      assert.match(answers[0]!, /\[E\d+\]/);
+      assert.ok(content.startsWith(`${answers[0]}\n\nSources:\n`), content);
       assert.equal(completion.choices[0]!.finish_reason, 'stop');
       const citations = (completion as any).citations as any[];
       assert.ok(citations.length >= 1);
@@ -206,10 +230,10 @@ describe('POST /v1/chat/completions: OpenAI-compatible', () => {
       assert.ok(completion.usage!.total_tokens > 0);
       assert.equal(completion.usage!.total_tokens, completion.usage!.prompt_tokens + completion.usage!.completion_tokens);
 
-      const stream = await client.chat.completions.create({ model, messages: [{ role: 'user', content: question }], stream: true, stream_options: { include_usage: true } });
+      const stream = await client.chat.completions.create({ model: mode, messages: [{ role: 'user', content: question }], stream: true, stream_options: { include_usage: true } });
       const { chunks, content: streamed } = await collect(stream);
       assert.ok(chunks.every((c) => c.object === 'chat.completion.chunk'));
-      // The answer arrives in pieces, and adds up to the non-streaming content (the offline model is deterministic).
+      // The answer arrives in pieces, and adds up to the non-streaming content (the scripted model is deterministic).
       assert.ok(chunks.filter((c) => c.choices[0]?.delta?.content).length > 2);
       assert.equal(streamed, content);
       const last = [...chunks].reverse().find((c) => c.choices.length > 0);
@@ -229,7 +253,8 @@ describe('POST /v1/chat/completions: OpenAI-compatible', () => {
         { role: 'user', content: [{ type: 'text', text: 'When was it founded?' }] },
       ],
     });
-    assert.match(completion.choices[0]!.message.content ?? '', /1987/);
+    // The model was asked the follow-up made standalone from the earlier messages.
+    assert.ok((completion.choices[0]!.message.content ?? '').startsWith(`${scripted('When was Halvorsen Instruments founded?')}\n\nSources:\n`));
   });
 
   it('an unknown model is a 404 in OpenAI error shape', async () => {
@@ -275,19 +300,25 @@ describe('chat endpoints with API keys', () => {
   });
 
   it('a valid key answers; the run is scoped to what the key may read, as on /v1/ask', async () => {
-    const { message } = await chat(s.server, [userMessage('Where did the Tern-4 sea trial take place?')], { headers: { authorization: `Bearer ${keys.admin}` } });
-    assert.match(textOf(message), /Hardangerfjord \[E\d+\]/);
+    const question = 'Where did the Tern-4 sea trial take place?';
+    const { message } = await chat(s.server, [userMessage(question)], { headers: { authorization: `Bearer ${keys.admin}` } });
+    assert.equal(textOf(message), scripted(question));
+    assert.match(textOf(message), /Hardangerfjord/, 'the admin’s search found the passage');
     const admin = new OpenAI({ baseURL: `${s.server.url}/v1`, apiKey: keys.admin });
-    const answered = await admin.chat.completions.create({ model: 'dossier', messages: [{ role: 'user', content: 'Where did the Tern-4 sea trial take place?' }] });
-    assert.match(answered.choices[0]!.message.content ?? '', /Hardangerfjord/);
+    const answered = await admin.chat.completions.create({ model: 'dossier', messages: [{ role: 'user', content: question }] });
+    assert.ok((answered.choices[0]!.message.content ?? '').startsWith(model.answersTo(question)[1]!));
+    assert.equal((answered as any).citations.length, 1);
 
+    // The guest's runs search nothing of the index: the model is shown no passage, and nothing is cited.
+    model.reset();
     const guest = new OpenAI({ baseURL: `${s.server.url}/v1`, apiKey: keys.guest });
-    const unseen = await guest.chat.completions.create({ model: 'dossier', messages: [{ role: 'user', content: 'Where did the Tern-4 sea trial take place?' }] });
-    assert.doesNotMatch(unseen.choices[0]!.message.content ?? '', /Hardangerfjord/);
+    const unseen = await guest.chat.completions.create({ model: 'dossier', messages: [{ role: 'user', content: question }] });
     assert.deepEqual((unseen as any).citations, []);
-    const guestChat = await chat(s.server, [userMessage('Where did the Tern-4 sea trial take place?')], { headers: { authorization: `Bearer ${keys.guest}` } });
+    const guestChat = await chat(s.server, [userMessage(question)], { headers: { authorization: `Bearer ${keys.guest}` } });
     assert.deepEqual(partsOf(guestChat.message, 'source-document'), []);
-    assert.doesNotMatch(textOf(guestChat.message), /Hardangerfjord/);
+    assert.deepEqual(model.answers.map((a) => [a.answer, a.evidence.length]), [[NOT_FOUND, 0], [NOT_FOUND, 0]]);
+    assert.equal(unseen.choices[0]!.message.content, NOT_FOUND);
+    assert.equal(textOf(guestChat.message), NOT_FOUND);
   });
 });
 

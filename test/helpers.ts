@@ -128,15 +128,18 @@ async function cachedRegressionIndex(): Promise<string | undefined> {
   return file;
 }
 
-/** A fresh index of the regression corpus (eval/regression/corpus) in a temporary folder (or, on PostgreSQL, a fresh database). */
-export async function regressionIndex(backend: ServerBackend = 'sqlite'): Promise<{ dossier: import('../src/dossier.ts').Dossier; db: string; dir: string; cleanup: () => Promise<void>; removeFiles: () => Promise<void> }> {
+/**
+ * A fresh index of the regression corpus (eval/regression/corpus) in a temporary folder (or, on
+ * PostgreSQL, a fresh database); `env` is the Dossier's (e.g. a scripted model's DOSSIER_MODEL).
+ */
+export async function regressionIndex(backend: ServerBackend = 'sqlite', options: { env?: Record<string, string | undefined> } = {}): Promise<{ dossier: import('../src/dossier.ts').Dossier; db: string; dir: string; cleanup: () => Promise<void>; removeFiles: () => Promise<void> }> {
   const { createDossier } = await import('../src/dossier.ts');
   const { REGRESSION_DIR } = await import('../src/eval/regression.ts');
   const temp = await backendDb(backend);
   const db = temp.db;
   const cached = backend === 'sqlite' ? await cachedRegressionIndex() : undefined;
   if (cached) copyFileSync(cached, db);
-  const dossier = await createDossier({ db });
+  const dossier = await createDossier({ db, ...(options.env ? { env: options.env } : {}) });
   if (!cached) await dossier.ingest([join(REGRESSION_DIR, 'corpus')]);
   return {
     dossier,

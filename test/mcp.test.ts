@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { after, afterEach, before, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { createDossier, type Dossier } from '../src/dossier.ts';
 import { REGRESSION_DIR } from '../src/eval/regression.ts';
@@ -12,8 +12,18 @@ import { optionalRouteGroups } from '../src/server/groups.ts';
 import { startServer } from '../src/server/index.ts';
 import { openServerState } from '../src/server/state/index.ts';
 import { CLI, runCliProcess, tempDir } from './helpers.ts';
+import { assertDelivered, startScriptedModel, type ScriptedModel } from './scripted-model.ts';
 
 // These tests spawn the built binary (dist/): `npm test` builds first; run `npm run -s build` when alone.
+
+// ask and research runs are answered by the scripted model (test/scripted-model.ts), in this process
+// and in the stdio child alike: the tests check what MCP does with an answer the script determines.
+let model: ScriptedModel;
+before(async () => (model = await startScriptedModel()));
+after(async () => model.close());
+afterEach(() => model.reset());
+/** The Dossier's env with the scripted model as its default. */
+const scriptedEnv = () => ({ ...process.env, ...model.env });
 
 const TOOLS = ['ask', 'get_content', 'list_documents', 'research', 'search'];
 
@@ -59,7 +69,8 @@ function coreSuite(connect: () => Client) {
   it('ask answers with its citations listed', async () => {
     const { text, data, isError } = await call(connect(), 'ask', { question: 'Where did the Tern-4 sea trial take place?' });
     assert.equal(isError, false, text);
-    assert.match(data.answer, /Hardangerfjord \[E\d+\]/);
+    assertDelivered(data, model.answersTo('Where did the Tern-4 sea trial take place?')[0]!);
+    assert.ok(text.startsWith(data.answer), text);
     assert.equal(data.finishReason, 'stop');
     assert.ok(data.citations.length > 0);
     const cited = data.citations[0];
@@ -72,7 +83,11 @@ function coreSuite(connect: () => Client) {
     assert.equal(isError, false, text);
     assert.ok(Array.isArray(data.plan) && data.plan.length >= 1);
     assert.match(text, /Plan:\n- \[(answered|open|failed)\] /);
-    assert.match(text, /Hardangerfjord/);
+    // The planner's report, its citations resolving to the chunks it quotes.
+    const report = model.answers.filter((a) => a.role === 'planner');
+    assert.equal(report.length, 1);
+    assertDelivered(data, report[0]!.answer);
+    assert.ok(text.includes(report[0]!.answer), text);
     assert.ok(data.citations.length > 0);
   });
 
@@ -137,7 +152,7 @@ describe('MCP over stdio: `dossier mcp` (the built binary)', () => {
     temp = tempDir();
     db = await regressionDb(temp.dir);
     // Run in the temp folder so no dossier.config.json of the checkout applies.
-    const transport = new StdioClientTransport({ command: process.execPath, args: [CLI, 'mcp', '--db', db], cwd: temp.dir, stderr: 'pipe' });
+    const transport = new StdioClientTransport({ command: process.execPath, args: [CLI, 'mcp', '--db', db], cwd: temp.dir, stderr: 'pipe', env: { ...getDefaultEnvironment(), ...model.env } });
     transport.stderr?.on('data', (data) => (stderr += data));
     client = new Client({ name: 'dossier-test', version: '1.0.0' });
     // A stray line on stdout would break the framing and show up here.
@@ -172,7 +187,7 @@ describe('MCP over Streamable HTTP: /mcp on a loopback server', () => {
   before(async () => {
     temp = tempDir();
     const db = await regressionDb(temp.dir);
-    dossier = await createDossier({ db });
+    dossier = await createDossier({ db, env: scriptedEnv() });
     server = await startServer({ dossier, db, port: 0, extra: [mcpRoutes] });
     client = new Client({ name: 'dossier-test', version: '1.0.0' });
     await client.connect(new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`)));
@@ -223,7 +238,7 @@ describe('MCP over Streamable HTTP with keys: one tenant cannot reach another', 
       mkdirSync(join(temp.dir, folder));
       writeFileSync(join(temp.dir, folder, `${folder}.md`), text);
     }
-    dossier = await createDossier({ db });
+    dossier = await createDossier({ db, env: scriptedEnv() });
     await dossier.ingest([join(temp.dir, 'a')], { collection: 'a' });
     await dossier.ingest([join(temp.dir, 'b')], { collection: 'b' });
     const documents = await dossier.listDocuments();
@@ -252,6 +267,9 @@ describe('MCP over Streamable HTTP with keys: one tenant cannot reach another', 
     assert.match(data.hits[0].text, /AMBERFALCON/);
     const content = await call(alice, 'get_content', { documentId: secretId });
     assert.match(content.text, /AMBERFALCON/);
+    // Her runs are shown the passage (the scripted model quotes it).
+    for (const tool of ['ask', 'research']) assert.match((await call(alice, tool, { question: 'What is the Nightjar launch code?' })).text, /AMBERFALCON/, tool);
+    assert.ok(model.answers.some((a) => a.evidence.some((e) => e.text.includes('AMBERFALCON'))));
     assert.deepEqual((await alice.listResources()).resources.map((r) => r.name), ['Nightjar launch plan']);
   });
 
@@ -270,6 +288,7 @@ describe('MCP over Streamable HTTP with keys: one tenant cannot reach another', 
     for (const tool of ['ask', 'research']) {
       const run = await call(bob, tool, { question: 'What is the Nightjar launch code?' });
       assert.doesNotMatch(run.text, /AMBERFALCON/, tool);
+      assert.ok(model.answers.length > 0 && model.answers.every((a) => a.evidence.every((e) => !/AMBERFALCON|Nightjar/.test(e.text))), `${tool}: the model was shown nothing of collection a`);
       assert.ok((run.data?.citations ?? []).every((c: any) => c.documentId !== secretId), tool);
       assert.equal((await call(bob, tool, { question: 'What is the Nightjar launch code?', collections: ['a'] })).text, 'not-found: no collection "a"');
     }

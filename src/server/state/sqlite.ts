@@ -120,15 +120,21 @@ export class SqliteServerState implements ServerState {
 
   async createUser(name: string, options: { admin?: boolean } = {}): Promise<User> {
     if (!USER_NAME.test(name)) throw badUserName(name);
-    if (await this.userByName(name)) throw userExists(name);
     const user: User = { id: randomUUID(), name, admin: options.admin === true, createdAt: now() };
-    this.db.prepare('INSERT INTO srv_users (id, name, admin, created_at) VALUES (?, ?, ?, ?)').run(user.id, user.name, user.admin ? 1 : 0, user.createdAt);
+    // The unique name decides, in the insert itself: a check before it would let two calls made at
+    // once (each awaiting between check and insert) both pass, and the second fail on the constraint.
+    const inserted = this.db.prepare('INSERT INTO srv_users (id, name, admin, created_at) VALUES (?, ?, ?, ?) ON CONFLICT (name) DO NOTHING').run(user.id, user.name, user.admin ? 1 : 0, user.createdAt);
+    if (inserted.changes === 0) throw userExists(name);
     return user;
   }
 
   /** The local user of a loopback server without keys: created once, an admin. */
   async localUser(): Promise<User> {
-    return (await this.userByName('local')) ?? this.createUser('local', { admin: true });
+    const found = await this.userByName('local');
+    if (found) return found;
+    // Concurrent first requests each try; whichever inserts first wins and all read that one.
+    this.db.prepare("INSERT INTO srv_users (id, name, admin, created_at) VALUES (?, 'local', 1, ?) ON CONFLICT (name) DO NOTHING").run(randomUUID(), now());
+    return (await this.userByName('local'))!;
   }
 
   async userByName(name: string): Promise<User | undefined> {

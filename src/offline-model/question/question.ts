@@ -1,9 +1,9 @@
 import { entitiesIn } from '../text/entities.ts';
 import { isDemonym, isRegionName, NATIONALITY } from '../text/spans.ts';
 import { splitSentences } from '../text/sentences.ts';
-import type { AnswerType, CalculationOp, CalculationSpec, ComparisonSpec, Hop, QuestionAnalysis, QuestionType } from './types.ts';
+import type { AnswerType, CalculationOp, CalculationSpec, ComparisonSpec, Hop, QuestionAnalysis, QuestionRule, QuestionType } from './types.ts';
 
-export type { AnswerType, CalculationOp, CalculationSpec, ComparisonSpec, Hop, QuestionAnalysis, QuestionType } from './types.ts';
+export type { AnswerType, CalculationOp, CalculationSpec, ComparisonSpec, Hop, QuestionAnalysis, QuestionRule, QuestionType } from './types.ts';
 
 /** The participle of a verb or of the noun for its doer: "wrote"/"writer" → "written". */
 const PARTICIPLES: Record<string, string> = {
@@ -448,6 +448,153 @@ function asWhQuestion(question: string): string {
   return phrase && !isPlural(phrase) ? asked : question;
 }
 
+/** What the type rules read: the asking sentence in its forms and what analysis found in it. */
+interface QuestionContext {
+  /** The asking sentence, lower-cased, "what's" read as "what is" (what most rules match). */
+  q: string;
+  /** The asking sentence as written ("Name the …" read as "Which …"). */
+  asking: string;
+  /** The whole question without its "according to …" (what a calculation reads). */
+  core: string;
+  years: string[];
+  candidates: string[];
+  /** The interrogative that decides the type; none in a statement with a question mark. */
+  wh: string | undefined;
+  /** The noun phrase after "what", "which" or "whose". */
+  phrase: string | undefined;
+  /** "how many|much <unit>": the unit, when one is named, is group 2. */
+  howMany: RegExpExecArray | null;
+  /** The question opens with an auxiliary ("Is …", "Did …"). */
+  isYesNo: boolean;
+}
+
+/** What a rule decides about a question. */
+interface TypeDecision {
+  type: QuestionType;
+  answerType: AnswerType;
+  focus?: string;
+  unit?: string;
+  calculation?: CalculationSpec;
+}
+
+interface QuestionTypeRule {
+  name: QuestionRule;
+  /** The decision, when the rule applies to the question. */
+  decide(context: QuestionContext): TypeDecision | undefined;
+}
+
+const HOW_TO = /^(?:how (?:do|can|should|would|could|does|might) (?:i|you|we|one|someone|a user|users)\b|how to\b|what(?: is)? the (?:command|way|syntax|code) (?:to|for)\b|(?:which|what) (?:command|function|method|option|flag|setting|argument|parameter|class|call) (?:do|does|should|can|is used|lets|will|would)\b|show (?:me )?how\b|give (?:me )?an example\b|what do i (?:run|type|call|use) to\b)/;
+const WHY = /^why\b|\bwhat (?:is|was) the reason\b|\bfor what reason\b/;
+const LIST_VERB = /^(?:list|name|enumerate)\s+(?:all\s+|the\s+|every\s+)/;
+const LIST_NOUN = /^(?:what|which) (?:are|were) (?:the |all (?:the )?)?(?:[\w-]+ ){0,3}?(?:rules|steps|options|types|kinds|ways|features|methods|parameters|arguments|settings|fields|values|exceptions|errors|modes|teams|products|members|items|components|parts|stages|phases|categories|classes|commands|flags|properties|attributes|requirements|differences|benefits|advantages|limitations|supported \w+)\b/;
+const MEASURE_ASKED = /\bhow (long|old|tall|high|deep|far|big|large|heavy|wide|fast|often)\b/;
+/** "what type of", "which kind of": one kind is asked, not the items. */
+const KIND_OF = /^(?:what|which)\s+(?:type|kind|sort|genre|form|variety|style)\s+of\b/;
+
+/**
+ * How the question's type and answer type are decided, in order: the first rule that applies wins
+ * (`description`, last, always does). The worked examples of each rule are the case table in
+ * question.test.ts.
+ */
+export const QUESTION_TYPE_RULES: ReadonlyArray<QuestionTypeRule> = [
+  { name: 'how-to', decide: ({ q }) => (HOW_TO.test(q) ? { type: 'how-to', answerType: 'command' } : undefined) },
+  { name: 'why', decide: ({ q }) => (WHY.test(q) ? { type: 'why', answerType: 'reason' } : undefined) },
+  { name: 'list', decide: ({ q }) => (LIST_VERB.test(q) || LIST_NOUN.test(q) ? { type: 'list', answerType: 'list' } : undefined) },
+  {
+    name: 'calculation',
+    decide: ({ core, years, howMany }) => {
+      const calculation = calculationIn(core, years, howMany?.[2]);
+      return calculation ? { type: 'calculation', answerType: 'number', unit: calculation.unit, calculation } : undefined;
+    },
+  },
+  {
+    // Options side by side: one of them is the answer, or, asked with an auxiliary and no "or", whether they share it.
+    name: 'options',
+    decide: ({ q, candidates, isYesNo, phrase }) => {
+      if (candidates.length < 2 || !setsOptionsSideBySide(q)) return undefined;
+      const yesNo = isYesNo && !/\bor\b/.test(q);
+      // "What nationality were both A and B?" compares nationalities
+      return { type: yesNo ? 'yes-no' : 'comparison', answerType: yesNo ? 'yes-no' : 'entity', ...(phrase ? { focus: phrase.toLowerCase() } : {}) };
+    },
+  },
+  { name: 'yes-no', decide: ({ isYesNo }) => (isYesNo ? { type: 'yes-no', answerType: 'yes-no' } : undefined) },
+  {
+    // two "how many" in one question: the sentence that says both
+    name: 'how-many:several',
+    decide: ({ q, wh }) => (wh === 'how' && (q.match(/\bhow (?:many|much)\b/g) ?? []).length >= 2 ? { type: 'how-many', answerType: 'description' } : undefined),
+  },
+  {
+    name: 'how-many',
+    decide: ({ wh, howMany }) => {
+      if (wh !== 'how' || !howMany) return undefined;
+      const unit = howMany[2]?.replace(/^(?:more|fewer|less|other)\s+/, '') || undefined;
+      return { type: 'how-many', answerType: 'number', unit, focus: unit };
+    },
+  },
+  {
+    name: 'how-many:measure',
+    decide: ({ q, wh }) => {
+      const measure = wh === 'how' ? MEASURE_ASKED.exec(q)?.[1] : undefined;
+      return measure ? { type: 'how-many', answerType: 'number', focus: measure } : undefined;
+    },
+  },
+  { name: 'who', decide: ({ wh }) => (wh === 'who' || wh === 'whom' ? { type: 'who', answerType: 'person' } : undefined) },
+  { name: 'when', decide: ({ wh }) => (wh === 'when' ? { type: 'when', answerType: 'date', focus: 'date' } : undefined) },
+  { name: 'where', decide: ({ wh }) => (wh === 'where' ? { type: 'where', answerType: 'place', focus: 'place' } : undefined) },
+  {
+    // A plural noun that names no kind of answer asks for the items; "what kind of …" asks for one kind.
+    name: 'list:plural',
+    decide: ({ q, phrase }) =>
+      phrase && isPlural(phrase) && !answerTypeOfNoun(phrase) && /^(?:what|which)\b/.test(q) && !KIND_OF.test(q) ? { type: 'list', answerType: 'list', focus: phrase.toLowerCase() } : undefined,
+  },
+  {
+    // The noun asked for decides the answer type; a possessor asked for is a person.
+    name: 'wh-phrase',
+    decide: ({ wh, phrase }) => {
+      if (!phrase) return undefined;
+      const noun = phrase.toLowerCase();
+      const possessor = /^((?:[\w-]+\s+){0,2}?[\w-]+)['’]s\s/.exec(noun)?.[1];
+      const answerType = (possessor && answerTypeOfNoun(possessor) === 'person' ? 'person' : answerTypeOfNoun(noun)) ?? 'entity';
+      let type: QuestionType = wh === 'which' ? 'which' : 'what';
+      if (answerType === 'year' || answerType === 'date') type = 'when';
+      if (answerType === 'place' && type === 'what') type = 'where';
+      if (answerType === 'number') type = 'how-many';
+      return { type, answerType, focus: noun };
+    },
+  },
+  {
+    // "what" or "which" inside the sentence, not first, asks for a thing, named
+    name: 'wh-inside',
+    decide: ({ q, wh }) => {
+      if ((wh !== 'what' && wh !== 'which') || /^(?:what|which)\b/.test(q)) return undefined;
+      const named = namedThing(q);
+      return { type: 'what', answerType: 'entity', ...(named ? { focus: named } : {}) };
+    },
+  },
+  {
+    // A statement with a question mark asks for the one "this …" or "a … who" describes.
+    name: 'statement',
+    decide: ({ asking, wh }) => {
+      if (wh) return undefined;
+      const thisNoun = /\b(?:this|these)\s+((?:[\w-]+\s+){0,3}?[\w-]+?)(?=\s+(?:who|that|which|born|based|located|of|in|is|was|with|by|from)\b|\s*[?,]|\s*$)/i.exec(asking)?.[1] ?? /\b(?:an?)\s+((?:[\w-]+\s+){0,3}?[\w-]+)\s+(?:who|that)\b/i.exec(asking)?.[1];
+      if (!thisNoun) return undefined;
+      const focus = thisNoun.toLowerCase();
+      const answerType = answerTypeOfNoun(focus) ?? 'entity';
+      return { type: answerType === 'person' ? 'who' : 'what', answerType, focus };
+    },
+  },
+  { name: 'description', decide: () => ({ type: 'what', answerType: 'description' }) },
+];
+
+/** The first rule of QUESTION_TYPE_RULES that applies, and what it decides. */
+function decideType(context: QuestionContext): TypeDecision & { rule: QuestionRule } {
+  for (const rule of QUESTION_TYPE_RULES) {
+    const decision = rule.decide(context);
+    if (decision) return { ...decision, rule: rule.name };
+  }
+  throw new Error('question analysis: no type rule applies (the last one always should)');
+}
+
 /** What the question asks, and what kind of answer would satisfy it. */
 export function analyseQuestion(question: string): QuestionAnalysis {
   const text = question.replace(/\s+/g, ' ').trim();
@@ -462,100 +609,19 @@ export function analyseQuestion(question: string): QuestionAnalysis {
   const entities = entitiesIn(text).filter((e) => !/^(?:What|Which|Who|When|Where|How|Why|Is|Are|Was|Were|Did|Does|Do|In|The)$/.test(e));
   const candidates = candidatesIn(core);
   const chain = chainIn(text);
-  let type: QuestionType = 'what';
-  let answerType: AnswerType = 'description';
-  let focus: string | undefined;
-  let unit: string | undefined;
-
   const wh = interrogative(q);
   const phrase = wh === 'what' || wh === 'which' || wh === 'whose' ? whPhrase(asking, wh) : undefined;
   const howMany = /\bhow (many|much)\s+((?:[\w-]+\s+){0,2}?[\w-]+?)?(?=\s+(?:is|are|was|were|do|does|did|can|could|has|have|had|will|would|there|of|in|on|at|for|from|by|with|that|which|to|worldwide|together|in total|combined|altogether)\b|\s*[?,]|\s*$)/.exec(q);
   const isYesNo = /^(?:is|are|was|were|do|does|did|can|could|has|have|had|will|would|should|shall)\b/.test(q);
-
-  if (/^(?:how (?:do|can|should|would|could|does|might) (?:i|you|we|one|someone|a user|users)\b|how to\b|what(?: is)? the (?:command|way|syntax|code) (?:to|for)\b|(?:which|what) (?:command|function|method|option|flag|setting|argument|parameter|class|call) (?:do|does|should|can|is used|lets|will|would)\b|show (?:me )?how\b|give (?:me )?an example\b|what do i (?:run|type|call|use) to\b)/.test(q)) {
-    type = 'how-to';
-    answerType = 'command';
-  } else if (/^why\b|\bwhat (?:is|was) the reason\b|\bfor what reason\b/.test(q)) {
-    type = 'why';
-    answerType = 'reason';
-  } else if (/^(?:list|name|enumerate)\s+(?:all\s+|the\s+|every\s+)/.test(q) || /^(?:what|which) (?:are|were) (?:the |all (?:the )?)?(?:[\w-]+ ){0,3}?(?:rules|steps|options|types|kinds|ways|features|methods|parameters|arguments|settings|fields|values|exceptions|errors|modes|teams|products|members|items|components|parts|stages|phases|categories|classes|commands|flags|properties|attributes|requirements|differences|benefits|advantages|limitations|supported \w+)\b/.test(q)) {
-    type = 'list';
-    answerType = 'list';
-  }
-  const calculation = type === 'what' ? calculationIn(core, years, howMany?.[2]) : undefined;
+  const decided = decideType({ q, asking, core, years, candidates, wh, phrase, howMany, isYesNo });
+  const { rule, focus, unit, calculation } = decided;
+  let { type, answerType } = decided;
   // "operations in more than 70 countries" states a property; it compares nothing
   // nor does a comparative inside an option's name ("Last Action Hero", "First for Women")
   const compared = candidates
     .reduce((text, option) => text.split(option.toLowerCase()).join(' · '), q)
     .replace(/\b(?:more|less|fewer)\s+than\s+(?:about\s+|around\s+)?[\d,.]+\b/g, ' ');
   const comparativeDirection = COMPARATIVE_MAX.test(compared) ? 'max' : COMPARATIVE_MIN.test(compared) ? 'min' : undefined;
-  if (type !== 'what') {
-    // decided above
-  } else if (calculation) {
-    type = 'calculation';
-    answerType = 'number';
-    unit = calculation.unit;
-  } else if (candidates.length >= 2 && setsOptionsSideBySide(q)) {
-    type = isYesNo && !/\bor\b/.test(q) ? 'yes-no' : 'comparison';
-    answerType = type === 'yes-no' ? 'yes-no' : 'entity';
-    if (phrase) focus = phrase.toLowerCase(); // "What nationality were both A and B?" compares nationalities
-  } else if (isYesNo) {
-    type = 'yes-no';
-    answerType = 'yes-no';
-  } else if (wh === 'how' && (q.match(/\bhow (?:many|much)\b/g) ?? []).length >= 2) {
-    // "how many paragraphs …, and how many words …": the sentence that says both
-    type = 'how-many';
-    answerType = 'description';
-  } else if (wh === 'how' && howMany) {
-    type = 'how-many';
-    answerType = 'number';
-    unit = howMany[2]?.replace(/^(?:more|fewer|less|other)\s+/, '') || undefined;
-    focus = unit;
-  } else if (wh === 'how' && /\bhow (?:long|old|tall|high|deep|far|big|large|heavy|wide|fast|often)\b/.test(q)) {
-    type = 'how-many';
-    answerType = 'number';
-    focus = /\bhow (long|old|tall|high|deep|far|big|large|heavy|wide|fast|often)\b/.exec(q)![1];
-  } else if (wh === 'who' || wh === 'whom') {
-    type = 'who';
-    answerType = 'person';
-  } else if (wh === 'when') {
-    type = 'when';
-    answerType = 'date';
-    focus = 'date';
-  } else if (wh === 'where') {
-    type = 'where';
-    answerType = 'place';
-    focus = 'place';
-  } else if (phrase && isPlural(phrase) && !answerTypeOfNoun(phrase) && /^(?:what|which)\b/.test(q) && !/^(?:what|which)\s+(?:type|kind|sort|genre|form|variety|style)\s+of\b/.test(q)) {
-    // ("what sort of products" asks for one kind; "what kinds of values" for the items)
-    // "Which optional dependencies can be installed …?" asks for the items
-    type = 'list';
-    answerType = 'list';
-    focus = phrase.toLowerCase();
-  } else if (phrase) {
-    type = wh === 'which' ? 'which' : 'what';
-    const noun = phrase.toLowerCase();
-    focus = noun;
-    // "Which singer's song …?": the possessor is what is asked, a person
-    const possessor = /^((?:[\w-]+\s+){0,2}?[\w-]+)['’]s\s/.exec(noun)?.[1];
-    answerType = (possessor && answerTypeOfNoun(possessor) === 'person' ? 'person' : answerTypeOfNoun(noun)) ?? 'entity';
-    if (answerType === 'year' || answerType === 'date') type = 'when';
-    if (answerType === 'place' && type === 'what') type = 'where';
-    if (answerType === 'number') type = 'how-many';
-  } else if ((wh === 'what' || wh === 'which') && !/^(?:what|which)\b/.test(q)) {
-    // "known as what for sponsorship reasons", "secured what for Ethiopia": a thing, named
-    answerType = 'entity';
-    const named = namedThing(q);
-    if (named) focus = named;
-  } else if (!wh) {
-    // A statement with a question mark: "… worked with this gospel singer born in July?"
-    const thisNoun = /\b(?:this|these)\s+((?:[\w-]+\s+){0,3}?[\w-]+?)(?=\s+(?:who|that|which|born|based|located|of|in|is|was|with|by|from)\b|\s*[?,]|\s*$)/i.exec(asking)?.[1] ?? /\b(?:an?)\s+((?:[\w-]+\s+){0,3}?[\w-]+)\s+(?:who|that)\b/i.exec(asking)?.[1];
-    if (thisNoun) {
-      focus = thisNoun.toLowerCase();
-      answerType = answerTypeOfNoun(focus) ?? 'entity';
-      type = answerType === 'person' ? 'who' : 'what';
-    }
-  }
   // "Who is older, A or B?" — a comparison whose answer is one of the options
   let comparison: ComparisonSpec | undefined;
   if (candidates.length >= 2 && type !== 'calculation') {
@@ -598,6 +664,7 @@ export function analyseQuestion(question: string): QuestionAnalysis {
     question: text,
     type,
     answerType,
+    rule,
     ...(focus ? { focus } : {}),
     ...(unit ? { unit } : {}),
     entities,

@@ -7,6 +7,29 @@
 export type QuestionType = 'who' | 'when' | 'where' | 'how-many' | 'which' | 'yes-no' | 'how-to' | 'list' | 'why' | 'comparison' | 'calculation' | 'what';
 export type AnswerType = 'person' | 'place' | 'date' | 'year' | 'number' | 'command' | 'list' | 'entity' | 'yes-no' | 'reason' | 'description';
 
+/**
+ * The rule of QUESTION_TYPE_RULES (question.ts) that decided the question's type, in the table's order:
+ * the first rule that applies wins, and `description` is what is left when none does.
+ */
+export type QuestionRule =
+  | 'how-to'
+  | 'why'
+  | 'list'
+  | 'calculation'
+  | 'options'
+  | 'yes-no'
+  | 'how-many:several'
+  | 'how-many'
+  | 'how-many:measure'
+  | 'who'
+  | 'when'
+  | 'where'
+  | 'list:plural'
+  | 'wh-phrase'
+  | 'wh-inside'
+  | 'statement'
+  | 'description';
+
 /** One hop of a multi-hop question: "the founder of Harbor Station" (relation "founder", entity "Harbor Station"). */
 export interface Hop {
   /** The phrase as the question words it. */
@@ -59,6 +82,11 @@ export interface QuestionAnalysis {
   question: string;
   type: QuestionType;
   answerType: AnswerType;
+  /**
+   * The rule that decided `type` and `answerType`. Options side by side may still turn a who/which/
+   * what/when/where question into a comparison after it (`comparison` then says what is compared).
+   */
+  rule: QuestionRule;
   /** The noun the question asks for ("city", "government position", "year"), lower-case. */
   focus?: string;
   /** Unit words for a number ("people", "million euros"). */

@@ -288,6 +288,20 @@ for (const backend of serverBackends()) {
       assert.equal(standaloneQuestion('When was it founded?', []), 'When was it founded?');
     });
 
+    it('refuses a question or title holding U+0000 as bad-input, naming the field (PostgreSQL cannot store it)', async () => {
+      for (const [path, body, field] of [
+        ['/v1/ask', { question: 'Who leads\u0000 the team?' }, 'question'],
+        ['/v1/search', { query: 'team\u0000' }, 'query'],
+        ['/v1/conversations', { title: 'notes\u0000' }, 'title'],
+      ] as const) {
+        const response = await client.post(path, body);
+        assert.equal(response.status, 400, path);
+        const { error } = (await response.json()) as { error: { code: string; message: string } };
+        assert.equal(error.code, 'bad-input');
+        assert.match(error.message, new RegExp(`^${field} holds a NUL character`), path);
+      }
+    });
+
     it('maps limits to errors: 413 too-large, 400 for a long query or question, 429 rate-limited', async () => {
       const small = await startServer({ dossier, db, port: 0, limits: { bodyBytes: 2000, queryChars: 50, requestsPerMinute: 6 } });
       try {

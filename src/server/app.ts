@@ -144,9 +144,15 @@ export function depsOf(c: AppContext): ServerDeps {
   return c.get('deps');
 }
 
-/** A query or question within the length limit. */
+/** A query or question within the length limit, and storable (runs and messages keep it). */
 export function checkLength(c: AppContext, text: string, what: string): string {
   const { queryChars } = depsOf(c).limits;
   if (text.length > queryChars) throw new DossierError('bad-input', `${what} is longer than ${queryChars} characters`);
+  return checkStorable(text, what);
+}
+
+/** PostgreSQL cannot store U+0000 in text, so no backend is given it: the request says what was wrong. */
+export function checkStorable(text: string, what: string): string {
+  if (text.includes('\u0000')) throw new DossierError('bad-input', `${what} holds a NUL character (U+0000)`);
   return text;
 }

@@ -1,6 +1,6 @@
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import { DossierError } from '../../errors/index.ts';
-import { depsOf, principalOf, type AppContext, type Env } from '../app.ts';
+import { checkStorable, depsOf, principalOf, type AppContext, type Env } from '../app.ts';
 import { ErrorSchema, json } from './schemas.ts';
 
 const Message = z.object({ id: z.string(), parentId: z.string().optional(), role: z.enum(['user', 'assistant']), content: z.string(), runId: z.string().optional(), createdAt: z.string(), citations: z.array(z.unknown()).optional() }).openapi('Message');
@@ -18,7 +18,7 @@ export function registerConversations(app: OpenAPIHono<Env>): void {
   app.openapi(
     createRoute({ method: 'post', path: '/v1/conversations', summary: 'Start a conversation', request: { body: { content: { 'application/json': { schema: z.object({ title: z.string().max(200).optional() }) } } } }, responses: { 201: json(Conversation, 'The conversation'), ...errors } }),
     async (c) => {
-      const { id, title, createdAt } = await depsOf(c).state.createConversation(principalOf(c).user.id, c.req.valid('json').title ?? 'Conversation');
+      const { id, title, createdAt } = await depsOf(c).state.createConversation(principalOf(c).user.id, checkStorable(c.req.valid('json').title ?? 'Conversation', 'title'));
       return c.json({ id, title, createdAt }, 201);
     },
   );

@@ -25,6 +25,11 @@ export interface ServerStateContractOptions {
   queue?: boolean;
   /** The backend counts requests for a rate limit shared by every node (`countRequest`: PostgreSQL); otherwise it must be absent. */
   sharedRateLimit?: boolean;
+  /**
+   * The backend cannot store U+0000 in text (PostgreSQL) and refuses it as bad-input; otherwise it
+   * stores it as given. The HTTP API refuses such text before either sees it.
+   */
+  refusesNul?: boolean;
 }
 
 /**
@@ -67,10 +72,17 @@ export function serverStateContract(name: string, make: () => Promise<ServerStat
         assert.deepEqual(await state.members('notes'), []);
       }));
 
-    it(
-      'stores text holding U+0000 as given (questions, titles, messages)',
-      { todo: 'differs: PostgreSQL TEXT refuses U+0000 (error 22021, not a DossierError) where SQLite stores it; reported, the fix (refuse at the HTTP boundary, or strip) is not decided' },
-      () =>
+    if (options.refusesNul) {
+      it('refuses text holding U+0000 as bad-input (questions, titles, messages), never a raw driver error', () =>
+        withState(async (state) => {
+          const user = await state.createUser('alice');
+          await assert.rejects(() => state.createRun(runOf(user.id, { question: 'nul \u0000 here' }), { node: 'n', ms: LONG }), { code: 'bad-input' });
+          await assert.rejects(() => state.createConversation(user.id, 'title \u0000'), { code: 'bad-input' });
+          const conversation = await state.createConversation(user.id, 'title');
+          await assert.rejects(() => state.addMessage({ conversationId: conversation.id, role: 'user', content: 'content \u0000' }), { code: 'bad-input' });
+        }));
+    } else {
+      it('stores text holding U+0000 as given (questions, titles, messages)', () =>
         withState(async (state) => {
           const user = await state.createUser('alice');
           const run = await state.createRun(runOf(user.id, { question: 'nul \u0000 here' }), { node: 'n', ms: LONG });
@@ -79,8 +91,8 @@ export function serverStateContract(name: string, make: () => Promise<ServerStat
           assert.equal((await state.conversation(conversation.id))?.title, 'title \u0000');
           await state.addMessage({ conversationId: conversation.id, role: 'user', content: 'content \u0000' });
           assert.equal((await state.messages(conversation.id))[0]?.content, 'content \u0000');
-        }),
-    );
+        }));
+    }
 
     describe('users', () => {
       it('creates a user and finds it by name and by id; an unknown name or id finds none', () =>

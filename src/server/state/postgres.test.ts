@@ -31,5 +31,5 @@ serverStateContract(
     await query(url, `TRUNCATE ${tables.join(', ')} CASCADE`);
     return { state, rows: (table) => query(url, `SELECT * FROM ${table}`), cleanup: () => state.close() };
   },
-  { skip: SKIP, queue: true, sharedRateLimit: true },
+  { skip: SKIP, queue: true, sharedRateLimit: true, refusesNul: true },
 );

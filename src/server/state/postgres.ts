@@ -145,6 +145,9 @@ export class PgServerState implements ServerState, JobQueue {
 
   /** PostgreSQL down or restarting becomes 'store-unavailable' (HTTP 503); any other error is left as it is. */
   private mapped(error: unknown): unknown {
+    // 22021 / 22P05: text (or JSON) holding U+0000, which PostgreSQL cannot store; the HTTP API refuses it first.
+    const code = (error as { code?: unknown } | undefined)?.code;
+    if (code === '22021' || code === '22P05') return new DossierError('bad-input', 'text holds a NUL character (U+0000), which PostgreSQL cannot store', { cause: error });
     return unavailableError(error, hostOf(this.url)) ?? error;
   }
 

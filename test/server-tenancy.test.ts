@@ -10,11 +10,18 @@ import { Principal } from '../src/server/principal.ts';
 import { startServer } from '../src/server/index.ts';
 import { openServerState } from '../src/server/state/index.ts';
 import { backendDb, serverBackends, parseFrames } from './helpers.ts';
+import { startScriptedModel, type ScriptedModel } from './scripted-model.ts';
 
 // Two tenants on one keys-mode server. Everything of A's that B can name (ids copied from A, or
 // guessed) must be "not found" for B, and nothing of A's may reach B through search or the agent.
 
 const SECRET = '4471-ZETA';
+
+// Runs are answered by the scripted model (test/scripted-model.ts): it quotes the first passage it is
+// shown, so whatever a run's search let through would be in its answer.
+let model: ScriptedModel;
+before(async () => (model = await startScriptedModel()));
+after(async () => model.close());
 const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
 function client(url: string, key: string) {
@@ -69,7 +76,7 @@ for (const backend of serverBackends()) {
       const place = await backendDb(backend);
       cleanup = place.cleanup;
       const { db } = place;
-      dossier = await createDossier({ db });
+      dossier = await createDossier({ db, env: { ...process.env, ...model.env } });
       const state = await openServerState(db);
       const alice = await state.createUser('alice');
       const bob = await state.createUser('bob');
@@ -95,7 +102,9 @@ for (const backend of serverBackends()) {
       ids.bConversation = (await body(await b.send('POST', '/v1/conversations', { title: 'harbour' }))).id;
       const asked = await a.send('POST', '/v1/ask', { question: 'What is the vault code for Project Plinthwort?', conversationId: ids.aConversation });
       ids.aRun = asked.headers.get('x-dossier-run-id')!;
-      assert.match((await body(asked)).answer, new RegExp(SECRET), 'A can read her own document');
+      const aAnswer: string = (await body(asked)).answer;
+      assert.equal(aAnswer, model.answersTo('What is the vault code for Project Plinthwort?').at(-1)!);
+      assert.match(aAnswer, new RegExp(SECRET), 'A can read her own document');
       const bAsked = await b.send('POST', '/v1/ask', { question: 'When does the harbour open?', conversationId: ids.bConversation });
       ids.bRun = bAsked.headers.get('x-dossier-run-id')!;
       await bAsked.arrayBuffer();
@@ -192,6 +201,7 @@ for (const backend of serverBackends()) {
 
     it("never lets B's agent read A's chunks, in rag or research mode", async () => {
       for (const mode of ['rag', 'research']) {
+        const seen = model.answers.length;
         const response = await b.send('POST', '/v1/ask', { question: 'What is the vault code for Project Plinthwort?', mode, stream: true });
         const text = await response.text();
         // The secret is only in A's document: it must not be in any event of B's run (tool results,
@@ -209,6 +219,9 @@ for (const backend of serverBackends()) {
         const json = await body(await b.send('POST', '/v1/ask', { question: 'What is the vault code for Project Plinthwort?', mode }));
         assert.doesNotMatch(json.answer, new RegExp(SECRET));
         assert.ok(json.citations.every((c: any) => !ids.aDocs.includes(c.documentId)), mode);
+        // Nor was the model shown any of it.
+        const shown = model.answers.slice(seen);
+        assert.ok(shown.length > 0 && shown.every((a) => a.evidence.length > 0 && a.evidence.every((e) => !e.text.includes(SECRET) && !e.text.includes('Plinthwort'))), `${mode}: the model was shown A's text`);
       }
     });
 

@@ -6,6 +6,7 @@ import { createInterface } from 'node:readline';
 import { after, before, describe, it } from 'node:test';
 import { REGRESSION_DIR } from '../src/eval/regression.ts';
 import { backendDb, serverBackends, startCli, parseFrames } from './helpers.ts';
+import { call, startScriptedModel, type ScriptedModel } from './scripted-model.ts';
 
 // The built `dossier serve` killed with SIGKILL (no shutdown code runs) in the middle of an ingest
 // and in the middle of a streamed run; the next start on the same file must keep what was
@@ -15,8 +16,13 @@ import { backendDb, serverBackends, startCli, parseFrames } from './helpers.ts';
 
 const LEASE_MS = 1000;
 
+// The served runs are answered by the scripted model (test/scripted-model.ts), not the offline reader.
+let model: ScriptedModel;
+before(async () => (model = await startScriptedModel()));
+after(async () => model.close());
+
 async function serve(db: string, extra: string[] = []): Promise<{ url: string; child: ChildProcess }> {
-  const child = startCli(['serve', '--port', '0', '--db', db, ...extra], { env: { DOSSIER_RUN_LEASE_MS: String(LEASE_MS) } });
+  const child = startCli(['serve', '--port', '0', '--db', db, ...extra], { env: { DOSSIER_RUN_LEASE_MS: String(LEASE_MS), ...model.env } });
   let stderr = '';
   child.stderr!.on('data', (data) => (stderr += data));
   const url = await new Promise<string>((resolve, reject) => {
@@ -119,8 +125,9 @@ for (const backend of serverBackends()) {
       const hits = (await json(await post(`${server.url}/v1/search`, { query: 'Tern-4 sea trial', k: 3 }))).hits;
       assert.match(hits[0].text, /Hardangerfjord/);
 
-      // The offline research agent recomputes this in the Python sandbox, which takes a moment to
-      // start: the run is live (not finished) when the kill comes.
+      // The planner's first move is a Python call that takes far longer than the test waits: the run
+      // is live (not finished) when the kill comes.
+      model.server.chat.enqueue({ type: 'tool-calls', calls: [call('python', { code: 'import time\ntime.sleep(60)\nprint(1)' })] });
       const controller = new AbortController();
       const response = await post(`${server.url}/v1/ask`, { question: 'By how many million euros did revenue grow from 2023 to 2024?', mode: 'research', stream: true }, controller.signal);
       const runId = response.headers.get('x-dossier-run-id')!;
@@ -156,7 +163,7 @@ for (const backend of serverBackends()) {
       // Still every committed document, and the server works normally after two crashes.
       assert.deepEqual((await json(await fetch(`${server.url}/v1/documents?limit=1000`))).documents, before);
       const ask = await json(await post(`${server.url}/v1/ask`, { question: 'Where did the Tern-4 sea trial take place?' }));
-      assert.match(ask.answer, /Hardangerfjord/);
+      assert.deepEqual([ask.finishReason, ask.answer], ['stop', model.answersTo('Where did the Tern-4 sea trial take place?').at(-1)]);
       await kill(server.child);
     });
   });

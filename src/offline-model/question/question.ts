@@ -44,7 +44,7 @@ const DATE_NOUNS = /^(?:year|date|day|month|decade|century|season|era|time|perio
 const NUMBER_NOUNS = /^(?:number|population|amount|count|total|size|capacity|length|height|depth|width|area|price|cost|age|score|percentage|rate|distance|duration|weight|allowance|salary|budget|revenue|profit|income|fee|fees|wage|pay|limit|maximum|minimum|inhabitants|attendance|elevation|altitude|temperature|speed|value|worth|turnover|headcount|ratio|share|margin|timeout|index|rank|ranking|tally|enrollment|enrolment|circulation|viewership)$/;
 const ROLE_NOUNS =
   'founder|co-founder|director|author|writer|creator|father|mother|son|daughter|wife|husband|brother|sister|owner|ceo|president|leader|head|capital|designer|producer|composer|singer|star|builder|manufacturer|developer|publisher|headquarters|home|team|company|university|school|band|group|parent company|successor|predecessor|inventor|editor|host|coach|manager|captain|mayor|governor|king|queen|chairman|architect|lyricist|narrator|illustrator|subsidiary|member|sponsor|distributor|studio|label|network|maker|playwright|screenwriter|novelist|poet|songwriter|artist|painter|sculptor|performer|vocalist|frontman|drummer|guitarist|bassist|conductor|choreographer|cinematographer|photographer|operator|presenter|anchor|commander|general|partner|spouse|child|parent|sibling|proprietor|landlord|employer|teacher|mentor|student|pupil|rival|opponent|heir|namesake|engineer|investor|backer|chairperson|chair|principal|dean|rector|pastor|bishop|abbot|premier|chancellor';
-/** The role nouns, also capitalised ("The Leader of Fine Gael"). */
+/** The role nouns, also capitalised ("The Leader of <party>"). */
 const BOTH_CASES = ROLE_NOUNS.split('|').map((role) => `[${role[0]}${role[0].toUpperCase()}]${role.slice(1)}`).join('|');
 const COMPARATIVE_MAX = /\b(?:more|most|larger|largest|bigger|biggest|greater|greatest|higher|highest|longer|longest|taller|tallest|heavier|faster|older|oldest|wider|deeper|deepest|earlier|earliest|first)\b/;
 const COMPARATIVE_MIN = /\b(?:fewer|less|least|smaller|smallest|lower|lowest|shorter|shortest|lighter|slower|younger|youngest|narrower|shallower|later|latest|last|newer|newest|more recent(?:ly)?)\b/;
@@ -67,14 +67,14 @@ const IRREGULAR_PARTICIPLES = /^(?:told|known|written|made|given|seen|taken|born
 const ED_ADJECTIVES = /^(?:animated|armed|united|red|bed|supernatural|advanced|detailed|limited|listed|named|related|renewed|talented|married|retired|noted|acclaimed|celebrated|distinguished|registered|unnamed|wicked|sacred|naked|rugged|crooked|beloved|learned|aged|skilled|licensed|certified|integrated|automated|rated|televised|unscripted|unified)$/i;
 
 /**
- * The noun phrase the question asks for, right after "what"/"which" ("what New York city is" →
- * "new york city"; "what type of forum" → "forum"; "what was the population of" → "population").
+ * The noun phrase the question asks for, right after "what"/"which", past "type of" and "the … of"
+ * (cases: question.test.ts, "the noun asked for").
  */
 function whPhrase(question: string, word: string): string | undefined {
   const q = question.replace(/\bwhat['’]s\b/gi, 'what is').replace(new RegExp(`\\b(?!${word}\\b)(?:what|which)\\b`, 'gi'), '·');
   const typeOf = /\b(?:what|which)\s+(?:type|kind|sort|form|genre|brand|style|piece|variety)s?\s+of\s+(?:the\s+|a\s+|an\s+)?([\w'’-]+(?:\s+[\w'’-]+){0,2}?)(?=\s+(?:is|are|was|were|do|does|did|can|could|has|have|had|will|would|should)\b|\s*[?,]|\s*$|\s+(?:of|in|on|at|for|from|by|with|that|which|who)\b)/i.exec(q);
   if (typeOf) return typeOf[1];
-  // "what is/was the X of …" / "what is the name of the X …" / "what was the rock singer's stage name?"
+  // "what is/was the X of …" / "what is the name of the X …" / "what was the X's Y?"
   const isThe = /\b(?:what|which)\s+(?:is|was|are|were)\s+(?:the\s+|a\s+|an\s+)?((?:[\w'’-]+\s+){0,4}?[\w'’-]+?)(?=\s+(?:of|for|in|on|at|that|which|who|whose|to|from|with|by|behind|between|when|where|if|after|before|used|given|called|made)\b|\s*[?,.]|\s*$)/i.exec(q);
   if (isThe) {
     let phrase = isThe[1];
@@ -94,7 +94,7 @@ function whPhrase(question: string, word: string): string | undefined {
     if (AUXILIARIES.test(bare) || (PREPOSITIONS.test(bare) && words.length > 0) || /^(?:that|which|who|whom|whose|where|when|and|or)$/i.test(bare) && words.length > 0) break;
     if (words.length > 0 && /^[a-z]+ed$/.test(bare) && !ED_ADJECTIVES.test(bare)) break; // "director hosted"
     if (words.length > 0 && IRREGULAR_PARTICIPLES.test(bare)) break; // "series told in the first person"
-    // "Which fantasy film stars Sarah Bolger …": a lower-case word in -s before a name is the verb
+    // a lower-case word in -s before a name is the verb ("Which film stars <name> …")
     if (words.length > 0 && /^[a-z]+[^s]s$/.test(bare) && /^["“]?\p{Lu}/u.test(all[index + 1] ?? '')) break;
     if (words.length > 0 && VERBISH.test(bare)) break;
     words.push(bare);
@@ -173,8 +173,8 @@ function setsOptionsSideBySide(q: string): boolean {
 /** The options a comparison offers: "…, A or B?", "A or B, which …", "both A and B", "A and B both". */
 function candidatesIn(question: string): string[] {
   const q = question.replace(/\?+\s*$/, '');
-  // "Between A and B, who was born first?" / "Of A and B, which …" / "A or B, who is older?"
-  // "A and B, which band was formed first?" / "Which of A and B was formed first?" / "Which of the two bands, A or B, …"
+  // "Between A and B, who …" / "Of A and B, which …" / "A or B, who …" / "A and B, which …" / "Which of A and B …" /
+  // "Which of the two bands, A or B, …" (cases: question.test.ts, "options and what compares them")
   const lead =
     /^(?:between|of)\s+(?:the\s+)?(.+?)\s+(?:and|or)\s+(?:the\s+)?(.+?),\s*(?:which|who|what|whose)\b/i.exec(q) ??
     /^(?:the\s+)?(\p{Lu}.*?)\s+(?:or|and)\s+(?:the\s+)?(\p{Lu}.*?),\s*(?:which|who|what|whose)\b/u.exec(q) ??
@@ -184,8 +184,8 @@ function candidatesIn(question: string): string[] {
   // "Who is the younger of A and B?"
   const ofBoth = new RegExp(`\\bthe\\s+(?:${COMPARATIVES})\\s+(?:one\\s+)?of\\s+(?:the\\s+)?(.+?)\\s+(?:and|or)\\s+(?:the\\s+)?(.+)$`, 'i').exec(q);
   if (ofBoth) return [clean(ofBoth[1]), clean(ofBoth[2])];
-  // "Which county is larger, Sullivan County, New Hampshire or Carroll County, New Hampshire?": after the
-  // asking clause's comma, each option may hold a comma of its own
+  // "Which county is larger, A, Region or B, Region?": after the asking clause's comma, each option may
+  // hold a comma of its own
   const placed = optionsWithRegions(q);
   if (placed) return placed;
   // "…, the Coastal Team or the Harbour Systems Team" / "Who is older, A or B" / "in 2023 or in 2024"
@@ -197,28 +197,26 @@ function candidatesIn(question: string): string[] {
   if (both) return [clean(both[1]), clean(both[2])].map(stripArticle).map(nameOnly).map(leadingNounless);
   const pair = /^(?:is|are|was|were|do|does|did|have|has|had|can|could)\s+(.+?)\s+and\s+(.+?)\s+(?:both|each|the same|of the same|from the same|in the same|located|considered|members|part|share|shared)\b/i.exec(q);
   if (pair) return [clean(pair[1]), clean(pair[2])].map(stripArticle).map(nameOnly).map(leadingNounless);
-  // "Is the population of Strasbourg greater than that of Boston, Lincolnshire?"
+  // "Is the population of A greater than that of B?"
   const thatOf = /^(?:is|was|are|were)\s+the\s+(?:[\w-]+\s+){0,2}?[\w-]+\s+of\s+(?:the\s+)?(.+?)\s+(?:greater|larger|higher|bigger|smaller|lower|less|more|fewer)\s+than\s+(?:that|those)\s+of\s+(?:the\s+)?(.+)$/i.exec(q);
   if (thatOf) return [clean(thatOf[1]), clean(thatOf[2])];
-  // "Is Kasper Hvidt older than Kasper Schmeichel?" / "Was the Apple Remote released before the Siri Remote?"
+  // "Is A older than B?" / "Was A released before B?"
   const than = /^(?:is|are|was|were|do|does|did|has|have|had)\s+(?:the\s+)?(\p{Lu}.*?|["“].+?["”])\s+(?:(?:born|founded|established|formed|released|published|created|opened|built|launched|started|die|died|have|has|had|\p{Ll}+)\s+)?(?:older|younger|taller|shorter|larger|smaller|bigger|longer|earlier|later|higher|lower|greater|wider|deeper|heavier|(?:more|fewer|less)\s+[\w-]+(?:\s+[\w-]+)?|before|after)\s+(?:than\s+)?(?:the\s+)?(\p{Lu}.*|["“].+)$/u.exec(q.replace(/^\p{Lu}/u, (c) => c.toLowerCase()));
   if (than) return [clean(than[1]), clean(than[2])];
-  // "Is the Pyrenees or the Alps higher?" / "Was Kanye West or Jay-Z born first?"
+  // "Is A or B higher?" / "Was A or B born first?"
   const either = /^(?:is|are|was|were|do|does|did|has|have|had)\s+(?:the\s+)?(\p{Lu}.*?)\s+or\s+(?:the\s+)?(\p{Lu}.*?)\s+(?:older|younger|taller|shorter|larger|smaller|bigger|longer|earlier|later|higher|lower|greater|wider|deeper|heavier|more|less|fewer|born|founded|established|formed|released|published|created|first)\b/u.exec(q.replace(/^\p{Lu}/u, (c) => c.toLowerCase()));
   if (either) return [clean(either[1]), clean(either[2])];
-  // "who is younger Keith Bostic or Jerry Glanville" (no comma)
-  // "Which magazine was started first Arthur's Magazine or First for Women": names may hold "for", "of", "the" …
+  // "who is younger A or B" (no comma); the names may hold "for", "of", "the" … and a comparative ("First for …")
   const bare = /\b(?:older|younger|taller|shorter|larger|smaller|bigger|longer|earlier|later|first|more|less|higher|lower|greater)\s+(?:,\s*)?((?:[A-Z][\w.'’-]*\s*)(?:(?:of|for|the|and|de|in|on|to|&)\s+|[A-Z\d][\w.'’-]*\s*)*?)\s+or\s+((?:(?:the\s+)?[A-Z][\w.'’-]*\s*)(?:(?:of|for|the|and|de|in|on|to|&)\s+|[A-Z\d][\w.'’-]*\s*)*)$/.exec(q);
   if (bare) return [clean(bare[1]), stripArticle(clean(bare[2]))];
   return [];
 }
 
 /**
- * "Which county is larger, Sullivan County, New Hampshire or Carroll County, New Hampshire?", "…,
- * Willoughton or Kirton, Suffolk?": options that carry their region after a comma. The second option
- * is all after "or"; the first takes as many comma pieces before "or" as the second has (never the
- * asking clause), or two when its last piece is a region ("Clinton, Minnesota or North Kansas City"),
- * so "Who was born in Columbus, Ohio, Mike Shank or Tony Ave?" offers Mike Shank.
+ * "Which county is larger, A, Region or B, Region?", "…, A or B, Region?": options that carry their
+ * region after a comma. The second option is all after "or"; the first takes as many comma pieces
+ * before "or" as the second has (never the asking clause), or two when its last piece is a region, so
+ * a place named in the asking clause ("Who was born in Town, Region, A or B?") is no part of A.
  */
 function optionsWithRegions(q: string): [string, string] | undefined {
   if (!/^(?:which|who|what|whose)\b/i.test(q)) return undefined;
@@ -235,19 +233,18 @@ function optionsWithRegions(q: string): [string, string] | undefined {
 }
 
 /**
- * A named option without the words of the question that trail it: "both Larch and Quenvaria genera" →
- * "Quenvaria", "Tony Fields and Tommy Lee share …" → "Tommy Lee", "… Dave Grohl American musicians" → "Dave Grohl".
- * Lowercase options stay as they are.
+ * A named option without the words of the question that trail it ("… and B genera", "… B American
+ * musicians" → "B"). Lowercase options stay as they are.
  */
 function nameOnly(option: string): string {
   if (!/^[\p{Lu}\d"“]/u.test(option)) return option;
   const words = option.split(/\s+/);
-  // trailing lowercase words and demonyms: "Dave Grohl American musicians" → "Dave Grohl"
+  // trailing lowercase words and demonyms
   while (words.length > 1 && (/^\p{Ll}/u.test(words[words.length - 1]) || NATIONALITY.test(words[words.length - 1]))) words.pop();
   return words.join(' ');
 }
 
-/** "drinks Marlowe" → "Marlowe": a common noun before a name is the question's description of it. */
+/** A common noun before a name is the question's description of it ("drinks B" → "B"). */
 function leadingNounless(option: string): string {
   const words = option.split(/\s+/);
   if (!words.some((w) => /^\p{Lu}/u.test(w))) return option;
@@ -264,14 +261,14 @@ const THEN_DESCRIBED = /^\s+([a-z][\w'’-]*\s+(?:[\w'’.-]+\s+){0,13}?)(an?\s+
 const ASKS = /\b(?:what|which|who|whom|whose|when|where|how|why)\b/i;
 
 /**
- * "Brown State Fishing Lake is in a county that has a population of how many inhabitants?": the
- * question's opening name leads, by what it is said to do, to the thing the rest asks about.
+ * "<Name> is in a county that has … how many …?": the question's opening name leads, by what it is
+ * said to do, to the thing the rest asks about.
  */
 function describedBySubject(q: string): Hop | undefined {
   const body = q.replace(/^In \d{4},?\s+/, '');
   const name = entitiesIn(body)[0];
   if (!name) return undefined;
-  // "The 1989 Houston Oilers season was …": the subject with its year and head noun is the passage's name
+  // "The 1989 <team> season was …": the subject with its year and head noun is the passage's name
   const opening = new RegExp(`^(?:[Tt]he\\s+)?(?:\\d{4}(?:[–-]\\d{2,4})?\\s+)?["“]?${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}["”]?(?:\\s+(?!(?:is|was|are|were|has|had)\\b)[a-z][\\w-]*){0,2}(?=\\s+(?:is|was|are|were|has|had|[a-z]+ed)\\b)|^["“]?${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}["”]?`).exec(body)?.[0];
   if (!opening) return undefined;
   const entity = opening.replace(/^(?:the\s+)/i, '').replace(/["“”]/g, '');
@@ -284,9 +281,9 @@ function describedBySubject(q: string): Hop | undefined {
 }
 
 /**
- * "the football manager who recruited David Beckham managed Manchester United …": a past-tense verb
- * after the clause's name is the sentence's own verb, so the relative clause ends before it (not
- * before a participle with "by": "… in Titanic directed by …").
+ * "the coach who recruited <name> coached …": a past-tense verb after the clause's name is the
+ * sentence's own verb, so the relative clause ends before it (not before a participle with "by":
+ * "… in <film> directed by …").
  */
 function clauseEndingAtVerb(match: RegExpMatchArray): RegExpMatchArray {
   const verb = /^(.*?\p{Lu}[\w.'’&-]*)\s+[a-z]+ed\s+(?!by\b)\S/u.exec(match[3]);
@@ -297,8 +294,8 @@ function clauseEndingAtVerb(match: RegExpMatchArray): RegExpMatchArray {
 }
 
 /**
- * "the creator of the Japanese manga about … student Ichitaka Seto was born …": a demonym is no
- * name to start from, so the hop runs on to the first name before the clause's verb.
+ * "the author of the Norwegian novel about … <name> was born …": a demonym is no name to start from,
+ * so the hop runs on to the first name before the clause's verb.
  */
 function throughDemonym(match: RegExpMatchArray, q: string): RegExpMatchArray {
   if (!isDemonym(match[2].replace(/^the\s+/i, ''))) return match;
@@ -312,8 +309,8 @@ function throughDemonym(match: RegExpMatchArray, q: string): RegExpMatchArray {
 const PREPOSITION_END = /\s(?:in|at|on|from|for|with|by|of|to|under|near|into|through|during|against|behind|beside|between|after|before)$/i;
 
 /**
- * "the city in which Kirton End is located?": after "in which" (a preposition before the relative
- * word) the verb that closes the question is the clause's own.
+ * "the city in which <name> is located?": after "in which" (a preposition before the relative word)
+ * the verb that closes the question is the clause's own.
  */
 function clauseWithItsVerb(match: RegExpMatchArray, q: string): RegExpMatchArray {
   if (!PREPOSITION_END.test(match[1])) return match;
@@ -323,18 +320,18 @@ function clauseWithItsVerb(match: RegExpMatchArray, q: string): RegExpMatchArray
   return Object.assign(longer, { index: match.index, input: match.input });
 }
 
-/** The hops of a multi-hop question, innermost first. */
+/** The hops of a multi-hop question, innermost first (cases: question.test.ts, "multi-hop chains"). */
 function chainIn(question: string): Hop[] {
   const hops: Hop[] = [];
   const q = question.replace(/\s+/g, ' ').trim();
   const patterns: RegExp[] = [
-    // the founder of Harbor Station / the director of the romantic comedy "Big Stone Gap" / the star of the 1945 film noir Johnny Angel
+    // the founder of <name> / the director of the romantic comedy "<title>" / the star of the 1945 film noir <title>
     new RegExp(`\\b(?:[Tt]he|[Aa]n?|[Ii]ts|[Hh]is|[Hh]er|[Tt]heir)\\s+((?:[\\w-]+\\s+){0,2}?(?:${BOTH_CASES}))\\s+of\\s+((?:the\\s+)?(?:\\d{4}\\s+)?(?:[a-z][\\w-]*\\s+){0,3}?(?:"[^"]+"|“[^”]+”|(?:[\\p{Lu}\\d][\\w.'’&-]*)(?:\\s+(?:of|the|and|de|&|for(?=\\s+\\p{Lu})|[\\p{Lu}\\d][\\w.'’&-]*))*))`, 'gu'),
-    // the team that built the Tern-4 salinity sensor / the woman who portrayed Corliss Archer in the film Kiss and Tell
+    // the team that built <name> / the woman who portrayed <name> in the film <title>
     /\b(?:the|a|an)\s+((?:[\w-]+\s+){0,2}?[\w-]+)\s+(that|which|who|whose|where)\s+((?:(?!\b(?:is|was|are|were|has|have|did|does)\b\s+(?:based|located|born|known)\b)[^?,])+?)(?=\s+(?:born|based|located|work|works|held|hold|play|played|live|lived|die|died|founded|is|was|are|were|have|has|had|did|does|do)\b[^?]*\?|\?|,|$)/gi,
-    // the company founded by Marit Halvorsen
+    // the company founded by <name>
     /\b(?:the|a|an)\s+((?:[\w-]+\s+){0,2}?[\w-]+)\s+((?:founded|created|written|directed|produced|built|designed|owned|led|developed|published|composed|invented|formed|started|established|run|managed|coached|hosted|made)\s+by\s+(?:"[^"]+"|(?:the\s+)?(?:[\p{Lu}\d][\w.'’&-]*)(?:\s+(?:of|the|and|de|&|[\p{Lu}\d][\w.'’&-]*))*))/gu,
-    // the county containing Brown State Fishing Lake / the band including X (whose own passage names what holds it)
+    // the county containing <name> / the band including <name> (whose own passage names what holds it)
     /\b(?:the|a|an)\s+((?:[\w-]+\s+){0,2}?[\w-]+)\s+((?:containing|including|owning|housing|employing|comprising|encompassing|surrounding|bordering|overlooking)\s+(?:"[^"]+"|(?:the\s+)?(?:[\p{Lu}\d][\w.'’&-]*)(?:\s+(?:of|the|and|de|&|[\p{Lu}\d][\w.'’&-]*))*))/gu,
   ];
   for (const [index, pattern] of patterns.entries()) {
@@ -343,13 +340,13 @@ function chainIn(question: string): Hop[] {
       const phrase = match[0].replace(/^(?:its|his|her|their)\s+/i, 'the ');
       const relation = index === 0 ? match[1].toLowerCase() : index === 1 ? `${match[1].toLowerCase()} ${match[2].toLowerCase()} ${match[3]}` : `${match[1].toLowerCase()} ${match[2]}`;
       const target = index === 0 ? match[2] : index === 1 ? match[3] : match[2].replace(/^\S+\s+(?:by\s+)?/, '');
-      // "Blake Shelton's single My Eyes": the owner describes the thing named after it, which the hop starts from
+      // "<owner>'s single <title>": the owner describes the thing named after it, which the hop starts from
       const named = entitiesIn(target).filter((e) => target.includes(e) && !isDemonym(e));
       const owned = named.findIndex((e) => new RegExp(`${e.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}['’]s\\s`).test(target));
       const entity = (owned >= 0 ? named[owned + 1] : undefined) ?? named[0] ?? /["“]([^"”]+)["”]/.exec(target)?.[1];
       if (index === 1 && !entity) continue; // a relative clause with no name in it is not a hop we can follow
-      // "… in the News Media under which United States Vice President?": a preposition's "which" that
-      // ends the question is what it asks, not a relative clause
+      // "… served under which <Title Words>?": a preposition's "which" that ends the question is what it
+      // asks, not a relative clause
       if (index === 1 && PREPOSITION_END.test(found[1]) && /^(?:\p{Lu}[\w.'’-]*\s*|(?:of|the|and|for)\s+)+$/u.test(found[3]) && /^\s*\??\s*$/.test(q.slice(found.index! + found[0].length))) continue;
       if (hops.some((h) => h.phrase.includes(phrase) || phrase.includes(h.phrase))) continue;
       const rest = q.replace(match[0], '{}');
@@ -358,8 +355,8 @@ function chainIn(question: string): Hop[] {
       hops.push({ phrase: match[0], relation, ...(entity ? { entity } : {}), rest, terminal });
     }
   }
-  // "Three Men on a Horse is a play by a playwright born in which year?": the subject leads, by what
-  // it is said to be, to the one the rest of the question asks about.
+  // "<Title> is a play by a playwright born in which year?": the subject leads, by what it is said to
+  // be, to the one the rest of the question asks about.
   const subject = SUBJECT_HOP.exec(q);
   if (subject && !hops.some((h) => !h.terminal && h.entity)) {
     const [, entity, verb, relation, preposition, described, clause] = subject;
@@ -418,9 +415,9 @@ function calculationIn(question: string, years: string[], unit: string | undefin
 }
 
 /**
- * A wh-word inside a title is no question word: "… inspired What Are Little Girls Made Of has what
- * number?" asks with its second "what". A capitalised wh-word after a word and before another
- * capitalised word is taken for part of a title and masked.
+ * A wh-word inside a title is no question word: "… inspired What Came Before has what number?" asks
+ * with its second "what". A capitalised wh-word after a word and before another capitalised word is
+ * taken for part of a title and masked.
  */
 function withoutTitleWhWords(question: string): string {
   return question.replace(/(?<=[\p{L}\d,"“'’]\s+)(What|Which|Who|Whom|Whose|When|Where|Why|How)(?=\s+["“]?\p{Lu})/gu, (word) => `${word[0]}\u0307${word.slice(1)}`);
@@ -429,7 +426,7 @@ function withoutTitleWhWords(question: string): string {
 const NAMING = '(?:known as|called|named|nicknamed|dubbed|titled|renamed)';
 /**
  * The thing a question asks the name of when "what" comes last: "the league cup known as what" →
- * "league cup"; "The 1996 loose adaptation of … is called what?" → "loose adaptation".
+ * "league cup"; "The 1998 adaptation of … is called what?" → "adaptation".
  */
 function namedThing(q: string): string | undefined {
   const word = `(?!(?:that|which|who|is|was|are|were|been|also|once|now|then)\\b)[\\w'’-]+`;
@@ -439,7 +436,7 @@ function namedThing(q: string): string | undefined {
   return thing && !AUXILIARIES.test(thing.split(/\s+/)[0]) ? thing : undefined;
 }
 
-/** "Name the American film director who hosted …" asks "Which American film director hosted …"; "Name the rules …" lists. */
+/** "Name the Norwegian painter who …" asks "Which Norwegian painter …"; "Name the rules …" lists. */
 function asWhQuestion(question: string): string {
   const imperative = /^(?:name|identify)\s+(?:the|a|an)\s+/i.exec(question);
   if (!imperative) return question;
@@ -622,7 +619,7 @@ export function analyseQuestion(question: string): QuestionAnalysis {
     .reduce((text, option) => text.split(option.toLowerCase()).join(' · '), q)
     .replace(/\b(?:more|less|fewer)\s+than\s+(?:about\s+|around\s+)?[\d,.]+\b/g, ' ');
   const comparativeDirection = COMPARATIVE_MAX.test(compared) ? 'max' : COMPARATIVE_MIN.test(compared) ? 'min' : undefined;
-  // "Who is older, A or B?" — a comparison whose answer is one of the options
+  // Options side by side: a comparison whose answer is one of them, and what decides between them
   let comparison: ComparisonSpec | undefined;
   if (candidates.length >= 2 && type !== 'calculation') {
     const byDate = /\b(?:older|oldest|younger|youngest|elder|earlier|earliest|later|latest|first|before|after|newer|newest|more recent(?:ly)?|most recent(?:ly)?|born first|founded first|came first|established first)\b/.test(compared);

@@ -11,7 +11,9 @@
  *   NOT_FOUND, citing nothing;
  * - the research planner plans `subQuestions(question)` (default: the question itself), asks `rag`
  *   for all of them in one turn, sends the nested answers joined as its draft to `critique`, and
- *   reports that draft.
+ *   reports that draft;
+ * - a critique model (a system prompt that starts "You check a research report claim by claim")
+ *   finds every numbered claim supported.
  * Each answer is recorded in `answers`, with the question the agent was asked.
  */
 import assert from 'node:assert/strict';
@@ -110,6 +112,12 @@ export async function startScriptedModel(options: ScriptOptions = {}): Promise<S
     return { type: 'text', text: draft };
   };
 
+  // A model critique: every numbered claim of its prompt is supported.
+  const critic = (body: ChatBody): ChatTurn => {
+    const claims = firstUser(body).split('\nPASSAGES:')[0]!.match(/^\d+\. /gm) ?? [];
+    return { type: 'text', text: JSON.stringify({ claims: claims.map((_, i) => ({ n: i + 1, verdict: 'supported', reason: 'scripted' })) }) };
+  };
+
   // A search strategy's one-shot generation (query variants, HyDE): the prompt back, as one line.
   const helper = (body: ChatBody): ChatTurn => ({ type: 'text', text: firstUser(body).split('\n')[0] ?? '' });
 
@@ -117,6 +125,7 @@ export async function startScriptedModel(options: ScriptOptions = {}): Promise<S
     const body = raw as ChatBody;
     if (isPlanner(body)) return planner(body);
     if (systemOf(body).startsWith('You help a search engine')) return helper(body);
+    if (systemOf(body).startsWith('You check a research report claim by claim')) return critic(body);
     return rag(body);
   };
   const install = () => server.chat.otherwise(script);

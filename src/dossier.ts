@@ -5,6 +5,7 @@ import type { ChunkOptions } from './ingest/chunk.ts';
 import type { Describer } from './ingest/describe.ts';
 import { IngestPipeline, type DocumentRecord, type IngestOptions, type IngestReport } from './ingest/pipeline.ts';
 import { resolveEmbedder } from './providers/index.ts';
+import type { Reranker } from './retrieve/reranker.ts';
 import { Retriever, type SearchHit, type SearchRequest } from './retrieve/search.ts';
 import type { Filter, Scope, ScopeOptions, Store, StoreStats, StoredChunk, StoredDocument } from './store/types.ts';
 import { Tokenizer } from './text/tokenize.ts';
@@ -19,6 +20,13 @@ export interface DossierOptions {
   readonly?: boolean;
   /** An Embedder, or a spec string: "offline" (default, or $DOSSIER_EMBEDDER), "openai:<model>", … */
   embedder?: Embedder | string;
+  /**
+   * Reorders the fused candidates of every search (the CLI's, the HTTP API's, the agent's) with a
+   * reranking model: a Reranker, or a spec string "cohere:<model>" (COHERE_API_KEY),
+   * "cohere-compatible:<model>" (DOSSIER_RERANKER_BASE_URL), or "none". Default $DOSSIER_RERANKER,
+   * else none: offline there is no reranker, and the fused order stands.
+   */
+  reranker?: Reranker | string;
   /** Snowball stemmer language for full text, the offline embedder and the offline model (default "english"). */
   language?: string;
   /** BM25 weight of title and headings relative to body text. */
@@ -61,11 +69,11 @@ export class Dossier {
     readonly store: Store,
     readonly embedder: Embedder,
     readonly tokenizer: Tokenizer,
-    options: { env?: Record<string, string | undefined> } = {},
+    options: { env?: Record<string, string | undefined>; reranker?: Reranker } = {},
   ) {
     this.env = options.env ?? process.env;
     this.pipeline = new IngestPipeline(store, embedder, tokenizer);
-    this.retriever = new Retriever(store, embedder, tokenizer);
+    this.retriever = new Retriever(store, embedder, tokenizer, { reranker: options.reranker });
     embedder.useFrequencies?.((terms) => store.documentFrequencies(terms));
   }
 
@@ -199,11 +207,19 @@ export async function createDossier(options: DossierOptions = {}): Promise<Dossi
     await store.assertSetting('tokenizer', language);
     const spec = options.embedder ?? config.embedder;
     const embedder = typeof spec !== 'string' ? spec : await resolveEmbedder(spec, { env, language });
-    return new Dossier(store, embedder, tokenizer, { env });
+    return new Dossier(store, embedder, tokenizer, { env, reranker: await rerankerFor(options.reranker ?? config.reranker, env) });
   } catch (error) {
     await store.close();
     throw error;
   }
+}
+
+/** A reranker object as it is, a spec resolved (loading the provider only then), none when unset. */
+async function rerankerFor(spec: Reranker | string | undefined, env: Record<string, string | undefined>): Promise<Reranker | undefined> {
+  if (spec === undefined) return undefined;
+  if (typeof spec !== 'string') return spec;
+  const { resolveReranker } = await import('./providers/index.ts');
+  return resolveReranker(spec, { env });
 }
 
 /** The store for a `--db` value. */

@@ -10,8 +10,8 @@ export { embedderContract } from './embed/contract.ts';
 export { parserContract, assertParsedDocument, assertDossierError, garbageBytes, type ContractSample } from './ingest/parsers/contract.ts';
 export { toolContract, assertFenced } from './testing/tool-contract.ts';
 
-// The protocol test server: scripted OpenAI (chat completions, embeddings) and Anthropic (Messages)
-// endpoints over real sockets.
+// The protocol test server: scripted OpenAI (chat completions, embeddings), Anthropic (Messages) and
+// Cohere (rerank) endpoints over real sockets.
 export {
   ProtocolServer,
   Route,
@@ -40,3 +40,4 @@ export {
   type EmbeddingsTurn,
 } from './testing/protocol-server/openai.ts';
 export { startAnthropicServer, addMessagesRoute, anthropicError, type AnthropicServer, type AnthropicServerOptions } from './testing/protocol-server/anthropic.ts';
+export { startCohereServer, addRerankRoute, rerankDocuments, cohereError, type CohereServer, type CohereServerOptions, type RerankTurn } from './testing/protocol-server/cohere.ts';

@@ -6,6 +6,7 @@ export const COMMON_OPTIONS = {
   db: { type: 'string' },
   json: { type: 'boolean', default: false },
   embedder: { type: 'string' },
+  reranker: { type: 'string' },
   help: { type: 'boolean', short: 'h', default: false },
 } as const satisfies ParseArgsConfig['options'];
 

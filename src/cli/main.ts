@@ -60,6 +60,10 @@ Options for every command:
   --db FILE     index file (default ./dossier.db, or $DOSSIER_DB)
   --json        one JSON object on stdout
   --embedder S  offline (default, or $DOSSIER_EMBEDDER), openai:<model>, ollama:<model>, openai-compatible:<model>
+  --reranker S  reorder the fused candidates of every search (search, ask, serve, mcp, eval) with a
+                reranking model: cohere:<model> (COHERE_API_KEY, COHERE_BASE_URL) or cohere-compatible:<model>
+                (DOSSIER_RERANKER_BASE_URL, e.g. vLLM); default $DOSSIER_RERANKER, else none. Offline there is
+                no reranker: without one the fused order stands
   -h, --help    this help
   --version     the version
 `;

@@ -12,6 +12,8 @@ export interface Config {
   language: string;
   /** Embedder spec: DOSSIER_EMBEDDER, default offline. */
   embedder: string;
+  /** Reranker spec for every search (cohere:<model>, cohere-compatible:<model>, none): DOSSIER_RERANKER, default none. */
+  reranker: string | undefined;
   /** Model spec for ask (and for descriptions at ingest when not offline): DOSSIER_MODEL, default offline. */
   model: string;
   /** Seconds one model call may take: DOSSIER_MODEL_TIMEOUT, as written (checked where it is used). */
@@ -50,6 +52,7 @@ export function configFromEnv(env: Record<string, string | undefined> = process.
     db: env.DOSSIER_DB || 'dossier.db',
     language: env.DOSSIER_LANGUAGE || 'english',
     embedder: env.DOSSIER_EMBEDDER || 'offline',
+    reranker: env.DOSSIER_RERANKER || undefined,
     model: env.DOSSIER_MODEL || 'offline',
     modelTimeout: env.DOSSIER_MODEL_TIMEOUT || undefined,
     configFile: env.DOSSIER_CONFIG || undefined,

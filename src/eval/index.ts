@@ -23,6 +23,8 @@ interface EvalIndexOptions {
   /** Reuse this index (indexed once, when it holds fewer documents than the corpus); a temporary one otherwise. */
   db?: string;
   embedder?: string;
+  /** Reranker spec for every search of the evaluation (none by default). */
+  reranker?: string;
   env?: Record<string, string | undefined>;
   onProgress?: EvalProgress;
 }
@@ -30,7 +32,7 @@ interface EvalIndexOptions {
 /** Opens --db or a fresh temporary index, removed afterwards. */
 async function withIndex<T>(options: EvalIndexOptions, use: (dossier: Dossier) => Promise<T>): Promise<T> {
   const temporary = options.db ? undefined : mkdtempSync(join(tmpdir(), 'dossier-eval-'));
-  const dossier = await createDossier({ db: options.db ?? join(temporary!, 'index.db'), embedder: options.embedder, env: options.env });
+  const dossier = await createDossier({ db: options.db ?? join(temporary!, 'index.db'), embedder: options.embedder, reranker: options.reranker, env: options.env });
   try {
     return await use(dossier);
   } finally {

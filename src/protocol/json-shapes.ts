@@ -25,6 +25,8 @@ export interface SearchHit {
   /** Position of the chunk in its document. */
   ordinal: number;
   tokenCount: number;
+  /** The reranker's score, when a reranker (`--reranker`) ordered the hits; `score` stays the fused one. */
+  rerankScore?: number;
 }
 
 /** A document as `GET /v1/documents` lists it (dossier.ts). */

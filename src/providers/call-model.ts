@@ -199,14 +199,15 @@ async function attemptCall(params: CallModelParams, signal: AbortSignal): Promis
   }
 }
 
-function isRetryable(error: unknown): boolean {
+/** 429, 5xx and network errors, but not 401/403 or a server that cannot be reached at all. */
+export function isRetryable(error: unknown): boolean {
   if (!APICallError.isInstance(error) || error.isRetryable !== true) return false;
   if (error.statusCode === 401 || error.statusCode === 403) return false;
   return unreachableCode(error) === undefined;
 }
 
 /** The SDK's rule: Retry-After-Ms, then Retry-After (seconds or a date), when sane; else exponential backoff. */
-function retryDelayMs(error: unknown, retry: number): number {
+export function retryDelayMs(error: unknown, retry: number): number {
   const backoff = RETRY_INITIAL_DELAY_MS * RETRY_BACKOFF ** retry;
   const headers = APICallError.isInstance(error) ? error.responseHeaders : undefined;
   if (!headers) return backoff;
@@ -221,7 +222,8 @@ function retryDelayMs(error: unknown, retry: number): number {
   return ms !== undefined && !Number.isNaN(ms) && ms >= 0 && (ms < 60_000 || ms < backoff) ? ms : backoff;
 }
 
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
+/** Waits `ms`, or rejects with the signal's reason when it aborts first. */
+export function sleep(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal.aborted) return reject(signal.reason);
     const onAbort = () => {
@@ -246,7 +248,8 @@ function unreachableCode(error: unknown, depth = 0): string | undefined {
   return unreachableCode((error as { cause?: unknown }).cause, depth + 1);
 }
 
-function failureError(failures: unknown[], label: string): DossierError {
+/** The one-line error for a remote call that failed: `remote-auth`, `remote-unreachable` or `remote-failed`, naming the HTTP status. */
+export function failureError(failures: unknown[], label: string): DossierError {
   const last = failures.at(-1);
   const attempts = failures.length > 1 ? ` (gave up after ${failures.length} attempts)` : '';
   const status = APICallError.isInstance(last) ? last.statusCode : undefined;

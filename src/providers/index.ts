@@ -1,12 +1,13 @@
 import type { Embedder } from '../embed/embedder.ts';
 import { DossierError } from '../errors/index.ts';
-import type { EmbedderSettings, Env, LanguageModelObject, Provider, ProviderContext } from './types.ts';
+import type { Reranker } from '../retrieve/reranker.ts';
+import type { EmbedderSettings, Env, LanguageModelObject, Provider, ProviderContext, RerankerSettings } from './types.ts';
 
-export type { EmbedderSettings, Env, LanguageModelObject, Provider, ProviderContext } from './types.ts';
+export type { EmbedderSettings, Env, LanguageModelObject, Provider, ProviderContext, RerankerSettings } from './types.ts';
 
 /**
- * The one provider registry: "provider:model" is parsed here, once, for language models and
- * embedders alike. Providers load on first use, so a command that needs none pays for none.
+ * The one provider registry: "provider:model" is parsed here, once, for language models,
+ * embedders and rerankers alike. Providers load on first use, so a command that needs none pays for none.
  * Adding a provider is one file in this folder and one line here.
  */
 const PROVIDERS: Record<string, () => Promise<Provider>> = {
@@ -15,7 +16,12 @@ const PROVIDERS: Record<string, () => Promise<Provider>> = {
   anthropic: async () => (await import('./anthropic.ts')).anthropicProvider,
   ollama: async () => (await import('./ollama.ts')).ollamaProvider,
   'openai-compatible': async () => (await import('./openai-compatible.ts')).openaiCompatibleProvider,
+  cohere: async () => (await import('./cohere.ts')).cohereProvider,
+  'cohere-compatible': async () => (await import('./cohere.ts')).cohereCompatibleProvider,
 };
+
+/** The providers with reranking models (offline has none). */
+export const RERANKER_PROVIDERS = ['cohere', 'cohere-compatible'];
 
 export const PROVIDER_NAMES = Object.keys(PROVIDERS);
 
@@ -48,7 +54,7 @@ export interface ResolveOptions {
   language?: string;
 }
 
-async function provide(spec: string, kind: 'model' | 'embedder', options: ResolveOptions): Promise<{ provider: Provider; context: ProviderContext; parsed: ParsedSpec }> {
+async function provide(spec: string, kind: 'model' | 'embedder' | 'reranker', options: ResolveOptions): Promise<{ provider: Provider; context: ProviderContext; parsed: ParsedSpec }> {
   const parsed = parseSpec(spec);
   const name = parsed.provider || 'offline';
   const load = PROVIDERS[name];
@@ -86,4 +92,20 @@ export async function resolveEmbedder(spec: string, options: ResolveOptions & { 
   const { provider, context } = await provide(spec, 'embedder', options);
   if (!provider.embedder) throw new DossierError('config', `provider "${provider.name}" has no embedders (in "${spec}")`);
   return provider.embedder(context, options.settings ?? {});
+}
+
+/**
+ * A reranker spec (`cohere:rerank-v3.5`, `cohere-compatible:<model>`), or `none` for no reranker.
+ * Offline there is no reranker: `offline` is refused with a message saying so.
+ */
+export async function resolveReranker(spec: string, options: ResolveOptions & { settings?: RerankerSettings } = {}): Promise<Reranker | undefined> {
+  const trimmed = spec.trim();
+  if (trimmed === 'none') return undefined;
+  const expected = `expected ${RERANKER_PROVIDERS.map((name) => `${name}:<model>`).join(' or ')}, or none`;
+  if (trimmed === '' || trimmed === 'offline') {
+    throw new DossierError('config', `there is no offline reranker (reranker "${spec}"): without one the fused order stands; ${expected}`);
+  }
+  const { provider, context } = await provide(trimmed, 'reranker', options);
+  if (!provider.reranker) throw new DossierError('config', `provider "${provider.name}" has no rerankers (in "${spec}"; ${expected})`);
+  return provider.reranker(context, options.settings ?? {});
 }

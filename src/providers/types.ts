@@ -1,6 +1,7 @@
 import type { LanguageModel } from 'ai';
 import type { AiSdkEmbedderOptions } from '../embed/ai-sdk-embedder.ts';
 import type { Embedder } from '../embed/embedder.ts';
+import type { Reranker } from '../retrieve/reranker.ts';
 
 /** An AI SDK model object (a bare gateway string names no provider we could configure). */
 export type LanguageModelObject = Exclude<LanguageModel, string>;
@@ -17,10 +18,18 @@ export interface ProviderContext {
   language: string;
 }
 
+/** How a remote reranker calls its server (retrieve/ai-sdk-reranker.ts). */
+export interface RerankerSettings {
+  /** Retries after the first attempt, on 429, 5xx and network errors, honouring Retry-After (default 2). */
+  maxRetries?: number;
+  /** For the whole call, retries included (default 30 000). */
+  timeoutMs?: number;
+}
+
 export type EmbedderSettings = Omit<AiSdkEmbedderOptions, 'provider'> & { signal?: AbortSignal };
 
 /**
- * One provider, one file: it turns "name:modelId" into a language model, an embedder, or both.
+ * One provider, one file: it turns "name:modelId" into a language model, an embedder, a reranker, or several.
  * Register it in providers/index.ts.
  */
 export interface Provider {
@@ -29,4 +38,5 @@ export interface Provider {
   needsModelId?: boolean;
   languageModel?(context: ProviderContext): LanguageModelObject;
   embedder?(context: ProviderContext, settings: EmbedderSettings): Promise<Embedder>;
+  reranker?(context: ProviderContext, settings: RerankerSettings): Reranker;
 }

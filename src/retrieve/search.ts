@@ -3,6 +3,7 @@ import { l2normalize, type Embedder } from '../embed/embedder.ts';
 import type { Filter, Scope, ScoredChunkId, Store, StoredChunk } from '../store/types.ts';
 import type { Tokenizer } from '../text/tokenize.ts';
 import { reciprocalRankFusion } from './fuse.ts';
+import { rerankCandidates, rerankDocument, RERANK_DEPTH, type Reranker } from './reranker.ts';
 import type { SearchHit, SearchMode } from '../protocol/json-shapes.ts';
 export type { SearchHit, SearchMode } from '../protocol/json-shapes.ts';
 
@@ -33,17 +34,42 @@ export interface SearchRequest {
   k?: number;
   filter?: Filter;
   hybrid?: Partial<HybridWeights>;
+  /** Cancels the search (the reranker's request with it). */
+  signal?: AbortSignal;
+}
+
+/** A ranked chunk; `rerankScore` is the reranker's score when one reordered the candidates (`score` stays the fused one). */
+export interface RankedChunkId extends ScoredChunkId {
+  rerankScore?: number;
+}
+
+export interface RetrieverOptions {
+  /** Reorders the fused candidates before they are cut to k (none by default, and offline there is none). */
+  reranker?: Reranker;
+  /** At most this many fused candidates are reranked: four per result asked for, up to this (default 100). */
+  rerankDepth?: number;
 }
 
 export class Retriever {
+  readonly reranker: Reranker | undefined;
+  private readonly rerankDepth: number;
+
   constructor(
     private readonly store: Store,
     private readonly embedder: Embedder,
     private readonly tokenizer: Tokenizer,
-  ) {}
+    options: RetrieverOptions = {},
+  ) {
+    this.reranker = options.reranker;
+    this.rerankDepth = options.rerankDepth ?? RERANK_DEPTH;
+    if (!Number.isInteger(this.rerankDepth) || this.rerankDepth < 1) throw new DossierError('config', `rerankDepth must be a positive integer, got ${options.rerankDepth}`);
+  }
 
-  /** Ranked chunk ids only: what evaluation and fusion need, without loading chunk text. */
-  async rank(request: SearchRequest): Promise<ScoredChunkId[]> {
+  /**
+   * Ranked chunk ids: what evaluation and fusion need. Without a reranker no chunk text is loaded;
+   * with one, the top fused candidates are read, reordered by it, and then cut to k.
+   */
+  async rank(request: SearchRequest): Promise<RankedChunkId[]> {
     const mode = request.mode ?? 'hybrid';
     if (!SEARCH_MODES.includes(mode)) throw new DossierError('bad-input', `unknown search mode "${mode}" (expected fulltext, vector or hybrid)`);
     const k = request.k ?? 10;
@@ -51,7 +77,9 @@ export class Retriever {
     const query = request.query.slice(0, MAX_QUERY_CHARS);
     if (!query.trim()) throw new DossierError('bad-input', 'the query is empty');
     const weights = { ...DEFAULT_HYBRID, ...request.hybrid };
-    const depth = mode === 'hybrid' ? Math.max(k, weights.depth) : k;
+    const candidates = this.reranker ? rerankCandidates(k, this.rerankDepth) : k;
+    const listed = Math.max(k, candidates);
+    const depth = mode === 'hybrid' ? Math.max(listed, weights.depth) : listed;
     const fullText = () => this.store.searchFullText(request.scope, this.tokenizer.terms(query), { k: depth, filter: request.filter });
     const vector = async (feedback: readonly ScoredChunkId[] = []) => {
       await this.store.assertEmbedder({ embedderId: this.embedder.id, dimensions: this.embedder.dimensions });
@@ -59,8 +87,10 @@ export class Retriever {
       if (feedback.length > 0 && weights.feedbackWeight > 0) queryVector = await this.withFeedback(request.scope, queryVector, feedback, weights.feedbackWeight);
       return this.store.searchVector(request.scope, queryVector, { k: depth, filter: request.filter });
     };
-    if (mode === 'fulltext') return fullText();
-    if (mode === 'vector') return vector();
+    if (mode !== 'hybrid') {
+      const ranked = mode === 'fulltext' ? await fullText() : await vector();
+      return this.reranked(request, query, ranked, candidates, k);
+    }
     const lexical = await fullText();
     const fused = reciprocalRankFusion(
       [
@@ -70,7 +100,27 @@ export class Retriever {
       (hit) => hit.chunkId,
       weights.rrfK,
     );
-    return fused.slice(0, k).map(({ item, score }) => ({ chunkId: item.chunkId, documentId: item.documentId, score }));
+    const ranked = fused.slice(0, Math.max(k, candidates)).map(({ item, score }) => ({ chunkId: item.chunkId, documentId: item.documentId, score }));
+    return this.reranked(request, query, ranked, candidates, k);
+  }
+
+  /**
+   * The first `candidates` of `ranked` in the reranker's order (those it left out after them, in
+   * fused order), then the rest, cut to k. Without a reranker, the first k as they are. A reranker
+   * that fails fails the search: its error names it, and nothing falls back silently.
+   */
+  private async reranked(request: SearchRequest, query: string, ranked: RankedChunkId[], candidates: number, k: number): Promise<RankedChunkId[]> {
+    if (!this.reranker || ranked.length === 0) return ranked.slice(0, k);
+    const head = ranked.slice(0, candidates);
+    const chunks = new Map((await this.store.getChunks(request.scope, head.map((hit) => hit.chunkId))).map((chunk) => [chunk.id, chunk]));
+    const readable = head.filter((hit) => chunks.has(hit.chunkId));
+    const order = await this.reranker.rerank(query, readable.map((hit) => rerankDocument(chunks.get(hit.chunkId)!)), { signal: request.signal });
+    const chosen = new Set(order.map(({ index }) => index));
+    const reordered = [
+      ...order.map(({ index, score }) => ({ ...readable[index], rerankScore: score })),
+      ...readable.filter((_, index) => !chosen.has(index)),
+    ];
+    return [...reordered, ...ranked.slice(candidates)].slice(0, k);
   }
 
   /** Rocchio-style feedback: query + weight × centroid of the feedback chunks' vectors, renormalised. */
@@ -83,21 +133,21 @@ export class Retriever {
   }
 
   /** Ranked stored chunks with their scores: what the agent's ledger takes. */
-  async searchChunks(request: SearchRequest): Promise<{ chunk: StoredChunk; score: number }[]> {
+  async searchChunks(request: SearchRequest): Promise<{ chunk: StoredChunk; score: number; rerankScore?: number }[]> {
     const ranked = await this.rank(request);
     const chunks = new Map((await this.store.getChunks(request.scope, ranked.map((hit) => hit.chunkId))).map((chunk) => [chunk.id, chunk]));
     return ranked.flatMap((hit) => {
       const chunk = chunks.get(hit.chunkId);
-      return chunk ? [{ chunk, score: hit.score }] : [];
+      return chunk ? [{ chunk, score: hit.score, ...(hit.rerankScore !== undefined ? { rerankScore: hit.rerankScore } : {}) }] : [];
     });
   }
 
   async search(request: SearchRequest): Promise<SearchHit[]> {
-    return (await this.searchChunks(request)).map(({ chunk, score }) => toHit(chunk, score));
+    return (await this.searchChunks(request)).map(({ chunk, score, rerankScore }) => toHit(chunk, score, rerankScore));
   }
 }
 
-function toHit(chunk: StoredChunk, score: number): SearchHit {
+function toHit(chunk: StoredChunk, score: number, rerankScore: number | undefined): SearchHit {
   return {
     chunkId: chunk.id,
     documentId: chunk.documentId,
@@ -112,5 +162,6 @@ function toHit(chunk: StoredChunk, score: number): SearchHit {
     collection: chunk.collection,
     ordinal: chunk.ordinal,
     tokenCount: chunk.tokenCount,
+    ...(rerankScore !== undefined ? { rerankScore } : {}),
   };
 }

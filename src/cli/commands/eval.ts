@@ -40,6 +40,7 @@ export async function evaluate(argv: string[], context: CommandContext): Promise
         mode: modeOption(values, 'hybrid'),
         db: stringOption(values, 'db'),
         embedder: stringOption(values, 'embedder'),
+        reranker: stringOption(values, 'reranker'),
         env,
         onProgress,
       });
@@ -57,6 +58,7 @@ export async function evaluate(argv: string[], context: CommandContext): Promise
         db: stringOption(values, 'db'),
         model: stringOption(values, 'model'),
         mode: agentMode(values),
+        reranker: stringOption(values, 'reranker'),
         env,
         onProgress,
       });

@@ -12,6 +12,7 @@ export function openIndex(values: Values, context: CommandContext, access: 'read
     db: stringOption(values, 'db'),
     readonly: access === 'read',
     embedder: stringOption(values, 'embedder'),
+    reranker: stringOption(values, 'reranker'),
     env: context.io.env,
   });
 }

@@ -62,8 +62,12 @@ export interface AgentOptions {
    * another turn), or undefined to accept. Research mode's critique gate.
    */
   reviewAnswer?: (answer: string, context: { ledger: EvidenceLedger; step: number }) => Promise<string | undefined>;
-  /** Last word on the model's answer before its citations are checked (research mode marks what the critique still finds). */
-  finalizeAnswer?: (answer: string, context: { ledger: EvidenceLedger }) => string;
+  /**
+   * Sees the answer about to be delivered, before its citations are checked (research mode: the
+   * critique of the final answer, reported beside it). It cannot change the answer: Dossier never
+   * rewrites a model's answer.
+   */
+  beforeFinalAnswer?: (answer: string, context: { ledger: EvidenceLedger; step: number }) => Promise<void>;
   /** Set when the final answer must wait for a person's approval: the reason, shown in `approval-required`. */
   holdForApproval?: string;
   /** Run id to use (a research run names its nested runs); default a new UUID. */
@@ -242,7 +246,14 @@ export async function runAgent(options: AgentOptions): Promise<AgentResult> {
   else if (end.type === 'aborted') answer = abortedAnswer(ledger);
   else if (!answer?.trim()) answer = ledger.size === 0 ? NO_EVIDENCE_ANSWER : extractiveFallback(ledger);
 
-  if (options.finalizeAnswer && (end.type === 'answered' || end.type === 'limit')) answer = options.finalizeAnswer(answer, { ledger });
+  if (options.beforeFinalAnswer && (end.type === 'answered' || end.type === 'limit')) {
+    try {
+      await options.beforeFinalAnswer(answer, { ledger, step });
+    } catch (error) {
+      end = fail(error);
+      answer = end.type === 'failed' ? failedAnswer(end.error.message, ledger) : abortedAnswer(ledger);
+    }
+  }
   const checked = checkCitations(answer, ledger);
   const hold = options.holdForApproval !== undefined && (end.type === 'answered' || end.type === 'limit') ? options.holdForApproval : undefined;
   const finishReason = hold !== undefined ? 'needs-approval' : decideFinishReason(end, { ledgerSize: ledger.size, citations: checked.citations.length });

@@ -7,7 +7,7 @@ import type { Knowledge } from '../retrieve/knowledge.ts';
 import type { Scope, ScopeOptions } from '../store/types.ts';
 import { DossierError } from '../errors/index.ts';
 import { resolveModel, type LanguageModelObject, type ResolvedModel } from '../providers/index.ts';
-import type { Citation, ClaimCheck, EventListener, FinishReason, PlanItem, Usage } from '../protocol/events.ts';
+import type { Citation, ClaimCheck, EventListener, FinishReason, PlanItem, RunWarning, Usage } from '../protocol/events.ts';
 import type { SubagentRecord } from '../research/state.ts';
 import type { LedgerOptions } from '../evidence/ledger.ts';
 import { runAgent, type AgentResult } from '../agent/run-agent.ts';
@@ -35,6 +35,8 @@ export interface AskOptions extends ScopeOptions {
   mode?: AskMode;
   /** Research mode: the model of the `reasoning` tool (default the main model). */
   reasoningModel?: string | LanguageModelObject | ResolvedModel;
+  /** Research mode: the model that critiques drafts and the final answer claim by claim (default the main model; offline: the word-match critique). */
+  critiqueModel?: string | LanguageModelObject | ResolvedModel;
   /** "provider:model" (default: $DOSSIER_MODEL or offline), an AI SDK model object, or a resolved model. */
   model?: string | LanguageModelObject | ResolvedModel;
   maxSteps?: number;
@@ -76,7 +78,13 @@ export function modelTimeoutMs(seconds: number | undefined, env: Record<string, 
 }
 
 /** Shapes a run for callers: the documented keys, and the failure when there was one. */
-export function toAskResult(result: AgentResult & Partial<Pick<ResearchResult, 'brief' | 'plan' | 'subagents' | 'critique'>>, model: string): AskResult {
+export function toAskResult(result: AgentResult & Partial<Pick<ResearchResult, 'brief' | 'plan' | 'subagents' | 'critique' | 'warnings'>>, model: string): AskResult {
+  // Beside the answer, never in it: open sub-questions (the planner's) and ids that resolve to nothing (the citation check's).
+  const warnings: RunWarning[] = [
+    ...(result.warnings ?? []),
+    ...result.unresolvedCitations.map((id): RunWarning => ({ by: 'citation-check', id, message: `${id} is cited but resolves to no evidence read in this run (shown as [unresolved: ${id}])` })),
+  ];
+  const critique = result.critique;
   return {
     answer: result.answer,
     citations: result.citations,
@@ -90,7 +98,9 @@ export function toAskResult(result: AgentResult & Partial<Pick<ResearchResult, '
     ...(result.error ? { error: result.error } : {}),
     runId: result.runId,
     ms: result.ms,
-    ...(result.plan ? { brief: result.brief, plan: result.plan, subagents: result.subagents, critique: result.critique } : {}),
+    ...(result.plan ? { brief: result.brief, plan: result.plan, subagents: result.subagents } : {}),
+    ...(critique ? { critique: { checks: critique.checks, openQuestions: critique.openQuestions, rounds: critique.rounds, findings: critique.findings, model: critique.model } } : {}),
+    ...(warnings.length ? { warnings } : {}),
   };
 }
 
@@ -120,8 +130,10 @@ export async function ask(host: AskHost, options: AskOptions): Promise<AskResult
     if (mode === 'research') {
       const reasoning = options.reasoningModel;
       const reasoningModel = reasoning === undefined ? undefined : isResolved(reasoning) ? reasoning : await resolveModel(reasoning, { env: host.env, language: host.language });
+      const critic = options.critiqueModel;
+      const critiqueModel = critic === undefined ? undefined : isResolved(critic) ? critic : await resolveModel(critic, { env: host.env, language: host.language });
       const { runResearch, configuredResearchTools } = await import('../research/index.ts');
-      const result = await runResearch({ ...run, reasoningModel, tools: [...configuredResearchTools(configFromEnv(host.env).web), ...userTools], allowTool });
+      const result = await runResearch({ ...run, reasoningModel, critiqueModel, tools: [...configuredResearchTools(configFromEnv(host.env).web), ...userTools], allowTool });
       return paused(toAskResult(result, model.id), result, where);
     }
     const tools = new ToolRegistry([...ragTools(), ...userTools].filter((tool) => allowTool(tool.name)));

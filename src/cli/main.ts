@@ -19,7 +19,7 @@ Commands:
   search <query> [--mode fulltext|vector|hybrid] [--k N] [--collection NAME] [--filter JSON]
   ask <question> [--model M] [--max-steps N] [--timeout SECONDS] [--trace FILE] [--collection NAME] [--tools DIR]
                                              answer with cited sources (offline model by default)
-       [--mode rag|research] [--reasoning-model M] [--config FILE]
+       [--mode rag|research] [--reasoning-model M] [--critique-model M] [--config FILE]
                                              research: a plan of sub-questions answered by nested agents,
                                              critiqued, then a cited report; --config: tool permissions and
                                              approval rules (default ./dossier.config.json)

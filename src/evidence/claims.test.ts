@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { checkClaim, claimsOf, critiqueDraft, markFindings } from './claims.ts';
+import { checkClaim, claimsOf, critiqueDraft, findingsOf, markFindings, passageText } from './claims.ts';
 
 const evidence: Record<string, string> = {
   E1: 'Halvorsen Instruments was founded in 1987 by Marit Halvorsen in Bergen, Norway.',
@@ -47,5 +47,44 @@ describe('critique: claims checked against the evidence they cite', () => {
     assert.match(marked, /Open: S2: What colour is the logo\?/);
     const again = critiqueDraft(marked, lookup, plan);
     assert.ok(again.checks.every((c) => c.verdict === 'supported') && again.openQuestions.length === 0, 'a marked draft has nothing left to address');
+  });
+});
+
+describe('offline critique: the normalisation rules, as case tables of constructed examples', () => {
+  const passages: Record<string, string> = {
+    E7: 'Lakeside Books sold 1.40 million copies in 2023, a rise of 7% on the year before.',
+    E8: 'Orchard Lane Press printed 1,400,000 copies. Sales grew 7 percent.',
+    // A passage whose heading path names the place; its body does not.
+    E9: passageText({ title: 'Annual report', headingPath: ['Sites', 'Tromsø warehouse'], text: 'The warehouse opened in 2019 and employs 40 people.' }),
+  };
+  const look = (id: string) => passages[id];
+  const cases: Array<{ rule: string; claim: string; cites: string[]; verdict: string; question?: string; computed?: Array<{ id: string; text: string }> }> = [
+    { rule: 'millions in digits = in words', claim: 'Lakeside Books sold 1,400,000 copies in 2023 [E7].', cites: ['E7'], verdict: 'supported' },
+    { rule: 'millions in words = in digits', claim: 'Orchard Lane Press printed 1.4 million copies [E8].', cites: ['E8'], verdict: 'supported' },
+    { rule: 'a different scale is another number', claim: 'Lakeside Books sold 1.40 billion copies in 2023 [E7].', cites: ['E7'], verdict: 'unsupported' },
+    { rule: '7% = 7 percent', claim: 'Orchard Lane Press sales grew 7% [E8].', cites: ['E8'], verdict: 'supported' },
+    { rule: '7 percent = 7%', claim: 'Lakeside Books sales rose 7 percent in 2023 [E7].', cites: ['E7'], verdict: 'supported' },
+    { rule: '7 per cent = 7%', claim: 'Lakeside Books sales rose 7 per cent in 2023 [E7].', cites: ['E7'], verdict: 'supported' },
+    { rule: 'a heading path names what its passage is about', claim: 'The Tromsø warehouse opened in 2019 [E9].', cites: ['E9'], verdict: 'supported' },
+    { rule: 'a name neither the passage nor its headings carry', claim: 'The Narvik warehouse opened in 2019 [E9].', cites: ['E9'], verdict: 'unsupported' },
+    { rule: "the question's own words need no support", claim: 'The Growth Rate of Lakeside Books was 7% in 2023 [E7].', cites: ['E7'], verdict: 'supported', question: 'What was the growth rate of Lakeside Books in 2023?' },
+    { rule: 'an ordinary word with a capital is not a name', claim: 'Sales: Increase of 7% at Lakeside Books [E7].', cites: ['E7'], verdict: 'supported' },
+    { rule: 'a number a computed result printed is supported', claim: 'Together they sold 2,800,000 copies [E7, E8].', cites: ['E7', 'E8'], verdict: 'supported', computed: [{ id: 'P1', text: '2800000\n' }] },
+    { rule: 'an uncited claim stating only a computed number', claim: 'The total is 2.8 million copies.', cites: [], verdict: 'supported', computed: [{ id: 'P1', text: 'total=2800000.0\n' }] },
+    { rule: 'without the computed result the number is unsupported', claim: 'Together they sold 2,800,000 copies [E7, E8].', cites: ['E7', 'E8'], verdict: 'unsupported' },
+  ];
+  for (const c of cases) {
+    it(`${c.rule}: "${c.claim}" is ${c.verdict}`, () => {
+      const check = checkClaim(c.claim, c.cites, look, { question: c.question, computed: c.computed });
+      assert.equal(check.verdict, c.verdict, check.reason);
+    });
+  }
+
+  it('skips meta sentences, and never reports a finding twice', () => {
+    const draft = 'Here is what the documents say:\nIn summary:\nThe documents do not say who owns it.\nLakeside Books sold 9 copies [E7]. Lakeside Books sold 9 copies [E7].';
+    const critique = critiqueDraft(draft, look);
+    assert.deepEqual(critique.checks.map((c) => [c.claim, c.verdict]), [['Lakeside Books sold 9 copies [E7].', 'unsupported']]);
+    assert.equal(findingsOf(critique).length, 1);
+    assert.deepEqual(findingsOf(critique)[0], { claim: 'Lakeside Books sold 9 copies [E7].', finding: 'the cited evidence has no "9"', by: 'critique', verdict: 'unsupported', citations: ['E7'] });
   });
 });

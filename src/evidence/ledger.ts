@@ -28,6 +28,17 @@ export interface LedgerEntry {
   fusedScore: number;
 }
 
+/** A result the run computed (a python run): `P1`, `P2`, …, support for the numbers it printed. Never evicted. */
+export interface ComputedEntry {
+  id: string;
+  /** What it printed. */
+  text: string;
+  /** What produced it (the code). */
+  input: string;
+  step: number;
+  tool: string;
+}
+
 export interface LedgerOptions {
   capacity?: number;
   /** Hits scoring below this share of their search's best hit are marked low-confidence. */
@@ -69,6 +80,7 @@ export class EvidenceLedger {
   private readonly byChunk = new Map<number, LedgerEntry>();
   private nextNumber = 1;
   private evictedCount = 0;
+  private readonly computedEntries: ComputedEntry[] = [];
 
   constructor(options: LedgerOptions = {}) {
     this.capacity = options.capacity ?? 40;
@@ -156,6 +168,18 @@ export class EvidenceLedger {
       ids.set(entry.id, added.entry);
     }
     return ids;
+  }
+
+  /** Records a computed result under the next `P` id. */
+  addComputed(result: Omit<ComputedEntry, 'id'>): ComputedEntry {
+    const entry = { id: `P${this.computedEntries.length + 1}`, ...result };
+    this.computedEntries.push(entry);
+    return entry;
+  }
+
+  /** The computed results, in order. */
+  computed(): readonly ComputedEntry[] {
+    return this.computedEntries;
   }
 
   get(id: string): LedgerEntry | undefined {

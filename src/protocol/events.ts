@@ -60,6 +60,31 @@ export interface ClaimCheck {
   reason: string;
 }
 
+/** Who raised a finding or a warning: the critique gate, the citation check, or the research plan. */
+export type FindingSource = 'critique' | 'citation-check' | 'planner';
+
+/**
+ * A finding about one claim of an answer, reported beside it: Dossier never writes findings into a
+ * model's answer. `claim` is empty for a finding about the critique itself (a reply it could not read).
+ */
+export interface Finding {
+  claim: string;
+  finding: string;
+  by: FindingSource;
+  verdict?: ClaimCheck['verdict'];
+  citations?: string[];
+}
+
+/** Something a reader of the answer should know that is not about one claim: a sub-question left open, an id that resolves to nothing. */
+export interface RunWarning {
+  by: FindingSource;
+  message: string;
+  /** The plan id (S2) of an open sub-question. */
+  subQuestion?: string;
+  /** The evidence id (E9) that resolved to nothing. */
+  id?: string;
+}
+
 /**
  * Every event may carry `path`: where in a research run it happened (`["research", "rag:2"]` for
  * the second nested RAG agent); events of a top-level run have none.
@@ -88,7 +113,12 @@ type AgentEventBody =
   | { type: 'plan'; step: number; brief: string; items: PlanItem[] }
   | { type: 'subagent-start'; step: number; id: string; question: string }
   | { type: 'subagent-finish'; step: number; id: string; finishReason: FinishReason; citations: number; ms: number; error?: string }
-  | { type: 'critique'; step: number; checks: ClaimCheck[]; openQuestions: string[] }
+  /**
+   * A critique of a draft or an answer. `findings`: what it found, each once, with who raised it;
+   * `final`: the critique of the answer delivered (then `warnings` too: open sub-questions); `model`: the
+   * model that judged ("offline" for the word-match critique).
+   */
+  | { type: 'critique'; step: number; checks: ClaimCheck[]; openQuestions: string[]; findings?: Finding[]; final?: true; warnings?: RunWarning[]; model?: string }
   /** The run paused before its final answer; `dossier approve <runId>` (or deny) decides. */
   | { type: 'approval-required'; runId: string; reason: string }
   /** Who approved or denied a paused run, and when. */

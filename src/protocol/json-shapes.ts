@@ -5,7 +5,7 @@
  * project type-checks them without @types/node. The engine modules re-export them
  * (agent/ask.ts, dossier.ts, retrieve/search.ts, ingest/pipeline.ts, research/state.ts).
  */
-import type { Citation, ClaimCheck, FinishReason, PlanItem, Usage } from './events.ts';
+import type { Citation, ClaimCheck, Finding, FinishReason, PlanItem, RunWarning, Usage } from './events.ts';
 
 export type SearchMode = 'fulltext' | 'vector' | 'hybrid';
 
@@ -99,7 +99,10 @@ export interface AskResult {
   brief?: string;
   plan?: PlanItem[];
   subagents?: SubagentRecord[];
-  critique?: { checks: ClaimCheck[]; openQuestions: string[]; rounds: number };
+  /** Research: the critique of the answer delivered; `findings` are reported here, never written into the answer. */
+  critique?: { checks: ClaimCheck[]; openQuestions: string[]; rounds: number; findings: Finding[]; model?: string };
+  /** What a reader of the answer should know besides it (open sub-questions, ids that resolve to nothing), each with who raised it; present when any. */
+  warnings?: RunWarning[];
 }
 
 /** A run as `GET /v1/runs/:id` shows it: its status and, once finished, its result. */

@@ -9,6 +9,8 @@ export class ResearchState {
   plan: PlanItem[] = [];
   readonly subagents: SubagentRecord[] = [];
   readonly critiques: Critique[] = [];
+  /** Each draft is critiqued once (the tool's and the gate's share this): by draft and plan status. */
+  readonly critiqued = new Map<string, Critique>();
   private nextSubagent = 1;
 
   constructor(readonly question: string) {}
@@ -24,6 +26,11 @@ export class ResearchState {
   /** The plan item a nested agent answers: the one named, or the one with the same question. */
   planItemFor(question: string, named?: string): PlanItem | undefined {
     return this.plan.find((item) => item.id.toLowerCase() === named?.toLowerCase()) ?? this.plan.find((item) => item.question.toLowerCase() === question.toLowerCase());
+  }
+
+  /** The key a draft's critique is kept under: the draft and where the plan stands. */
+  critiqueKey(draft: string): string {
+    return `${this.plan.map((item) => `${item.id}=${item.status}`).join(',')}\n${draft}`;
   }
 
   newSubagentId(): string {

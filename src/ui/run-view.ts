@@ -271,9 +271,16 @@ export class RunView {
     const counts: Record<string, number> = {};
     for (const check of event.checks) counts[check.verdict] = (counts[check.verdict] ?? 0) + 1;
     const parts = Object.entries(counts).map(([verdict, n]) => `${n} ${verdict}`);
-    byId('critique-summary').textContent = `${event.checks.length} claims checked: ${parts.join(', ') || 'none'}; ${event.openQuestions.length} open questions.`;
-    const findings = event.checks.filter((check) => check.verdict !== 'supported').map((check) => el('li', {}, el('span', { className: `badge status-failed`, text: check.verdict }), ' ', el('span', { text: truncate(check.claim, 160) }), el('span', { className: 'muted', text: ` (${check.reason})` })));
-    for (const question of event.openQuestions) findings.push(el('li', {}, el('span', { className: 'badge', text: 'open' }), ' ', el('span', { text: question })));
+    const judge = event.model ? ` by ${event.model}` : '';
+    byId('critique-summary').textContent = `${event.final ? 'The answer' : 'A draft'}: ${event.checks.length} claims checked${judge}: ${parts.join(', ') || 'none'}; ${event.openQuestions.length} open questions.`;
+    // Findings sit beside the answer, each with who raised it; the answer itself is the model's, unchanged.
+    const reported = event.findings ?? event.checks.filter((check) => check.verdict !== 'supported').map((check) => ({ claim: check.claim, finding: check.reason, by: 'critique' as const, verdict: check.verdict }));
+    const findings = reported.map((f) =>
+      el('li', { 'data-by': f.by }, el('span', { className: `badge status-failed`, text: f.verdict ?? 'finding' }), ' ', el('span', { text: truncate(f.claim, 160) }), el('span', { className: 'muted', text: ` (${f.finding}; by ${f.by})` })),
+    );
+    const warned = new Set((event.warnings ?? []).map((w) => w.subQuestion));
+    for (const warning of event.warnings ?? []) findings.push(el('li', { 'data-by': warning.by }, el('span', { className: 'badge', text: 'open' }), ' ', el('span', { text: warning.message }), el('span', { className: 'muted', text: ` (by ${warning.by})` })));
+    for (const question of event.openQuestions) if (!warned.has(question.split(':')[0])) findings.push(el('li', { 'data-by': 'critique' }, el('span', { className: 'badge', text: 'open' }), ' ', el('span', { text: question })));
     byId('critique-findings').replaceChildren(...findings);
   }
 }

@@ -31,8 +31,8 @@ function humanListener(context: CommandContext): (event: AgentEvent) => void {
     } else if (event.type === 'subagent-start') io.stderr.write(err.cyan(`${indent}▸ ${event.id}: ${event.question}\n`));
     else if (event.type === 'subagent-finish') io.stderr.write((event.error ? err.red : err.dim)(`${indent}◂ ${event.id}: ${event.finishReason}, ${event.citations} cited, ${event.ms} ms${event.error ? ` (${event.error})` : ''}\n`));
     else if (event.type === 'critique') {
-      const findings = event.checks.filter((c) => c.verdict !== 'supported');
-      io.stderr.write((findings.length || event.openQuestions.length ? err.yellow : err.dim)(`${indent}critique: ${event.checks.length} claims checked, ${findings.length} findings, ${event.openQuestions.length} open\n`));
+      const findings = event.findings ?? event.checks.filter((c) => c.verdict !== 'supported');
+      io.stderr.write((findings.length || event.openQuestions.length ? err.yellow : err.dim)(`${indent}critique${event.model ? ` (${event.model})` : ''}${event.final ? ' of the answer' : ''}: ${event.checks.length} claims checked, ${findings.length} findings, ${event.openQuestions.length} open\n`));
     } else if (event.type === 'approval-required') io.stderr.write(err.yellow(`${indent}approval required: ${event.reason}\n`));
     else if (event.type === 'tool-call') {
       if (event.toolName !== 'rag' && event.toolName !== 'plan') io.stderr.write(err.dim(`${indent}${who}→ ${event.toolName} ${JSON.stringify(event.input).slice(0, 200)}\n`));
@@ -57,6 +57,13 @@ function printSources(result: AskResult, context: CommandContext): void {
     }
   }
   if (result.unresolvedCitations.length) context.print(out.red(`Unresolved citations (not sources): ${result.unresolvedCitations.join(', ')}`));
+  // Findings and open sub-questions beside the answer, each with who raised it; the answer is the model's, word for word.
+  const findings = result.critique?.findings ?? [];
+  if (findings.length) {
+    context.print(out.bold(`Critique findings (${result.critique?.model ?? 'critique'})`));
+    for (const f of findings) context.print(out.yellow(`  ${f.claim ? `"${f.claim.slice(0, 160)}": ` : ''}${f.finding} ${out.dim(`(by ${f.by})`)}`));
+  }
+  for (const warning of (result.warnings ?? []).filter((w) => w.by !== 'citation-check')) context.print(out.yellow(`Open: ${warning.message} ${out.dim(`(by ${warning.by})`)}`));
   // Said once, here rather than in the answer: the answer text stays the answer.
   if (result.model === 'offline') context.print(out.dim('offline model: the answer is extracted from the documents, not written by a language model (set --model for one)'));
   context.print(out.dim(`finish: ${result.finishReason}${result.partial ? ' (partial answer)' : ''} · ${result.steps} steps · ${result.toolCalls} tool calls · ${result.ms} ms`));
@@ -81,6 +88,7 @@ export async function ask(argv: string[], context: CommandContext): Promise<numb
       collection: { type: 'string', short: 'c', multiple: true },
       tools: { type: 'string' },
       'reasoning-model': { type: 'string' },
+      'critique-model': { type: 'string' },
       config: { type: 'string' },
     },
     { max: Infinity },
@@ -90,6 +98,7 @@ export async function ask(argv: string[], context: CommandContext): Promise<numb
   const mode = stringOption(values, 'mode') ?? 'rag';
   if (mode !== 'rag' && mode !== 'research') throw new UsageError(`--mode must be rag or research, got "${mode}"`);
   if (values['reasoning-model'] !== undefined && mode !== 'research') throw new UsageError('--reasoning-model needs --mode research');
+  if (values['critique-model'] !== undefined && mode !== 'research') throw new UsageError('--critique-model needs --mode research');
   const maxSteps = intOption(values, 'max-steps', mode === 'research' ? 15 : 10, 1, 100);
   const timeoutSeconds = numberOption(values, 'timeout', 0.001, 86_400);
   // A bad policy file fails before the index is opened.
@@ -105,6 +114,7 @@ export async function ask(argv: string[], context: CommandContext): Promise<numb
         question,
         mode,
         reasoningModel: stringOption(values, 'reasoning-model'),
+        critiqueModel: stringOption(values, 'critique-model'),
         model: stringOption(values, 'model'),
         maxSteps,
         timeoutSeconds,

@@ -4,6 +4,8 @@ import { rewriteCitationMarkers } from '../../protocol/citations.ts';
 import { formatEvidence } from '../../evidence/evidence-format.ts';
 import { EvidenceLedger, type LedgerEntry, type ReadBudget } from '../../evidence/ledger.ts';
 import { runAgent, type AgentModel } from '../../agent/run-agent.ts';
+import { ragSystemPrompt } from '../../agent/prompts.ts';
+import { nestedContext } from '../prompts.ts';
 import { ToolRegistry } from '../../agent/tools/registry.ts';
 import type { AgentTool } from '../../agent/tools/tool.ts';
 import type { ResearchState, SubagentRecord } from '../state.ts';
@@ -59,6 +61,8 @@ export function ragTool(state: ResearchState, nested: NestedAgentOptions): Agent
       const result = await runAgent({
         knowledge: context.knowledge,
         question,
+        // The sub-question is what it answers; the research question and brief say what it is for.
+        systemPrompt: (prompt) => `${ragSystemPrompt(prompt)}\n\n${nestedContext({ question: state.question, brief: state.brief, subQuestion: item })}`,
         model: nested.model,
         scope: context.scope,
         tools: new ToolRegistry(nested.tools()),

@@ -79,7 +79,7 @@ function chatStream(c: AppContext, started: { runId: string; done: Promise<AskRe
       mapper.finishText(result.answer);
       // Sources the events did not name (an approved run) still reach the client.
       for (const citation of result.citations) await mapper.source(citation);
-      writer.write({ type: 'data-run', id: 'run', data: { runId, mode, question, status: result.error ? 'failed' : 'finished', finishReason: result.finishReason, partial: result.partial, steps: result.steps, toolCalls: result.toolCalls, usage: result.usage, model: result.model, ms: result.ms, unresolvedCitations: result.unresolvedCitations, ...(result.error ? { error: result.error } : {}) } });
+      writer.write({ type: 'data-run', id: 'run', data: { runId, mode, question, status: result.error ? 'failed' : 'finished', finishReason: result.finishReason, partial: result.partial, steps: result.steps, toolCalls: result.toolCalls, usage: result.usage, model: result.model, ms: result.ms, unresolvedCitations: result.unresolvedCitations, ...(result.critique ? { findings: result.critique.findings } : {}), ...(result.warnings ? { warnings: result.warnings } : {}), ...(result.error ? { error: result.error } : {}) } });
       // A failed (or elsewhere aborted) run ends on an error chunk (useChat's error state), never on a quiet finish.
       if (result.error) writer.write({ type: 'error', errorText: result.error.message });
       else writer.write({ type: 'finish', finishReason: UI_FINISH[result.finishReason] ?? 'other', messageMetadata: { runId, finishReason: result.finishReason } });
@@ -162,7 +162,7 @@ class ChunkMapper {
         w.write({ type: 'data-subagent', id: event.id, data: { id: event.id, question: this.subagents.get(event.id) ?? '', status: event.error ? 'failed' : 'finished', finishReason: event.finishReason, citations: event.citations, ms: event.ms, ...(event.error ? { error: event.error } : {}) } });
         return;
       case 'critique':
-        w.write({ type: 'data-critique', id: `critique-${++this.critiques}`, data: { checks: event.checks, openQuestions: event.openQuestions } });
+        w.write({ type: 'data-critique', id: `critique-${++this.critiques}`, data: { checks: event.checks, openQuestions: event.openQuestions, ...(event.findings ? { findings: event.findings } : {}), ...(event.final ? { final: true, warnings: event.warnings ?? [] } : {}), ...(event.model ? { model: event.model } : {}) } });
         return;
       case 'approval-required':
         w.write({ type: 'data-approval', id: 'approval', data: { runId: event.runId, reason: event.reason } });

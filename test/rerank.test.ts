@@ -102,6 +102,20 @@ describe('reranking: the library option', () => {
     }
   });
 
+  it('rerank: false keeps the fused order for one search', async () => {
+    const plain = await open();
+    const dossier = await open({ reranker: 'cohere:rerank-test' });
+    try {
+      cohere.rerank.otherwise(reversed);
+      const hits = await dossier.search({ query: 'lighthouse', k: 3, rerank: false });
+      assert.deepEqual(hits, await plain.search({ query: 'lighthouse', k: 3 }));
+      assert.equal(cohere.rerank.requests.length, 0);
+    } finally {
+      await plain.close();
+      await dossier.close();
+    }
+  });
+
   it('documents the reranker leaves out follow in fused order', async () => {
     const plain = await open();
     const dossier = await open({ reranker: 'cohere:rerank-test' });
@@ -207,7 +221,7 @@ describe('reranking: the agent and the surfaces', () => {
     const { dir: stateDir, cleanup: removeState } = tempDir('dossier-rerank-serve-');
     const server = await startServer({ dossier, db: join(stateDir, 'server.db'), port: 0, uploadsDir: join(stateDir, 'uploads') });
     try {
-      cohere.reset();
+      assert.equal(cohere.rerank.requests.length, 0, 'the warm-up search does not call the reranker');
       cohere.rerank.enqueue(reversed);
       const response = await fetch(`${server.url}/v1/search`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: 'lighthouse lamp', k: 2 }) });
       assert.equal(response.status, 200);

@@ -36,6 +36,8 @@ export interface SearchRequest {
   hybrid?: Partial<HybridWeights>;
   /** Cancels the search (the reranker's request with it). */
   signal?: AbortSignal;
+  /** False keeps the fused order even when the retriever has a reranker (a warm-up, a comparison). */
+  rerank?: boolean;
 }
 
 /** A ranked chunk; `rerankScore` is the reranker's score when one reordered the candidates (`score` stays the fused one). */
@@ -77,7 +79,7 @@ export class Retriever {
     const query = request.query.slice(0, MAX_QUERY_CHARS);
     if (!query.trim()) throw new DossierError('bad-input', 'the query is empty');
     const weights = { ...DEFAULT_HYBRID, ...request.hybrid };
-    const candidates = this.reranker ? rerankCandidates(k, this.rerankDepth) : k;
+    const candidates = this.reranker && request.rerank !== false ? rerankCandidates(k, this.rerankDepth) : k;
     const listed = Math.max(k, candidates);
     const depth = mode === 'hybrid' ? Math.max(listed, weights.depth) : listed;
     const fullText = () => this.store.searchFullText(request.scope, this.tokenizer.terms(query), { k: depth, filter: request.filter });
@@ -110,7 +112,7 @@ export class Retriever {
    * that fails fails the search: its error names it, and nothing falls back silently.
    */
   private async reranked(request: SearchRequest, query: string, ranked: RankedChunkId[], candidates: number, k: number): Promise<RankedChunkId[]> {
-    if (!this.reranker || ranked.length === 0) return ranked.slice(0, k);
+    if (!this.reranker || request.rerank === false || ranked.length === 0) return ranked.slice(0, k);
     const head = ranked.slice(0, candidates);
     const chunks = new Map((await this.store.getChunks(request.scope, head.map((hit) => hit.chunkId))).map((chunk) => [chunk.id, chunk]));
     const readable = head.filter((hit) => chunks.has(hit.chunkId));

@@ -101,7 +101,8 @@ export async function startServer(options: StartOptions): Promise<{ url: string;
   }
   const { app, deps } = built;
   // The vector index loads on the first search: pay that before listening, not in a request.
-  await options.dossier.search({ query: 'warm up', k: 1, scope: { collections: '*' } }).catch(() => undefined);
+  // A configured reranker is left out: a paid request for nothing, and its failure would go unseen here.
+  await options.dossier.search({ query: 'warm up', k: 1, scope: { collections: '*' }, rerank: false }).catch(() => undefined);
   const server = await new Promise<ServerType>((resolve, reject) => {
     const started = serve({ fetch: app.fetch, hostname: host, port: options.port ?? 8787 }, () => resolve(started));
     started.once('error', reject);

@@ -4,6 +4,7 @@
  * HTTP API, and the help that says offline has none.
  */
 import assert from 'node:assert/strict';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { createDossier, type Dossier } from '../src/dossier.ts';
@@ -203,6 +204,56 @@ describe('reranking: the agent and the surfaces', () => {
     assert.equal(bad.status, 1);
     assert.match(bad.stderr, /there is no offline reranker/);
     assert.equal(bad.stderr.trim().split('\n').length, 1);
+  });
+
+  it('dossier eval beir --reranker ranks with the reranker (an echo changes nothing, a reversal lowers nDCG)', async () => {
+    const { dir: beir, cleanup: removeBeir } = tempDir('dossier-rerank-beir-');
+    try {
+      mkdirSync(join(beir, 'qrels'));
+      const corpus = [
+        { _id: 'd1', title: 'Aspirin and heart attacks', text: 'Daily aspirin lowers the risk of a second heart attack.' },
+        { _id: 'd2', title: 'Statins', text: 'Statins reduce cholesterol in adults.' },
+        { _id: 'd3', title: 'Vitamin D', text: 'Vitamin D supplements do not prevent fractures in older adults.' },
+      ];
+      writeFileSync(join(beir, 'corpus.jsonl'), corpus.map((c) => JSON.stringify(c)).join('\n'));
+      writeFileSync(join(beir, 'queries.jsonl'), JSON.stringify({ _id: 'q1', text: 'aspirin heart attack adults' }));
+      writeFileSync(join(beir, 'qrels', 'test.tsv'), 'query-id\tcorpus-id\tscore\nq1\td1\t1\n');
+      const args = ['eval', 'beir', beir, '--split', 'test', '--mode', 'vector', '--db', join(beir, 'index.db'), '--json'];
+      const plain = await runCli(args);
+      assert.equal(plain.status, 0, plain.stderr);
+      assert.equal(plain.json['ndcg@10'], 1);
+      const echoed = await runCli([...args, '--reranker', 'cohere:rerank-test'], { env: env() });
+      assert.equal(echoed.json['ndcg@10'], 1);
+      cohere.rerank.enqueue(reversed);
+      const reversedRun = await runCli([...args, '--reranker', 'cohere:rerank-test'], { env: env() });
+      assert.equal(reversedRun.status, 0, reversedRun.stderr);
+      assert.ok(reversedRun.json['ndcg@10'] < 1, `nDCG@10 ${reversedRun.json['ndcg@10']}`);
+      assert.equal(cohere.rerank.requests.length, 2);
+    } finally {
+      removeBeir();
+    }
+  });
+
+  it('dossier eval hotpotqa --reranker sends its searches to the reranker', async () => {
+    const { dir: hotpot, cleanup: removeHotpot } = tempDir('dossier-rerank-hotpot-');
+    try {
+      const row = {
+        question_id: 'q1',
+        question_text: 'What lets a lighthouse lamp be seen far out at sea?',
+        answers_objects: [{ spans: ['A Fresnel lens'] }],
+        contexts: FACTS.map(([title, text]) => ({ title, paragraph_text: text, is_supporting: title === 'Lighthouse lenses' })),
+      };
+      writeFileSync(join(hotpot, 'dev.jsonl'), `${JSON.stringify(row)}\n`);
+      const result = await runCli(['eval', 'hotpotqa', join(hotpot, 'dev.jsonl'), '--reranker', 'cohere:rerank-test', '--json'], { env: env() });
+      assert.equal(result.status, 0, result.stderr);
+      assert.equal(result.json.questions, 1);
+      assert.ok(cohere.rerank.requests.length >= 2, `${cohere.rerank.requests.length} rerank requests`);
+      const bad = await runCli(['eval', 'hotpotqa', join(hotpot, 'dev.jsonl'), '--reranker', 'cohere:rerank-test', '--json'], { env: { ...env(), COHERE_API_KEY: '' } });
+      assert.equal(bad.status, 1);
+      assert.match(bad.stderr, /COHERE_API_KEY is not set/);
+    } finally {
+      removeHotpot();
+    }
   });
 
   it('--help says what --reranker takes and that offline there is none', async () => {

@@ -5,7 +5,7 @@ import { describe, it } from 'node:test';
 import Database from 'better-sqlite3';
 import { startOpenAIServer } from '../src/testing/protocol-server/openai.ts';
 import { SqliteStore } from '../src/store/sqlite/sqlite-store.ts';
-import { REPO_ROOT, runCli, sharedDataMissing, SHARED_DATA, startCli, tempDir } from './helpers.ts';
+import { REPO_ROOT, runCli, sharedDataMissing, SHARED_DATA, startCli, tempDir, writeTinyBeir } from './helpers.ts';
 import { SyntheticText } from '../bench/corpus.ts';
 
 describe('dossier CLI', () => {
@@ -179,15 +179,10 @@ describe('dossier CLI', () => {
   it('evaluates a BEIR-format dataset and prints the documented keys', async () => {
     const { dir, cleanup } = tempDir();
     try {
-      mkdirSync(join(dir, 'qrels'));
-      const corpus = [
-        { _id: 'd1', title: 'Aspirin and heart attacks', text: 'Daily aspirin lowers the risk of a second heart attack.' },
-        { _id: 'd2', title: 'Statins', text: 'Statins reduce cholesterol in adults.' },
-        { _id: 'd3', title: 'Vitamin D', text: 'Vitamin D supplements do not prevent fractures in older adults.' },
-      ];
-      writeFileSync(join(dir, 'corpus.jsonl'), corpus.map((c) => JSON.stringify(c)).join('\n'));
-      writeFileSync(join(dir, 'queries.jsonl'), [{ _id: 'q1', text: 'aspirin heart attack' }, { _id: 'q2', text: 'cholesterol statins' }].map((q) => JSON.stringify(q)).join('\n'));
-      writeFileSync(join(dir, 'qrels', 'test.tsv'), 'query-id\tcorpus-id\tscore\nq1\td1\t1\nq2\td2\t1\n');
+      writeTinyBeir(dir, [
+        { id: 'q1', text: 'aspirin heart attack', relevant: 'd1' },
+        { id: 'q2', text: 'cholesterol statins', relevant: 'd2' },
+      ]);
       const result = await runCli(['eval', 'beir', dir, '--split', 'test', '--mode', 'hybrid', '--json']);
       assert.equal(result.status, 0, result.stderr);
       assert.deepEqual(Object.keys(result.json).sort(), ['dataset', 'mode', 'ndcg@10', 'p50Ms', 'p99Ms', 'queries', 'recall@100', 'split'].sort());

@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { chmodSync, copyFileSync, cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -15,6 +15,19 @@ export const CLI = join(REPO_ROOT, 'bin/dossier.js');
 /** Skip reason when the shared data set is absent (tests must not fail for lack of it). */
 export function sharedDataMissing(relative: string): string | false {
   return existsSync(join(SHARED_DATA, relative)) ? false : `shared data ${join(SHARED_DATA, relative)} is absent`;
+}
+
+/** A three-abstract BEIR dataset (aspirin, statins, vitamin D) in `dir`, with these queries and their relevant documents in the test split. */
+export function writeTinyBeir(dir: string, queries: { id: string; text: string; relevant: string }[]): void {
+  mkdirSync(join(dir, 'qrels'));
+  const corpus = [
+    { _id: 'd1', title: 'Aspirin and heart attacks', text: 'Daily aspirin lowers the risk of a second heart attack.' },
+    { _id: 'd2', title: 'Statins', text: 'Statins reduce cholesterol in adults.' },
+    { _id: 'd3', title: 'Vitamin D', text: 'Vitamin D supplements do not prevent fractures in older adults.' },
+  ];
+  writeFileSync(join(dir, 'corpus.jsonl'), corpus.map((c) => JSON.stringify(c)).join('\n'));
+  writeFileSync(join(dir, 'queries.jsonl'), queries.map((q) => JSON.stringify({ _id: q.id, text: q.text })).join('\n'));
+  writeFileSync(join(dir, 'qrels', 'test.tsv'), `query-id\tcorpus-id\tscore\n${queries.map((q) => `${q.id}\t${q.relevant}\t1\n`).join('')}`);
 }
 
 export function tempDir(prefix = 'dossier-test-'): { dir: string; cleanup: () => void } {

@@ -4,14 +4,14 @@
  * HTTP API, and the help that says offline has none.
  */
 import assert from 'node:assert/strict';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { createDossier, type Dossier } from '../src/dossier.ts';
 import type { Reranker } from '../src/retrieve/reranker.ts';
 import { startServer } from '../src/server/index.ts';
 import { rerankDocuments, startCohereServer, type CohereServer } from '../src/testing/protocol-server/cohere.ts';
-import { runCli, tempDir } from './helpers.ts';
+import { runCli, tempDir, writeTinyBeir } from './helpers.ts';
 
 const FACTS = [
   ['Lighthouse keepers', 'The lighthouse keeper climbed the tower at dusk to light the lamp.'],
@@ -209,15 +209,7 @@ describe('reranking: the agent and the surfaces', () => {
   it('dossier eval beir --reranker ranks with the reranker (an echo changes nothing, a reversal lowers nDCG)', async () => {
     const { dir: beir, cleanup: removeBeir } = tempDir('dossier-rerank-beir-');
     try {
-      mkdirSync(join(beir, 'qrels'));
-      const corpus = [
-        { _id: 'd1', title: 'Aspirin and heart attacks', text: 'Daily aspirin lowers the risk of a second heart attack.' },
-        { _id: 'd2', title: 'Statins', text: 'Statins reduce cholesterol in adults.' },
-        { _id: 'd3', title: 'Vitamin D', text: 'Vitamin D supplements do not prevent fractures in older adults.' },
-      ];
-      writeFileSync(join(beir, 'corpus.jsonl'), corpus.map((c) => JSON.stringify(c)).join('\n'));
-      writeFileSync(join(beir, 'queries.jsonl'), JSON.stringify({ _id: 'q1', text: 'aspirin heart attack adults' }));
-      writeFileSync(join(beir, 'qrels', 'test.tsv'), 'query-id\tcorpus-id\tscore\nq1\td1\t1\n');
+      writeTinyBeir(beir, [{ id: 'q1', text: 'aspirin heart attack adults', relevant: 'd1' }]);
       const args = ['eval', 'beir', beir, '--split', 'test', '--mode', 'vector', '--db', join(beir, 'index.db'), '--json'];
       const plain = await runCli(args);
       assert.equal(plain.status, 0, plain.stderr);

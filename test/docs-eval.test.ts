@@ -54,9 +54,10 @@ describe('docs evaluation (eval docs)', () => {
     assert.deepEqual(report.byCorpus.beta.failed, []);
     assert.deepEqual(report.outcomes.map((o) => o.id), ['alpha-designer', 'beta-rate', 'beta-none']);
     for (const outcome of report.outcomes) {
-      assert.deepEqual(Object.keys(outcome).sort(), ['answer', 'answerPass', 'answeredBy', 'citationHit', 'citations', 'cited', 'finishReason', 'id', 'kind', 'toolCalls', 'unresolved']);
+      assert.deepEqual(Object.keys(outcome).sort(), ['answer', 'answerPass', 'answeredBy', 'citationHit', 'citations', 'cited', 'finishReason', 'id', 'kind', 'questionRule', 'toolCalls', 'unresolved']);
       assert.ok(FINISH_REASONS.includes(outcome.finishReason as never), outcome.finishReason);
       assert.ok(outcome.answeredBy && /^[a-z:-]+$/.test(outcome.answeredBy), `names the answerer that answered, got ${outcome.answeredBy}`);
+      assert.ok(outcome.questionRule && /^[a-z:-]+$/.test(outcome.questionRule), `names the rule that read the question, got ${outcome.questionRule}`);
     }
     // The beta question searched beta only: the alpha figure never reaches its answer.
     const rate = report.outcomes.find((o) => o.id === 'beta-rate')!;

@@ -56,7 +56,7 @@ export class ReplayModel implements LanguageModelV3 {
   private next = 0;
 
   constructor(
-    private readonly outputs: { text: string; toolCalls: ToolCallRecord[]; usage: Usage; notFound?: true; answeredBy?: string }[],
+    private readonly outputs: { text: string; toolCalls: ToolCallRecord[]; usage: Usage; notFound?: true; answeredBy?: string; questionRule?: string }[],
     modelId = 'replay',
   ) {
     this.modelId = modelId;
@@ -64,7 +64,7 @@ export class ReplayModel implements LanguageModelV3 {
 
   static fromTrace(events: readonly TracedEvent[]): ReplayModel {
     const start = events.find((event) => event.type === 'run-start');
-    const outputs = events.flatMap((event) => (event.type === 'model-output' ? [{ text: event.text, toolCalls: event.toolCalls, usage: event.usage, notFound: event.notFound, answeredBy: event.answeredBy }] : []));
+    const outputs = events.flatMap((event) => (event.type === 'model-output' ? [{ text: event.text, toolCalls: event.toolCalls, usage: event.usage, notFound: event.notFound, answeredBy: event.answeredBy, questionRule: event.questionRule }] : []));
     if (!start || outputs.length === 0) throw new DossierError('bad-input', 'the trace has no run-start or no model outputs to replay');
     return new ReplayModel(outputs, start.type === 'run-start' ? start.model : 'replay');
   }
@@ -83,7 +83,7 @@ export class ReplayModel implements LanguageModelV3 {
         inputTokens: { total: output.usage.inputTokens, noCache: undefined, cacheRead: undefined, cacheWrite: undefined },
         outputTokens: { total: output.usage.outputTokens, text: undefined, reasoning: undefined },
       },
-      providerMetadata: providerMetadataOf({ notFound: output.notFound, answeredBy: output.answeredBy }),
+      providerMetadata: providerMetadataOf({ notFound: output.notFound, answeredBy: output.answeredBy, questionRule: output.questionRule }),
       warnings: [],
     };
   }

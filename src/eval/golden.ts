@@ -18,8 +18,9 @@ export interface GoldenAnswer {
   /** Citations as `citedAs` names them. */
   cited: string[];
   finishReason: string;
-  /** The offline model's answerer that gave it. */
+  /** The offline model's answerer that gave it, and the rule that read the question. */
   answeredBy?: string;
+  questionRule?: string;
 }
 
 export interface GoldenSet {
@@ -40,12 +41,13 @@ export const REPO_ROOT = join(import.meta.dirname, '..', '..');
 export const GOLDEN_DIR = join(REPO_ROOT, 'eval', 'golden');
 const EVAL_DIR = join(REPO_ROOT, 'eval');
 
-const answerOf = (outcome: { id: string; answer: string; cited: string[]; finishReason: string; answeredBy?: string }): GoldenAnswer => ({
+const answerOf = (outcome: { id: string; answer: string; cited: string[]; finishReason: string; answeredBy?: string; questionRule?: string }): GoldenAnswer => ({
   id: outcome.id,
   answer: outcome.answer,
   cited: outcome.cited,
   finishReason: outcome.finishReason,
   ...(outcome.answeredBy ? { answeredBy: outcome.answeredBy } : {}),
+  ...(outcome.questionRule ? { questionRule: outcome.questionRule } : {}),
 });
 
 /** A pooled HotpotQA-format index, built once into the cache folder and reused read-only. */
@@ -134,7 +136,7 @@ export function goldenDiff(golden: readonly GoldenAnswer[], now: readonly Golden
       lines.push(`${id}: no longer asked`);
       continue;
     }
-    const moved = (['answer', 'finishReason', 'cited', 'answeredBy'] as const).filter((key) => JSON.stringify(was[key]) !== JSON.stringify(is[key]));
+    const moved = (['answer', 'finishReason', 'cited', 'answeredBy', 'questionRule'] as const).filter((key) => JSON.stringify(was[key]) !== JSON.stringify(is[key]));
     for (const key of moved) lines.push(`${id} ${key}: ${JSON.stringify(was[key])} → ${JSON.stringify(is[key])}`);
   }
   for (const id of after.keys()) if (!before.has(id)) lines.push(`${id}: new question`);

@@ -133,8 +133,9 @@ export interface HotpotOutcome {
   finishReason: string;
   /** What the answer cites (`citedAs`). */
   cited: string[];
-  /** The offline model's answerer that answered (absent for other models). */
+  /** The offline model's answerer that answered, and the rule that read the question (absent for other models). */
   answeredBy?: string;
+  questionRule?: string;
 }
 
 function recallAt(titles: readonly string[], gold: readonly string[], k: number): number {
@@ -168,6 +169,8 @@ export interface HotpotResult {
     finishReasons: Record<string, number>;
     /** How many answers each of the offline model's answerers gave (empty for other models). */
     answeredBy: Record<string, number>;
+    /** How many questions each of the offline model's question rules read (empty for other models). */
+    questionRule: Record<string, number>;
     /** Citations in answers, and how many of them resolved to no ledger evidence. */
     citations: number;
     unresolvedCitations: number;
@@ -190,6 +193,7 @@ export async function evaluateHotpot(
   const agent = { r2: [] as number[], r5: [] as number[], all: [] as number[], contains: [] as number[], em: [] as number[], f1: [] as number[], tools: [] as number[], evidence: [] as number[], seconds: [] as number[], modelCalls: [] as number[] };
   const finishReasons: Record<string, number> = {};
   const answeredBy: Record<string, number> = {};
+  const questionRule: Record<string, number> = {};
   let citations = 0;
   let unresolved = 0;
   for (const [i, item] of questions.entries()) {
@@ -218,7 +222,7 @@ export async function evaluateHotpot(
     if (options.onQuestion) {
       const read = normalizeAnswer(result.evidence.map((entry) => entry.chunk.text).join('\n'));
       const goldRead = item.answers.some((gold) => read.includes(normalizeAnswer(gold)));
-      options.onQuestion({ index: offset + i, id: item.id, question: item.question, gold: item.answers, answer: result.answer, direct, em, f1, contains, 'recall@2': agent.r2.at(-1)!, 'recall@5': agent.r5.at(-1)!, goldRead, ranked: agentTitles.slice(0, 5), supporting: [...item.supportingTitles], finishReason: result.finishReason, cited: result.citations.map(citedAs), ...(result.answeredBy ? { answeredBy: result.answeredBy } : {}) });
+      options.onQuestion({ index: offset + i, id: item.id, question: item.question, gold: item.answers, answer: result.answer, direct, em, f1, contains, 'recall@2': agent.r2.at(-1)!, 'recall@5': agent.r5.at(-1)!, goldRead, ranked: agentTitles.slice(0, 5), supporting: [...item.supportingTitles], finishReason: result.finishReason, cited: result.citations.map(citedAs), ...(result.answeredBy ? { answeredBy: result.answeredBy } : {}), ...(result.questionRule ? { questionRule: result.questionRule } : {}) });
     }
     agent.tools.push(result.allToolCalls);
     agent.evidence.push(result.evidence.length);
@@ -226,6 +230,7 @@ export async function evaluateHotpot(
     unresolved += result.unresolvedCitations.length;
     finishReasons[result.finishReason] = (finishReasons[result.finishReason] ?? 0) + 1;
     if (result.answeredBy) answeredBy[result.answeredBy] = (answeredBy[result.answeredBy] ?? 0) + 1;
+    if (result.questionRule) questionRule[result.questionRule] = (questionRule[result.questionRule] ?? 0) + 1;
     options.onProgress?.(i + 1, questions.length);
   }
   const round = (value: number) => Math.round(value * 10000) / 10000;
@@ -248,6 +253,7 @@ export async function evaluateHotpot(
       evidenceMean: round(mean(agent.evidence)),
       finishReasons,
       answeredBy,
+      questionRule,
       citations,
       unresolvedCitations: unresolved,
     },

@@ -41,8 +41,9 @@ export interface RegressionOutcome {
   answer: string;
   /** What the answer cites, as `citedAs` writes it (golden outputs compare these). */
   cited: string[];
-  /** The offline model's answerer that answered (absent for other models). */
+  /** The offline model's answerer that answered, and the rule that read the question (absent for other models). */
   answeredBy?: string;
+  questionRule?: string;
 }
 
 export interface RegressionScore {
@@ -59,7 +60,7 @@ export interface RegressionReport extends RegressionScore {
 }
 
 /** What the judge reads of a run: an `AgentResult`, or the `ask --json` object. */
-export type JudgedRun = Pick<AgentResult, 'answer' | 'citations' | 'unresolvedCitations' | 'finishReason' | 'toolCalls'> & { answeredBy?: string };
+export type JudgedRun = Pick<AgentResult, 'answer' | 'citations' | 'unresolvedCitations' | 'finishReason' | 'toolCalls'> & { answeredBy?: string; questionRule?: string };
 
 export const REGRESSION_DIR = join(import.meta.dirname, '..', '..', 'eval', 'regression');
 
@@ -100,6 +101,7 @@ export function judge(question: RegressionQuestion, result: JudgedRun): Regressi
     answer: result.answer,
     cited: result.citations.map(citedAs),
     ...(result.answeredBy ? { answeredBy: result.answeredBy } : {}),
+    ...(result.questionRule ? { questionRule: result.questionRule } : {}),
   };
 }
 

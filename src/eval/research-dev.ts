@@ -47,8 +47,9 @@ export interface ResearchDevOutcome {
   answer: string;
   /** What the answer cites (`citedAs`). */
   cited: string[];
-  /** The offline model's answerer that answered (absent for other models). */
+  /** The offline model's answerer that answered, and the rule that read the question (absent for other models). */
   answeredBy?: string;
+  questionRule?: string;
 }
 
 export interface ResearchDevReport {
@@ -138,6 +139,7 @@ export async function runResearchDev(
       answer: result.answer,
       cited: result.citations.map(citedAs),
       ...(result.answeredBy ? { answeredBy: result.answeredBy } : {}),
+      ...(result.questionRule ? { questionRule: result.questionRule } : {}),
     });
     options.onProgress?.('questions', outcomes.length, questions.length);
   }

@@ -13,6 +13,8 @@ export interface EvalRun extends AgentResult {
   allToolCalls: number;
   /** The offline model's answerer that gave the final answer (protocol/model-metadata.ts), when the model names one. */
   answeredBy?: string;
+  /** The offline model's rule that read the question of the final answer, reported next to `answeredBy`. */
+  questionRule?: string;
   /** Research mode's sub-questions and nested agents (absent in RAG mode). */
   research?: Pick<import('../research/run-research.ts').ResearchResult, 'plan' | 'subagents' | 'critique'>;
 }
@@ -22,15 +24,19 @@ export async function runQuestion(mode: EvalMode, { dossier, ...options }: Omit<
   let modelCalls = 0;
   let allToolCalls = 0;
   let answeredBy: string | undefined;
+  let questionRule: string | undefined;
   const onEvent = (event: AgentEvent) => {
     if (event.type === 'model-output') modelCalls++;
-    if (event.type === 'model-output' && !event.path) answeredBy = event.answeredBy ?? answeredBy;
+    if (event.type === 'model-output' && !event.path) {
+      answeredBy = event.answeredBy ?? answeredBy;
+      questionRule = event.questionRule ?? questionRule;
+    }
     if (event.type === 'tool-call') allToolCalls++;
     options.onEvent?.(event);
   };
   if (mode === 'rag') {
     const result = await runAgent({ ...options, knowledge: dossier, onEvent });
-    return { ...result, modelCalls, allToolCalls, ...(answeredBy ? { answeredBy } : {}) };
+    return { ...result, modelCalls, allToolCalls, ...(answeredBy ? { answeredBy } : {}), ...(questionRule ? { questionRule } : {}) };
   }
   const { runResearch, configuredResearchTools } = await import('../research/index.ts');
   const { ledger, tools: _rag, ...rest } = options;
@@ -42,5 +48,5 @@ export async function runQuestion(mode: EvalMode, { dossier, ...options }: Omit<
     maxSteps: undefined,
     onEvent,
   });
-  return { ...result, modelCalls, allToolCalls, ...(answeredBy ? { answeredBy } : {}), research: { plan: result.plan, subagents: result.subagents, critique: result.critique } };
+  return { ...result, modelCalls, allToolCalls, ...(answeredBy ? { answeredBy } : {}), ...(questionRule ? { questionRule } : {}), research: { plan: result.plan, subagents: result.subagents, critique: result.critique } };
 }

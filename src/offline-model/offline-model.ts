@@ -63,7 +63,7 @@ export class OfflineModel implements LanguageModelV3 {
   }
 
   async doGenerate(options: LanguageModelV3CallOptions): Promise<LanguageModelV3GenerateResult> {
-    const { content, answeredBy } = this.decide(options);
+    const { content, answeredBy, questionRule } = this.decide(options);
     const outputTokens = content.reduce((sum, part) => sum + (part.type === 'text' ? part.text.split(/\s+/).length : 20), 0);
     const inputTokens = Math.round(JSON.stringify(options.prompt).length / 4);
     const answer = content.length === 1 && content[0].type === 'text' ? content[0].text : undefined;
@@ -71,8 +71,8 @@ export class OfflineModel implements LanguageModelV3 {
       content,
       finishReason: { unified: content.some((part) => part.type === 'tool-call') ? 'tool-calls' : 'stop', raw: undefined },
       // Said in structure too: a not-found answer (the run then ends `no-evidence` without reading
-      // words) and which answerer gave it (evaluations report it).
-      providerMetadata: answer === undefined ? undefined : providerMetadataOf({ notFound: isNotFoundAnswer(answer), answeredBy }),
+      // words), which answerer gave it and which rule read the question (evaluations report both).
+      providerMetadata: answer === undefined ? undefined : providerMetadataOf({ notFound: isNotFoundAnswer(answer), answeredBy, questionRule }),
       usage: {
         inputTokens: { total: inputTokens, noCache: inputTokens, cacheRead: undefined, cacheWrite: undefined },
         outputTokens: { total: outputTokens, text: outputTokens, reasoning: undefined },
@@ -85,7 +85,7 @@ export class OfflineModel implements LanguageModelV3 {
     return streamResult(await this.doGenerate(options));
   }
 
-  private decide(options: LanguageModelV3CallOptions): { content: LanguageModelV3Content[]; answeredBy?: string } {
+  private decide(options: LanguageModelV3CallOptions): { content: LanguageModelV3Content[]; answeredBy?: string; questionRule?: string } {
     const state = readPromptState(options.prompt);
     // Research mode (the run offers the planner's tools): plan, nested agents, python, critique, report.
     if ((options.tools ?? []).some((tool) => tool.name === 'rag') && (options.tools ?? []).some((tool) => tool.name === 'plan')) return { content: researchTurn(options, state.question, state.lastUserText), answeredBy: 'research-report' };
@@ -101,8 +101,8 @@ export class OfflineModel implements LanguageModelV3 {
         })),
       };
     }
-    const { text, answeredBy } = readAnswer(state, this.tokenizer, this.options.answerSentences);
-    return { content: [{ type: 'text', text }], answeredBy };
+    const { text, answeredBy, questionRule } = readAnswer(state, this.tokenizer, this.options.answerSentences);
+    return { content: [{ type: 'text', text }], answeredBy, questionRule };
   }
 }
 

@@ -101,7 +101,7 @@ type AgentEventBody =
   | { type: 'thinking-delta'; step: number; delta: string }
   | { type: 'text-delta'; step: number; delta: string }
   /** Everything the model produced in one turn: what `dossier replay` feeds back. */
-  | { type: 'model-output'; step: number; text: string; toolCalls: ToolCallRecord[]; usage: Usage; ms: number; /** What the model declared in structure (protocol/model-metadata.ts). */ notFound?: true; answeredBy?: string }
+  | { type: 'model-output'; step: number; text: string; toolCalls: ToolCallRecord[]; usage: Usage; ms: number; /** What the model declared in structure (protocol/model-metadata.ts). */ notFound?: true; answeredBy?: string; questionRule?: string }
   | { type: 'tool-call'; step: number; toolCallId: string; toolName: string; input: unknown }
   | { type: 'tool-result'; step: number; toolCallId: string; toolName: string; ok: boolean; summary: string; evidenceIds: string[]; ms: number }
   | { type: 'evidence-added'; step: number; evidence: EvidenceSummary }

@@ -6,10 +6,13 @@
  *   ones) end `no-evidence` when their answer cites nothing.
  * - `answeredBy`: which of its answerers gave the answer (the offline model's named answerers), for
  *   evaluations and traces.
+ * - `questionRule`: which rule decided what kind of question it read (the offline model's named
+ *   question rules), reported next to `answeredBy`.
  */
 export interface DossierModelMetadata {
   notFound?: boolean;
   answeredBy?: string;
+  questionRule?: string;
 }
 
 export function modelMetadata(providerMetadata: unknown): DossierModelMetadata {
@@ -18,11 +21,16 @@ export function modelMetadata(providerMetadata: unknown): DossierModelMetadata {
   return {
     ...(dossier.notFound === true ? { notFound: true } : {}),
     ...(typeof dossier.answeredBy === 'string' ? { answeredBy: dossier.answeredBy } : {}),
+    ...(typeof dossier.questionRule === 'string' ? { questionRule: dossier.questionRule } : {}),
   };
 }
 
 /** The provider metadata that says `metadata` (undefined when there is nothing to say). */
-export function providerMetadataOf(metadata: DossierModelMetadata): { dossier: { notFound?: true; answeredBy?: string } } | undefined {
-  const dossier = { ...(metadata.notFound ? { notFound: true as const } : {}), ...(metadata.answeredBy ? { answeredBy: metadata.answeredBy } : {}) };
+export function providerMetadataOf(metadata: DossierModelMetadata): { dossier: { notFound?: true; answeredBy?: string; questionRule?: string } } | undefined {
+  const dossier = {
+    ...(metadata.notFound ? { notFound: true as const } : {}),
+    ...(metadata.answeredBy ? { answeredBy: metadata.answeredBy } : {}),
+    ...(metadata.questionRule ? { questionRule: metadata.questionRule } : {}),
+  };
   return Object.keys(dossier).length ? { dossier } : undefined;
 }

@@ -144,6 +144,8 @@ export function composeAnswer(state: PromptState, tokenizer: Tokenizer, maxSente
 export interface ReadAnswer {
   text: string;
   answeredBy: string;
+  /** The rule that decided the question's type (QuestionAnalysis.rule), once the question was read. */
+  questionRule?: string;
 }
 
 /** What every answerer reads: the question's analysis and the evidence the reader chose for it. */
@@ -249,6 +251,11 @@ const ANSWERERS: readonly Answerer[] = [
 export function readAnswer(state: PromptState, tokenizer: Tokenizer, maxSentences: number): ReadAnswer {
   if (state.evidence.length === 0) return { text: NOT_FOUND, answeredBy: 'not-found:no-evidence' };
   const analysis = analyseQuestion(state.question);
+  return { ...answerTo(analysis, state, tokenizer, maxSentences), questionRule: analysis.rule };
+}
+
+/** The answer to a question read (readAnswer, once there is evidence). */
+function answerTo(analysis: QuestionAnalysis, state: PromptState, tokenizer: Tokenizer, maxSentences: number): ReadAnswer {
   const score = questionCoverage(state, tokenizer, answerWords(analysis, tokenizer), operatorWords(analysis, tokenizer));
   const best = bestChain(state, score);
   const chain = [best.first, ...(best.second ? [best.second] : [])];

@@ -44,7 +44,7 @@ describe('research mode offline, through the CLI', () => {
     assert.match(result.stderr, /▸ rag:1: Where did the Tern-4 sea trial take place\?/);
     assert.match(result.stderr, /^ {6}rag:1 → search_knowledge/m, 'the nested searches, indented under their agent');
     assert.match(result.stderr, /◂ rag:1: stop, \d+ cited/);
-    assert.match(result.stderr, /critique: \d+ claims checked, 0 findings, 0 open/);
+    assert.match(result.stderr, /critique \(offline\): \d+ claims checked, 0 findings, 0 open/);
     assert.match(result.stdout, /Hardangerfjord/);
   });
 

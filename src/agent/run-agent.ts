@@ -119,8 +119,12 @@ export async function runAgent(options: AgentOptions): Promise<AgentResult> {
   const question = options.question.trim();
   if (!question) throw new DossierError('bad-input', 'the question is empty');
   if (!Number.isInteger(maxSteps) || maxSteps < 1 || maxSteps > 100) throw new DossierError('bad-input', `max steps must be an integer from 1 to 100, got ${maxSteps}`);
-  const tools = options.tools ?? new ToolRegistry(ragTools());
   const scope = options.scope ?? { collections: '*' };
+  const canGenerate = options.model.id !== 'offline';
+  // Descriptions from the index (the metadata keys a filter can name), strategies the model can run.
+  // (A store that cannot answer now fails the run's first search, with its own error, not the run's start.)
+  const offered = options.tools ?? new ToolRegistry(ragTools());
+  const tools = await offered.forRun({ knowledge: options.knowledge, scope, canGenerate }).catch(() => offered);
   const ledger = options.ledger instanceof EvidenceLedger ? options.ledger : new EvidenceLedger(options.ledger);
   const protocol = toolProtocolFor(options.model);
   const path = options.path;
@@ -220,7 +224,7 @@ export async function runAgent(options: AgentOptions): Promise<AgentResult> {
       toolCallCount += action.calls.length;
       const outcomes = await runToolCalls(
         action.calls,
-        { knowledge: options.knowledge, scope, ledger, step, emit, resultTokens: options.resultTokens ?? AGENT_DEFAULTS.resultTokens, generate: options.model.id === 'offline' ? undefined : generate },
+        { knowledge: options.knowledge, scope, ledger, step, emit, resultTokens: options.resultTokens ?? AGENT_DEFAULTS.resultTokens, generate: canGenerate ? generate : undefined },
         { tools, concurrency: options.toolConcurrency ?? AGENT_DEFAULTS.toolConcurrency, timeoutMs: options.toolTimeoutMs ?? AGENT_DEFAULTS.toolTimeoutMs, signal: options.signal, emit },
       );
       protocol.appendToolResults(messages, outcomes);

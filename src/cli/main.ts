@@ -48,6 +48,9 @@ Commands:
   eval research-dev [questions.json] [--mode research|rag] [--corpus DIR]
                                              multi-part questions (eval/research-dev): share of sub-questions
                                              answered with cited evidence
+  eval context <questions.json|.jsonl> [--answers FILE] [--corpus DIR] [--limit N] [--offset N]
+                                             what a model is shown: a scripted model searches once with each
+                                             question; is the gold answer in the text shown, in the chunks found?
   python <file|-> [--timeout-ms N] [--memory-mb N]
                                              run Python 3 (standard library) in the sandbox research mode uses:
                                              no files, network or JavaScript; - reads the code from stdin

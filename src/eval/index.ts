@@ -10,6 +10,7 @@ import { evaluateBeir, indexBeirCorpus, loadBeir, type BeirResult } from './beir
 import { corpusFolders, DOCS_DEV_QUESTIONS, loadDocsQuestions, runDocs, type DocsReport } from './docs.ts';
 import { evaluateHotpot, indexHotpot, loadHotpot, type HotpotResult } from './hotpotqa.ts';
 import { loadRegression, runRegression, type RegressionReport } from './regression.ts';
+import { loadContextQuestions, runContextEval, type ContextReport } from './context.ts';
 
 export type { BeirResult } from './beir.ts';
 export type { DocsReport } from './docs.ts';
@@ -94,6 +95,14 @@ export async function runDocsEval(
     const model = await resolveModel(options.model ?? 'offline', { env: dossier.env, language: dossier.language });
     return runDocs(dossier, model, questions, { corpusRoot: options.corpus, questionsFile: file, maxSteps: options.maxSteps, mode: options.mode, onProgress: options.onProgress });
   });
+}
+
+/** `dossier eval context`: what a model is shown of each question's search (eval/context.ts); --db keeps the index. */
+export async function runContextEvalCommand(options: EvalIndexOptions & { file: string; answers?: string; corpus?: string; limit?: number; offset?: number }): Promise<ContextReport> {
+  const file = resolve(options.file);
+  const answersFile = options.answers ? resolve(options.answers) : undefined;
+  loadContextQuestions(file, answersFile); // a bad file fails before any indexing
+  return withIndex(options, (dossier) => runContextEval(dossier, file, { answersFile, corpusRoot: options.corpus, limit: options.limit, offset: options.offset, onProgress: options.onProgress }));
 }
 
 /** `dossier eval research-dev`: the multi-part development set (eval/research-dev), each corpus in its own collection. */

@@ -9,10 +9,10 @@ const chunk = (id: number, fields: Partial<StoredChunk> = {}): StoredChunk => ({
 });
 
 describe('evidence format', () => {
-  it('round-trips: rendered entries parse back to their ids, titles, headings, pages, text and confidence', () => {
+  it('round-trips: rendered entries parse back to their ids, addresses, ranks, titles, headings, pages, text and weak flag', () => {
     const ledger = new EvidenceLedger({ similarityFloor: 0.5 });
     const chunks = [
-      chunk(1, { title: 'Staff directory', headingPath: ['Teams', 'Coastal Team'], text: 'The Coastal Team is led by Ingrid Maalen.\nIt works from Ålesund.' }),
+      chunk(1, { title: 'Staff directory', headingPath: ['Teams', 'Coastal Team'], ordinal: 3, text: 'The Coastal Team is led by Ingrid Maalen.\nIt works from Ålesund.' }),
       chunk(2, { title: 'Annual report 2024', headingPath: [], page: 7, text: 'Revenue was 55.2 million euros.' }),
       chunk(3, { title: 'Field notes', headingPath: ['Trials'], page: 2, text: 'The sea trial lasted nine days.' }),
     ];
@@ -20,19 +20,70 @@ describe('evidence format', () => {
     const entries = added.map((a) => a.entry);
     const parsed = parseEvidence(formatEvidence(entries, 1000));
     assert.deepEqual(parsed, [
-      { id: 'E1', title: 'Staff directory', at: 'Teams › Coastal Team', headingPath: ['Teams', 'Coastal Team'], text: chunks[0].text, lowConfidence: false, cut: false },
-      { id: 'E2', title: 'Annual report 2024', at: 'page 7', headingPath: [], page: 7, text: chunks[1].text, lowConfidence: false, cut: false },
-      { id: 'E3', title: 'Field notes', at: 'Trials, page 2', headingPath: ['Trials'], page: 2, text: chunks[2].text, lowConfidence: true, cut: false },
+      { id: 'E1', title: 'Staff directory', at: 'Teams › Coastal Team', headingPath: ['Teams', 'Coastal Team'], text: chunks[0].text, lowConfidence: false, cut: false, documentId: 101, ordinal: 3, rank: 1 },
+      { id: 'E2', title: 'Annual report 2024', at: 'page 7', headingPath: [], page: 7, text: chunks[1].text, lowConfidence: false, cut: false, documentId: 102, ordinal: 0, rank: 2 },
+      { id: 'E3', title: 'Field notes', at: 'Trials, page 2', headingPath: ['Trials'], page: 2, text: chunks[2].text, lowConfidence: true, cut: false, documentId: 103, ordinal: 0, rank: 3 },
     ]);
   });
 
-  it('a passage cut to its budget parses back as the kept text, marked cut', () => {
+  const terms = (text: string) => text.toLowerCase().match(/[a-z0-9]+/g) ?? [];
+  const filler = (n: number) => Array.from({ length: n }, (_, i) => `Filler sentence number ${i} says nothing of use here.`).join(' ');
+
+  it('sends the top passages whole when the budget allows', () => {
     const ledger = new EvidenceLedger();
-    const text = 'First sentence here. Second sentence is longer than the first one. Third.';
-    const [{ entry }] = ledger.addHits([{ chunk: chunk(1, { text }), score: 1 }], { step: 1, query: 'q', tool: 't' });
-    const [parsed] = parseEvidence(formatEvidence([entry], 8));
-    assert.deepEqual([parsed.text, parsed.cut], ['First sentence here.', true]);
-    assert.equal(cutToTokens(text, 8), 'First sentence here. …');
+    const added = ledger.addHits([1, 2, 3].map((i) => ({ chunk: chunk(i, { text: filler(6) }), score: 4 - i })), { step: 1, query: 'q', tool: 't' });
+    const parsed = parseEvidence(formatEvidence(added.map((a) => a.entry), 1200, { query: 'filler sentence', terms }));
+    assert.deepEqual(parsed.map((p) => p.cut), [false, false, false]);
+  });
+
+  it('a passage that must be shortened keeps its heading and the sentences with the query terms, marks each gap, and says how to read it whole', () => {
+    const ledger = new EvidenceLedger();
+    const text = `# Timeouts\n${filler(20)} The default pool timeout is five seconds. ${filler(20)}`;
+    const [{ entry }] = ledger.addHits([{ chunk: chunk(1, { text, ordinal: 4 }), score: 1 }], { step: 1, query: 'q', tool: 't' });
+    const shown = formatEvidence([entry], 150, { query: 'default pool timeout', terms });
+    assert.match(shown, /^# Timeouts$/m);
+    assert.match(shown, /The default pool timeout is five seconds\./);
+    assert.match(shown, /\[… \d+ characters left out\]/);
+    assert.match(shown, /\[cut: \d+ of \d+ characters shown; read it whole with get_content documentId=101 from=4\]/);
+    const [parsed] = parseEvidence(shown);
+    assert.equal(parsed.cut, true);
+    assert.doesNotMatch(parsed.text, /characters left out|\[cut:/, 'the parsed text is the passage without the markers');
+    assert.match(parsed.text, /five seconds/);
+  });
+
+  it('never cuts inside a line of code', () => {
+    const ledger = new EvidenceLedger();
+    const code = Array.from({ length: 40 }, (_, i) => `client.get("https://example.org/${i}", timeout=${i})`).join('\n');
+    const [{ entry }] = ledger.addHits([{ chunk: chunk(1, { text: `Use a timeout:\n\n\`\`\`python\n${code}\n\`\`\`` }), score: 1 }], { step: 1, query: 'q', tool: 't' });
+    const [parsed] = parseEvidence(formatEvidence([entry], 120, { query: 'timeout', terms }));
+    for (const line of parsed.text.split('\n').filter((l) => l.startsWith('client.'))) assert.match(line, /^client\.get\("https:\/\/example\.org\/\d+", timeout=\d+\)$/);
+  });
+
+  it('shows a passage once per run: shown whole before, it comes back as a reference', () => {
+    const ledger = new EvidenceLedger();
+    const added = ledger.addHits([{ chunk: chunk(1, { text: 'The Coastal Team is led by Ingrid Maalen.' }), score: 1 }], { step: 1, query: 'q', tool: 't' });
+    const entries = added.map((a) => a.entry);
+    const first = parseEvidence(formatEvidence(entries, 500, { shown: ledger }));
+    const second = parseEvidence(formatEvidence(entries, 500, { shown: ledger }));
+    assert.equal(first[0].reference, undefined);
+    assert.equal(first[0].text, 'The Coastal Team is led by Ingrid Maalen.');
+    assert.equal(second[0].reference, true);
+    assert.equal(second[0].text, '');
+    assert.equal(ledger.get('E1')?.chunk.text, 'The Coastal Team is led by Ingrid Maalen.', 'the ledger keeps the text');
+  });
+
+  it('flags a passage holding fewer than half of the query\'s key terms as a weak match', () => {
+    const ledger = new EvidenceLedger();
+    const added = ledger.addHits(
+      [chunk(1, { text: 'The Redis cache stores responses.' }), chunk(2, { text: 'Templates render HTML.' })].map((c) => ({ chunk: c, score: 1 })),
+      { step: 1, query: 'q', tool: 't' },
+    );
+    const parsed = parseEvidence(formatEvidence(added.map((a) => a.entry), 500, { query: 'redis cache responses', terms }));
+    assert.deepEqual(parsed.map((p) => p.lowConfidence), [false, true]);
+  });
+
+  it('cutToTokens keeps whole sentences and marks the cut', () => {
+    assert.equal(cutToTokens('First sentence here. Second sentence is longer than the first one. Third.', 8), 'First sentence here. …');
   });
 
   it('text and titles cannot close or forge a fence; quotes in titles cannot end the attribute', () => {

@@ -6,17 +6,31 @@ import type { LedgerEntry } from './ledger.ts';
  * model reads its own prompt with it). Retrieved text is data, never instructions: every piece sits
  * inside a fence that the text itself cannot close, because fence markers inside it are defused.
  *
- *   <<<EVIDENCE id=E3 title="Staff directory" at="Teams › Coastal Team, page 2" confidence=low
- *   …passage text…
+ *   <<<EVIDENCE id=E3 documentId=30 chunk=5 page=2 rank=1 title="Staff directory" at="Teams › Coastal Team" match=weak
+ *   …passage text… [… 412 characters left out] …more passage text…
+ *   [cut: 300 of 712 characters shown; read it whole with get_content documentId=30 from=5]
  *   EVIDENCE>>>
+ *
+ * Every attribute is explained to the model in the search tool's description (agent/tools/).
  */
 export const FENCE_OPEN = '<<<EVIDENCE';
 export const FENCE_CLOSE = 'EVIDENCE>>>';
 /** Whole-document cards (search_descriptions): not evidence, not citable, fenced the same way. */
 export const DOCUMENT_OPEN = '<<<DOCUMENT';
 export const DOCUMENT_CLOSE = 'DOCUMENT>>>';
-/** Appended to a passage cut to its token budget. */
+/** Appended to a passage cut to its token budget by `cutToTokens`. */
 const CUT_MARK = ' …';
+/** A block's header and fence lines, in tokens (so a budget counts what the model really reads). */
+const BLOCK_OVERHEAD_TOKENS = 30;
+/** A passage shown shorter than this is not worth showing: it is listed as "also found" instead. */
+const MIN_PASSAGE_TOKENS = 40;
+/** A passage with fewer than this share of the query's key terms is flagged `match=weak`. */
+const WEAK_TERM_COVERAGE = 0.5;
+/** A weak match is shown at most this long (around the query's terms): enough to judge it, little to wade through. */
+const WEAK_PASSAGE_TOKENS = 80;
+/** The best this many passages of a result are sent whole when they fit; later ones at most LATER_PASSAGE_TOKENS, around the query. */
+const WHOLE_PASSAGES = 3;
+const LATER_PASSAGE_TOKENS = 120;
 
 /** No retrieved text can contain a fence marker: `<<<` and `>>>` become look-alikes. */
 export function defuse(text: string): string {
@@ -31,50 +45,214 @@ export function defuseAttribute(text: string): string {
 /** Cuts text to a token budget at a sentence boundary (or a word boundary for one long sentence). */
 export function cutToTokens(text: string, tokens: number): string {
   if (countTokens(text) <= tokens) return text;
-  // Sentences (a hard-wrapped line does not end one; a blank line does), covering the text exactly so
-  // the kept part keeps its layout.
-  const sentences = text.match(/[\s\S]+?(?:[.!?]+(?=\s|$)|(?=\n[^\S\n]*\n)|$)\s*/g) ?? [text];
+  const units = unitsOf(text);
   let out = '';
   let used = 0;
-  for (const sentence of sentences) {
-    const cost = countTokens(sentence);
+  for (const unit of units) {
+    const cost = countTokens(unit.text);
     if (used + cost > tokens) break;
-    out += sentence;
+    out += unit.text;
     used += cost;
   }
   if (!out) out = text.split(/\s+/).slice(0, Math.max(1, Math.floor(tokens * 0.7))).join(' ');
   return `${out.trimEnd()}${CUT_MARK}`;
 }
 
+/** A piece of a passage that is kept or left out whole: a sentence of prose, or one line of code. */
+interface Unit {
+  text: string;
+  code: boolean;
+  heading: boolean;
+}
+
+/**
+ * A passage's units, covering its text exactly (so what is kept keeps its layout): each line of a
+ * fenced or indented code block, a Markdown heading line, and otherwise sentences (a hard-wrapped
+ * line does not end one; a blank line does).
+ */
+function unitsOf(text: string): Unit[] {
+  const units: Unit[] = [];
+  let prose = '';
+  const flushProse = () => {
+    if (!prose) return;
+    for (const sentence of prose.match(/[\s\S]+?(?:[.!?]+(?=\s|$)|(?=\n[^\S\n]*\n)|$)\s*/g) ?? [prose]) units.push({ text: sentence, code: false, heading: false });
+    prose = '';
+  };
+  let inFence = false;
+  for (const line of text.match(/[^\n]*\n|[^\n]+$/g) ?? []) {
+    const fence = /^\s*(?:```|~~~)/.test(line);
+    if (inFence || fence) {
+      flushProse();
+      units.push({ text: line, code: true, heading: false });
+      if (fence) inFence = !inFence;
+    } else if (/^#{1,6}\s/.test(line)) {
+      flushProse();
+      units.push({ text: line, code: false, heading: true });
+    } else {
+      prose += line;
+    }
+  }
+  flushProse();
+  return units;
+}
+
+/** What a cut left out, in the passage's own place: `[… 412 characters left out]`. */
+const GAP = (chars: number) => `[… ${chars} characters left out]`;
+/** The last line of a cut passage: how much is shown, and how to read the rest. */
+const CUT_NOTE_PATTERN = /\n\[cut: [^\]\n]*\]$/;
+
+function cutNote(entry: LedgerEntry, shownChars: number): string {
+  const { chunk } = entry;
+  const howToRead = chunk.id < 0 ? `read the page with web_scrape` : `read it whole with get_content documentId=${chunk.documentId} from=${chunk.ordinal}`;
+  return `[cut: ${shownChars} of ${chunk.text.length} characters shown; ${howToRead}]`;
+}
+
+/**
+ * A passage shortened to a token budget around the query: its heading stays, then the units that
+ * carry the most of the query's terms, each with its neighbours, in their own order; each run left
+ * out is marked where it was. Without query terms it keeps the lead. A code line is never cut.
+ */
+function focusedCut(text: string, budgetTokens: number, queryTerms: ReadonlySet<string>, terms: ((text: string) => string[]) | undefined): { text: string; shownChars: number } {
+  const units = unitsOf(text);
+  const cost = units.map((unit) => countTokens(unit.text));
+  const keep = new Set<number>();
+  let used = 0;
+  const take = (i: number): boolean => {
+    if (i < 0 || i >= units.length || keep.has(i)) return true;
+    if (used + cost[i] + 6 > budgetTokens) return false;
+    keep.add(i);
+    used += cost[i] + 6; // + a possible gap marker
+    return true;
+  };
+  if (units[0]?.heading) take(0);
+  const score = units.map((unit) => (terms && queryTerms.size ? new Set(terms(unit.text).filter((term) => queryTerms.has(term))).size : 0));
+  const order = units.map((_, i) => i).filter((i) => score[i] > 0).sort((a, b) => score[b] - score[a] || a - b);
+  for (const i of order) {
+    if (!take(i)) continue;
+    take(i + 1);
+    take(i - 1);
+  }
+  // Room left (or nothing matched): the lead, in order.
+  for (let i = 0; i < units.length; i++) if (!take(i)) break;
+  if (keep.size === 0) {
+    const words = cutToTokens(text, budgetTokens).slice(0, -CUT_MARK.length);
+    return { text: `${words} ${GAP(text.length - words.length)}`, shownChars: words.length };
+  }
+  let out = '';
+  let gap = 0;
+  let shownChars = 0;
+  units.forEach((unit, i) => {
+    if (keep.has(i)) {
+      if (gap) out += `${GAP(gap)}${unit.code || unit.heading || out.endsWith('\n') ? '\n' : ' '}`;
+      gap = 0;
+      out += unit.text;
+      shownChars += unit.text.length;
+    } else {
+      gap += unit.text.length;
+    }
+  });
+  if (gap) out = `${out.trimEnd()} ${GAP(gap)}`;
+  return { text: out.trimEnd(), shownChars };
+}
+
 /** Where in its document a passage sits: its heading path, then its page. */
 function locationOf(entry: LedgerEntry): string {
-  return [entry.chunk.headingPath.join(' › '), entry.chunk.page !== undefined ? `page ${entry.chunk.page}` : ''].filter(Boolean).join(', ');
+  return entry.chunk.headingPath.join(' › ');
 }
 
-export function fenceEvidence(entry: LedgerEntry, text: string): string {
+/** How a passage is shown in one tool result. */
+export interface EvidenceShowing {
+  /** 1 for the best passage of this result. */
+  rank?: number;
+  /** Few of the query's key terms, or a low score in its search. */
+  weak?: boolean;
+  /** Shown earlier in the run: this block only refers to it. */
+  reference?: boolean;
+}
+
+export function fenceEvidence(entry: LedgerEntry, text: string, showing: EvidenceShowing = {}): string {
+  const { chunk } = entry;
   const at = locationOf(entry);
-  const header = `${FENCE_OPEN} id=${entry.id} title="${defuseAttribute(entry.chunk.title)}"${at ? ` at="${defuseAttribute(at)}"` : ''}${entry.lowConfidence ? ' confidence=low' : ''}`;
-  return `${header}\n${defuse(text)}\n${FENCE_CLOSE}`;
+  const attributes = [
+    `id=${entry.id}`,
+    // Web evidence (negative chunk ids) is no document of the index: it has no address to read.
+    ...(chunk.id >= 0 ? [`documentId=${chunk.documentId}`, `chunk=${chunk.ordinal}`] : []),
+    ...(chunk.page !== undefined ? [`page=${chunk.page}`] : []),
+    ...(showing.rank !== undefined ? [`rank=${showing.rank}`] : []),
+    `title="${defuseAttribute(chunk.title)}"`,
+    ...(at ? [`at="${defuseAttribute(at)}"`] : []),
+    ...(showing.weak ? ['match=weak'] : []),
+    ...(showing.reference ? ['shown=above'] : []),
+  ];
+  return `${FENCE_OPEN} ${attributes.join(' ')}\n${showing.reference ? `(shown above in this run; cite it as [${entry.id}])` : defuse(text)}\n${FENCE_CLOSE}`;
 }
 
-/** Ledger entries within a total token budget, best first; what does not fit is listed by id. */
-export function formatEvidence(entries: readonly LedgerEntry[], budgetTokens: number): string {
+export interface FormatEvidenceOptions {
+  /** The search's query: a passage that must be shortened keeps the sentences carrying its terms, and matches are rated against it. */
+  query?: string;
+  /** A text's index terms (the Knowledge port's tokenizer): how the query's terms are found in a passage. */
+  terms?: (text: string) => string[];
+  /**
+   * Passages shown whole earlier in the run come back as a reference, and each passage shown is
+   * recorded here (`EvidenceLedger.markShown`): one copy per run.
+   */
+  shown?: { wasShownWhole(id: string): boolean; markShown(id: string, whole: boolean): void };
+}
+
+/**
+ * Ledger entries within a total token budget, best first. Each block carries its address (document
+ * id, chunk ordinal, page), its rank in this result and a weak-match flag. The top passages are sent
+ * whole while the budget allows; the rest share what is left, each cut around the query with a note
+ * saying what was left out and how to read it; a weak match is cut short. A passage shown whole before in the run is a one-line
+ * reference. What does not fit at all is listed by id.
+ */
+export function formatEvidence(entries: readonly LedgerEntry[], budgetTokens: number, options: FormatEvidenceOptions = {}): string {
   if (entries.length === 0) return 'No matching passages.';
-  const perEntry = Math.max(60, Math.floor(budgetTokens / Math.max(1, Math.min(entries.length, 8))));
+  const queryTerms = new Set(options.query && options.terms ? options.terms(options.query) : []);
+  const coverage = (entry: LedgerEntry) => {
+    if (!options.terms || queryTerms.size === 0) return 1;
+    const own = new Set(options.terms([entry.chunk.title, ...entry.chunk.headingPath, entry.chunk.text].join('\n')));
+    return [...queryTerms].filter((term) => own.has(term)).length / queryTerms.size;
+  };
   const parts: string[] = [];
-  let used = 0;
-  const omitted: string[] = [];
-  for (const entry of entries) {
-    if (used >= budgetTokens) {
-      omitted.push(entry.id);
-      continue;
+  const omitted: LedgerEntry[] = [];
+  let remaining = budgetTokens;
+  const references = entries.filter((entry) => options.shown?.wasShownWhole(entry.id));
+  remaining -= references.length * BLOCK_OVERHEAD_TOKENS;
+  const fresh = entries.filter((entry) => !references.includes(entry));
+  let freshLeft = fresh.length;
+  entries.forEach((entry, index) => {
+    const showing: EvidenceShowing = { rank: index + 1, weak: entry.lowConfidence || coverage(entry) < WEAK_TERM_COVERAGE };
+    if (references.includes(entry)) {
+      parts.push(fenceEvidence(entry, '', { ...showing, reference: true }));
+      return;
     }
-    const text = cutToTokens(entry.chunk.text, Math.min(perEntry, budgetTokens - used));
-    used += countTokens(text) + 12;
-    parts.push(fenceEvidence(entry, text));
+    const whole = countTokens(entry.chunk.text);
+    // A fair share of what is left for this and every passage after it; the whole text when it fits.
+    const share = Math.floor(remaining / freshLeft) - BLOCK_OVERHEAD_TOKENS;
+    freshLeft--;
+    const room = remaining - BLOCK_OVERHEAD_TOKENS - freshLeft * (MIN_PASSAGE_TOKENS + BLOCK_OVERHEAD_TOKENS);
+    // Short only when both signals say so: few of the query's terms and a low score (a bridge passage of a multi-hop question has few of them but ranks well).
+    const limit = showing.weak && entry.lowConfidence ? Math.min(WEAK_PASSAGE_TOKENS, share) : index < WHOLE_PASSAGES ? Math.max(share, room) : Math.min(LATER_PASSAGE_TOKENS, Math.max(share, room));
+    if (whole <= limit) {
+      parts.push(fenceEvidence(entry, entry.chunk.text, showing));
+      options.shown?.markShown(entry.id, true);
+      remaining -= whole + BLOCK_OVERHEAD_TOKENS;
+      return;
+    }
+    if (share < MIN_PASSAGE_TOKENS) {
+      omitted.push(entry);
+      return;
+    }
+    const cut = focusedCut(entry.chunk.text, limit, queryTerms, options.terms);
+    parts.push(fenceEvidence(entry, `${cut.text}\n${cutNote(entry, cut.shownChars)}`, showing));
+    options.shown?.markShown(entry.id, false);
+    remaining -= countTokens(cut.text) + BLOCK_OVERHEAD_TOKENS + 20;
+  });
+  if (omitted.length) {
+    const ids = omitted.map((entry) => entry.id).join(', ');
+    parts.push(`(also found, not shown for space: ${ids}; ${omitted.some((entry) => entry.chunk.id < 0) ? 'read documents with get_content, web pages with web_scrape' : 'read them with get_content'})`);
   }
-  // Web evidence (negative chunk ids) is no document of the index: get_content cannot read it.
-  if (omitted.length) parts.push(`(also found, not shown for space: ${omitted.join(', ')}; ${entries.some((e) => omitted.includes(e.id) && e.chunk.id < 0) ? 'read documents with get_content, web pages with web_scrape' : 'read them with get_content'})`);
   return parts.join('\n\n');
 }
 
@@ -98,31 +276,50 @@ export interface ParsedEvidence {
   at: string;
   headingPath: string[];
   page?: number;
+  /** The text as shown, without the cut's markers (a gap becomes a paragraph break); '' for a reference. */
   text: string;
   lowConfidence: boolean;
-  /** The text was cut to the token budget (the cut mark is removed from `text`). */
+  /** The text was cut to the token budget. */
   cut: boolean;
+  /** The passage's address: its document id and chunk ordinal (what get_content reads). */
+  documentId?: number;
+  ordinal?: number;
+  /** Its rank in the result that showed it. */
+  rank?: number;
+  /** A reference to a passage shown earlier in the run (no text of its own). */
+  reference?: boolean;
 }
 
-const EVIDENCE_BLOCK = new RegExp(`${FENCE_OPEN} id=(E\\d+) title="([^"]*)"(?: at="([^"]*)")?( confidence=low)?[^\\n]*\\n([\\s\\S]*?)\\n${FENCE_CLOSE}`, 'g');
+const EVIDENCE_BLOCK = new RegExp(`${FENCE_OPEN} ([^\\n]*)\\n([\\s\\S]*?)\\n${FENCE_CLOSE}`, 'g');
+const ATTRIBUTE = /([a-zA-Z]+)=(?:"([^"]*)"|(\S+))/g;
 
 /** Every evidence block in a text, in order. */
 export function parseEvidence(text: string): ParsedEvidence[] {
-  return [...text.matchAll(EVIDENCE_BLOCK)].map((match) => {
-    const at = match[3] ?? '';
-    const page = at.match(/(?:^|, )page (\d+)$/);
-    const headings = page ? at.slice(0, page.index) : at;
-    const body = match[5];
-    const cut = body.endsWith(CUT_MARK);
-    return {
-      id: match[1],
-      title: match[2],
-      at,
-      headingPath: headings ? headings.split(' › ') : [],
-      ...(page ? { page: Number(page[1]) } : {}),
-      text: cut ? body.slice(0, -CUT_MARK.length) : body,
-      lowConfidence: match[4] !== undefined,
+  const blocks: ParsedEvidence[] = [];
+  for (const match of text.matchAll(EVIDENCE_BLOCK)) {
+    const attributes = new Map([...match[1].matchAll(ATTRIBUTE)].map((a) => [a[1], a[2] ?? a[3]]));
+    const id = attributes.get('id');
+    if (!id || !/^E\d+$/.test(id)) continue;
+    const heading = attributes.get('at') ?? '';
+    const page = attributes.has('page') ? Number(attributes.get('page')) : undefined;
+    const reference = attributes.get('shown') === 'above';
+    const body = match[2];
+    const cut = CUT_NOTE_PATTERN.test(body) || body.endsWith(CUT_MARK);
+    const number = (name: string) => (attributes.has(name) ? Number(attributes.get(name)) : undefined);
+    blocks.push({
+      id,
+      title: attributes.get('title') ?? '',
+      at: [heading, page !== undefined ? `page ${page}` : ''].filter(Boolean).join(', '),
+      headingPath: heading ? heading.split(' › ') : [],
+      ...(page !== undefined ? { page } : {}),
+      text: reference ? '' : body.replace(CUT_NOTE_PATTERN, '').replace(new RegExp(`${CUT_MARK}$`), '').replace(/ ?\[… \d+ characters left out\] ?\n?/g, '\n\n').trimEnd(),
+      lowConfidence: attributes.get('match') === 'weak',
       cut,
-    };
-  });
+      ...(number('documentId') !== undefined ? { documentId: number('documentId') } : {}),
+      ...(number('chunk') !== undefined ? { ordinal: number('chunk') } : {}),
+      ...(number('rank') !== undefined ? { rank: number('rank') } : {}),
+      ...(reference ? { reference } : {}),
+    });
+  }
+  return blocks;
 }

@@ -26,6 +26,8 @@ export interface LedgerEntry {
   hits: number;
   /** Sum over searches of 1 / (60 + rank): a fused rank across every search of the run. */
   fusedScore: number;
+  /** How the model has been shown it in this run: whole (later showings refer to it), or cut. */
+  shown?: 'whole' | 'cut';
 }
 
 /** A result the run computed (a python run): `P1`, `P2`, …, support for the numbers it printed. Never evicted. */
@@ -188,6 +190,16 @@ export class EvidenceLedger {
 
   forChunk(chunkId: number): LedgerEntry | undefined {
     return this.byChunk.get(chunkId);
+  }
+
+  /** Shown whole to the model before in this run: a later result refers to it instead of re-sending it. */
+  wasShownWhole(id: string): boolean {
+    return this.get(id)?.shown === 'whole';
+  }
+
+  markShown(id: string, whole: boolean): void {
+    const entry = this.get(id);
+    if (entry && entry.shown !== 'whole') entry.shown = whole ? 'whole' : 'cut';
   }
 
   markUsed(id: string): void {

@@ -95,6 +95,8 @@ export function readPromptState(prompt: LanguageModelV3Prompt): PromptState {
         const isQuestion = normaliseQuery(query) === normaliseQuery(question);
         parseEvidence(text).forEach((block, rank) => {
           const known = evidence.get(block.id);
+          // A reference (shown above) adds no text: only that this search found the passage too.
+          if (block.reference && !known) return;
           if (known) {
             // The same passage may be shown cut to different budgets: keep the fullest text seen.
             if (block.text.length > known.text.length) known.text = block.text;

@@ -5,7 +5,7 @@ import { DossierError } from '../../errors/index.ts';
 import { getContent } from './get-content.ts';
 import { searchDescriptions } from './search-descriptions.ts';
 import { searchKnowledge } from './search-knowledge.ts';
-import type { AgentTool } from './tool.ts';
+import type { AgentTool, RunToolContext } from './tool.ts';
 
 const TOOL_NAME = /^[a-z][a-z0-9_]{0,63}$/;
 
@@ -33,6 +33,11 @@ export class ToolRegistry {
 
   names(): string[] {
     return [...this.tools.keys()];
+  }
+
+  /** The tools as one run offers them (each tool's `forRun`, when it has one). */
+  async forRun(run: RunToolContext): Promise<ToolRegistry> {
+    return new ToolRegistry(await Promise.all(this.list().map((tool) => (tool.forRun ? tool.forRun(run) : tool))));
   }
 }
 

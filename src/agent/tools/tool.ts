@@ -22,6 +22,14 @@ export interface ToolContext {
   generate?: (prompt: string) => Promise<string>;
 }
 
+/** What a tool may read when a run specialises it (`AgentTool.forRun`). */
+export interface RunToolContext {
+  knowledge: Knowledge;
+  scope: Scope;
+  /** The run's model can write text for a tool (`ToolContext.generate` is set). */
+  canGenerate: boolean;
+}
+
 export interface ToolResult {
   /** Structured result, for traces and citations. */
   raw: unknown;
@@ -47,5 +55,11 @@ export interface AgentTool<Input = any> {
   inputSchema: z.ZodType<Input>;
   /** Search tools count towards stagnation: a search that finds nothing new is a wasted step. */
   searches?: boolean;
+  /**
+   * This tool as one run offers it, when its description or input depend on the run: what the index
+   * holds in the run's scope, or whether the run's model can write text (a strategy that cannot run
+   * is not offered). Called once when the run starts.
+   */
+  forRun?(run: RunToolContext): Promise<AgentTool<Input>>;
   execute(input: Input, context: ToolContext): Promise<ToolResult>;
 }

@@ -49,6 +49,29 @@ export async function evaluate(argv: string[], context: CommandContext): Promise
       else context.print(`${result.dataset} ${result.split} (${result.queries} queries, ${result.mode}): nDCG@10 ${result['ndcg@10']}  Recall@100 ${result['recall@100']}  p50 ${result.p50Ms} ms`);
       return 0;
     }
+    if (kind === 'context') {
+      const { values, positionals } = parse(rest, { answers: { type: 'string' }, corpus: { type: 'string' }, limit: { type: 'string' }, offset: { type: 'string' } }, { min: 1, max: 1, what: 'questions file', missing: 'eval context needs a questions file: a docs set (.json) or HotpotQA (.jsonl)' });
+      const report = await evals.runContextEvalCommand({
+        file: positionals[0],
+        answers: stringOption(values, 'answers'),
+        corpus: stringOption(values, 'corpus'),
+        limit: values.limit === undefined ? undefined : intOption(values, 'limit', 500, 1, 1_000_000),
+        offset: intOption(values, 'offset', 0, 0, 1_000_000),
+        db: stringOption(values, 'db'),
+        embedder: stringOption(values, 'embedder'),
+        env,
+        onProgress,
+      });
+      progress.stop();
+      if (context.json) context.printJson(report);
+      else {
+        context.print(
+          `${report.questions} questions (${report.answerable} with a gold answer): answer shown ${report.answerShown}, retrieved ${report.answerRetrieved}, retrieved but not shown ${report.retrievedNotShown}; ` +
+            `per search ${report.charsPerSearch} characters, ${report.tokensPerSearch} tokens; passages cut ${report.passagesCut}, addressed ${report.passagesAddressed}`,
+        );
+      }
+      return 0;
+    }
     if (kind === 'hotpotqa') {
       const { values, positionals } = parse(rest, { limit: { type: 'string' }, offset: { type: 'string' }, model: { type: 'string' }, mode: { type: 'string', short: 'm' } }, { min: 1, max: 1, what: 'HotpotQA file', missing: 'eval hotpotqa needs a HotpotQA .jsonl file' });
       const result = await evals.runHotpotEval({
@@ -128,7 +151,7 @@ export async function evaluate(argv: string[], context: CommandContext): Promise
       }
       return 0;
     }
-    throw new UsageError(`eval needs a benchmark: beir, hotpotqa, regression or docs (got "${kind ?? ''}")`);
+    throw new UsageError(`eval needs a benchmark: beir, hotpotqa, regression, docs, research-dev or context (got "${kind ?? ''}")`);
   } finally {
     progress.stop();
   }

@@ -230,7 +230,7 @@ export function researchTurn(options: LanguageModelV3CallOptions, question: stri
 
   const report = composeReport(question, answers.length ? answers : [], computed);
   const evidence = new Map<string, string>();
-  for (const c of calls) for (const block of parseEvidence(c.result ?? '')) evidence.set(block.id, block.text);
+  for (const c of calls) for (const block of parseEvidence(c.result ?? '')) if (!block.reference) evidence.set(block.id, block.text);
   const critique = critiqueDraft(report, (id) => evidence.get(id), planned.map((p) => ({ ...p, status: answers.find((a) => a.id === p.id)?.status === 'answered' ? 'answered' : 'open' })));
   if (mayCall && !calls.some((c) => c.name === 'critique') && offered.has('critique')) return [call('critique', { draft: report })];
   // The critique's findings are addressed before the answer is final: a claim another passage

@@ -5,7 +5,7 @@ import { sql, type Sql } from '../sql/sql.ts';
 import type { Filter, Scope } from '../types.ts';
 
 /** The document fields a filter may name, as columns of `d` (documents) and `col` (collections). */
-const DOCUMENT_FIELDS: Record<string, string> = {
+export const DOCUMENT_FIELDS: Readonly<Record<string, string>> = {
   id: 'd.id',
   title: 'd.title',
   source: 'd.source',

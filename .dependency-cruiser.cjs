@@ -19,7 +19,9 @@ const LAYERS = [
 const either = (paths) => paths.join('|');
 const upward = LAYERS.slice(1).map((layer, i) => ({
   name: `${layer.name}-imports-no-layer-above`,
-  comment: `${layer.name} may not import ${LAYERS.slice(0, i + 1).map((l) => l.name).join(', ')}`,
+  comment: `${layer.name} may not import ${LAYERS.slice(0, i + 1)
+    .map((l) => l.name)
+    .join(', ')}`,
   severity: 'error',
   from: { path: either(layer.paths), pathNot: '\\.test\\.ts$' },
   to: { path: either(LAYERS.slice(0, i + 1).flatMap((l) => l.paths)) },
@@ -27,7 +29,13 @@ const upward = LAYERS.slice(1).map((layer, i) => ({
 
 module.exports = {
   forbidden: [
-    { name: 'no-cycle', comment: 'no import cycle, type-only and dynamic imports included', severity: 'error', from: { path: '^src/' }, to: { circular: true } },
+    {
+      name: 'no-cycle',
+      comment: 'no import cycle, type-only and dynamic imports included',
+      severity: 'error',
+      from: { path: '^src/' },
+      to: { circular: true },
+    },
     ...upward,
     {
       name: 'offline-model-only-through-its-index',

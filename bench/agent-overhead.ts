@@ -34,12 +34,19 @@ function stepOverheads(events: AgentEvent[]): number[] {
   return out;
 }
 
-async function measure(makeModel: () => { model: ReturnType<typeof createOfflineModel> | ReplayModel; id: string }): Promise<{ p50: number; p99: number; steps: number }> {
+async function measure(
+  makeModel: () => { model: ReturnType<typeof createOfflineModel> | ReplayModel; id: string },
+): Promise<{ p50: number; p99: number; steps: number }> {
   const all: number[] = [];
   for (let i = 0; i < runs; i++) {
     const events: (AgentEvent & { at: number })[] = [];
     const { model, id } = makeModel();
-    await runAgent({ knowledge: dossier, question: text.query(), model: { model, id, supportsTools: true }, onEvent: (e) => events.push({ ...e, at: performance.now() }) });
+    await runAgent({
+      knowledge: dossier,
+      question: text.query(),
+      model: { model, id, supportsTools: true },
+      onEvent: (e) => events.push({ ...e, at: performance.now() }),
+    });
     all.push(...stepOverheads(events));
   }
   const round = (v: number) => Math.round(v * 100) / 100;
@@ -48,7 +55,11 @@ async function measure(makeModel: () => { model: ReturnType<typeof createOffline
 
 const scripted = () => {
   const queries = [text.query(), text.query(), text.query(), text.query()];
-  const turns = queries.map((query, i) => ({ text: '', toolCalls: [{ toolCallId: `c${i}`, toolName: 'search_knowledge', input: { query } }], usage: { inputTokens: 0, outputTokens: 0 } }));
+  const turns = queries.map((query, i) => ({
+    text: '',
+    toolCalls: [{ toolCallId: `c${i}`, toolName: 'search_knowledge', input: { query } }],
+    usage: { inputTokens: 0, outputTokens: 0 },
+  }));
   turns.push({ text: 'Answer [E1] [E2].', toolCalls: [], usage: { inputTokens: 0, outputTokens: 0 } });
   return { model: new ReplayModel(turns), id: 'scripted' };
 };
@@ -56,6 +67,14 @@ await dossier.search({ query: text.query(), k: 10 }); // loads the vector index 
 const oneSearchPerStep = await measure(scripted);
 const offline = await measure(() => ({ model: createOfflineModel(), id: 'offline' }));
 await dossier.close();
-const result = { chunks, runs, oneSearchPerStep: { p50Ms: oneSearchPerStep.p50, p99Ms: oneSearchPerStep.p99, steps: oneSearchPerStep.steps }, offlineModel: { p50Ms: offline.p50, p99Ms: offline.p99, steps: offline.steps } };
+const result = {
+  chunks,
+  runs,
+  oneSearchPerStep: { p50Ms: oneSearchPerStep.p50, p99Ms: oneSearchPerStep.p99, steps: oneSearchPerStep.steps },
+  offlineModel: { p50Ms: offline.p50, p99Ms: offline.p99, steps: offline.steps },
+};
 if (process.argv.includes('--json')) console.log(JSON.stringify(result));
-else console.log(`agent overhead per step at ${chunks} chunks (model time excluded): one search/step p50 ${result.oneSearchPerStep.p50Ms} ms, p99 ${result.oneSearchPerStep.p99Ms} ms; offline model (up to 8 searches/step) p50 ${result.offlineModel.p50Ms} ms`);
+else
+  console.log(
+    `agent overhead per step at ${chunks} chunks (model time excluded): one search/step p50 ${result.oneSearchPerStep.p50Ms} ms, p99 ${result.oneSearchPerStep.p99Ms} ms; offline model (up to 8 searches/step) p50 ${result.offlineModel.p50Ms} ms`,
+  );

@@ -21,7 +21,11 @@ if (!existsSync(old)) {
 }
 
 function bench(tree: string, script: string, args: string[]): Record<string, number> {
-  const result = spawnSync('npm', ['run', '-s', script, '--', ...args, '--json'], { cwd: tree, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+  const result = spawnSync('npm', ['run', '-s', script, '--', ...args, '--json'], {
+    cwd: tree,
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   if (result.status !== 0) throw new Error(`${script} in ${tree} failed`);
   return JSON.parse(result.stdout.trim().split('\n').at(-1)!) as Record<string, number>;
 }
@@ -33,9 +37,12 @@ const median = (values: number[]) => {
 };
 
 const runs: Record<string, Record<string, number[]>> = { old: {}, new: {} };
-const record = (side: 'old' | 'new', name: string, value: number) => ((runs[side][name] ??= []).push(value));
+const record = (side: 'old' | 'new', name: string, value: number) => (runs[side][name] ??= []).push(value);
 for (let round = 0; round < rounds; round++) {
-  for (const [side, tree] of [['old', old], ['new', ROOT]] as const) {
+  for (const [side, tree] of [
+    ['old', old],
+    ['new', ROOT],
+  ] as const) {
     record(side, 'ingestMBps', bench(tree, 'bench:ingest', []).megabytesPerSecond);
     for (const mode of ['hybrid', 'fulltext', 'vector']) {
       const query = bench(tree, 'bench:query', ['--chunks', String(chunks), '--mode', mode]);

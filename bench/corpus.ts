@@ -10,7 +10,28 @@ export class SyntheticText {
 
   constructor(seed = 42, vocabularySize = 50_000) {
     this.state = seed >>> 0 || 1;
-    const syllables = ['ka', 'lo', 'mi', 'ren', 'tor', 'sal', 'vin', 'qua', 'dre', 'pol', 'us', 'ex', 'an', 'ter', 'bio', 'gen', 'cell', 'ment', 'ion', 'ly'];
+    const syllables = [
+      'ka',
+      'lo',
+      'mi',
+      'ren',
+      'tor',
+      'sal',
+      'vin',
+      'qua',
+      'dre',
+      'pol',
+      'us',
+      'ex',
+      'an',
+      'ter',
+      'bio',
+      'gen',
+      'cell',
+      'ment',
+      'ion',
+      'ly',
+    ];
     const words = new Set<string>();
     while (words.size < vocabularySize) {
       const length = 1 + Math.floor(this.random() * 4);
@@ -92,9 +113,16 @@ export class TopicalText extends SyntheticText {
   private readonly topicCumulative: Float64Array;
   private topic = 0;
 
-  constructor(seed = 42, private readonly topics = 200, private readonly topicShare = 0.6, topicVocabulary = 2_000) {
+  constructor(
+    seed = 42,
+    private readonly topics = 200,
+    private readonly topicShare = 0.6,
+    topicVocabulary = 2_000,
+  ) {
     super(seed);
-    this.topicWords = Array.from({ length: topics }, () => Array.from({ length: topicVocabulary }, () => this.vocabulary[Math.floor(this.random() * this.vocabulary.length)]));
+    this.topicWords = Array.from({ length: topics }, () =>
+      Array.from({ length: topicVocabulary }, () => this.vocabulary[Math.floor(this.random() * this.vocabulary.length)]),
+    );
     this.topicCumulative = new Float64Array(topicVocabulary);
     let sum = 0;
     for (let i = 0; i < topicVocabulary; i++) this.topicCumulative[i] = sum += 1 / (i + 1);

@@ -29,7 +29,11 @@ const result = await evaluateHotpot(
   dossier,
   data,
   { model: createOfflineModel(JSON.parse(process.env.OFFLINE ?? '{}')), id: 'offline', supportsTools: true },
-  { offset: process.argv.includes('--offset') ? argValue('offset', 1) : 0, limit: argValue('limit', 100), onQuestion: (outcome) => outcomes.push(outcome) },
+  {
+    offset: process.argv.includes('--offset') ? argValue('offset', 1) : 0,
+    limit: argValue('limit', 100),
+    onQuestion: (outcome) => outcomes.push(outcome),
+  },
 );
 const details = stringArg('details');
 if (details) writeFileSync(details, outcomes.map((o) => JSON.stringify(o)).join('\n') + '\n');

@@ -37,7 +37,8 @@ const positive = (name: string, text: string) => {
   return value;
 };
 const adminUrl = values.db ?? process.env.DOSSIER_TEST_PG ?? process.env.DOSSIER_DB;
-if (!adminUrl || !/^postgres(ql)?:\/\//.test(adminUrl)) throw new Error('--db postgres://… (or $DOSSIER_TEST_PG) is needed: a database on the cluster to create the benchmark databases from');
+if (!adminUrl || !/^postgres(ql)?:\/\//.test(adminUrl))
+  throw new Error('--db postgres://… (or $DOSSIER_TEST_PG) is needed: a database on the cluster to create the benchmark databases from');
 const megabytes = positive('mb', values.mb!);
 const fileCount = positive('files', values.files!);
 const perJob = positive('files-per-job', values['files-per-job']!);
@@ -127,7 +128,10 @@ interface Worker {
 }
 
 function startWorker(db: string): Worker {
-  const child = spawn(process.execPath, [bin, 'worker', '--db', db, '--json'], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1' } });
+  const child = spawn(process.execPath, [bin, 'worker', '--db', db, '--json'], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, NO_COLOR: '1' },
+  });
   const stdout: string[] = [];
   child.stdout!.on('data', (data: Buffer) => stdout.push(data.toString()));
   const ready = new Promise<void>((resolve, reject) => {
@@ -136,7 +140,8 @@ function startWorker(db: string): Worker {
       seen += data.toString();
       if (seen.includes('waiting for jobs')) resolve();
       // A failed job (or a claim or heartbeat that failed) spoils the measurement: show why at once.
-      for (const line of data.toString().split('\n')) if (/\) failed:|could not|heartbeat failed/.test(line)) log(`worker ${child.pid}: ${line}`);
+      for (const line of data.toString().split('\n'))
+        if (/\) failed:|could not|heartbeat failed/.test(line)) log(`worker ${child.pid}: ${line}`);
     });
     child.once('exit', (code) => reject(new Error(`worker ${child.pid} exited (${code}) before it was ready: ${seen.trim()}`)));
   });
@@ -167,7 +172,8 @@ async function measure(admin: pg.Client, postmaster: number | undefined, workers
   const jobs: string[] = [];
   try {
     const user = await state.localUser();
-    for (let i = 0; i < paths.length; i += perJob) jobs.push((await state.queue()!.enqueueJob(user.id, 'bench', { paths: paths.slice(i, i + perJob) })).id);
+    for (let i = 0; i < paths.length; i += perJob)
+      jobs.push((await state.queue()!.enqueueJob(user.id, 'bench', { paths: paths.slice(i, i + perJob) })).id);
   } finally {
     await state.close();
   }
@@ -178,7 +184,14 @@ async function measure(admin: pg.Client, postmaster: number | undefined, workers
     const cpuBefore = clusterCpu(postmaster);
     const started = performance.now();
     for (let n = 0; n < workers; n++) running.push(startWorker(db));
-    const exited = Promise.race(running.map((w) => new Promise<never>((_, reject) => w.child.once('exit', (code) => reject(new Error(`worker ${w.child.pid} exited early (${code})`))))));
+    const exited = Promise.race(
+      running.map(
+        (w) =>
+          new Promise<never>((_, reject) =>
+            w.child.once('exit', (code) => reject(new Error(`worker ${w.child.pid} exited early (${code})`))),
+          ),
+      ),
+    );
     exited.catch(() => {});
     await Promise.race([Promise.all(running.map((w) => w.ready)), exited]);
     const readySeconds = (performance.now() - started) / 1000;
@@ -193,7 +206,9 @@ async function measure(admin: pg.Client, postmaster: number | undefined, workers
       if (Number(rows[0].failed) > 0) throw new Error(`${rows[0].failed} jobs failed`);
       if (performance.now() - lastLog > 5000 || open === 0) {
         lastLog = performance.now();
-        log(`${workers} worker(s): ${jobs.length - open}/${jobs.length} jobs, ${rows[0].documents}/${paths.length} documents, ${round((performance.now() - started) / 1000, 1)} s`);
+        log(
+          `${workers} worker(s): ${jobs.length - open}/${jobs.length} jobs, ${rows[0].documents}/${paths.length} documents, ${round((performance.now() - started) / 1000, 1)} s`,
+        );
       }
     }
     const seconds = (performance.now() - started) / 1000;
@@ -245,7 +260,13 @@ async function direct(store: 'sqlite' | 'postgres', admin: pg.Client, files: str
     const seconds = (performance.now() - started) / 1000;
     if (code !== 0) throw new Error(`dossier ingest --db ${store} exited with ${code}`);
     const report = JSON.parse(out.join('')) as { documents: number; chunks: number };
-    return { store, seconds: round(seconds), mbPerSecond: round(bytes / 1_000_000 / seconds), documents: report.documents, chunks: report.chunks };
+    return {
+      store,
+      seconds: round(seconds),
+      mbPerSecond: round(bytes / 1_000_000 / seconds),
+      documents: report.documents,
+      chunks: report.chunks,
+    };
   } finally {
     if (store === 'postgres' && !values.keep) await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
     rmSync(join(dir, 'direct.db'), { force: true });
@@ -279,17 +300,33 @@ try {
   // Exactly once: every worker count (and a plain ingest) must end with the same documents and chunks, no source twice.
   const [first] = results;
   const consistent =
-    results.every((r) => r.documents === first.documents && r.chunks === first.chunks && r.duplicates === 0 && r.documents === corpus.paths.length) &&
-    baseline.every((b) => b.documents === first.documents && b.chunks === first.chunks);
+    results.every(
+      (r) => r.documents === first.documents && r.chunks === first.chunks && r.duplicates === 0 && r.documents === corpus.paths.length,
+    ) && baseline.every((b) => b.documents === first.documents && b.chunks === first.chunks);
   if (!consistent) log('WARNING: document or chunk counts differ between worker counts (or a source was committed twice)');
-  if (values.json) console.log(JSON.stringify({ mb, files: corpus.paths.length, filesPerJob: perJob, consistent, results, ...(baseline.length ? { baseline } : {}) }));
+  if (values.json)
+    console.log(
+      JSON.stringify({
+        mb,
+        files: corpus.paths.length,
+        filesPerJob: perJob,
+        consistent,
+        results,
+        ...(baseline.length ? { baseline } : {}),
+      }),
+    );
   else {
     console.log(`${corpus.paths.length} files, ${mb} MB, jobs of ${perJob} files`);
     console.log('workers  seconds   MB/s  documents  chunks  worker CPU s  postgres CPU s');
     for (const r of results) {
-      console.log(`${String(r.workers).padStart(7)}  ${String(r.seconds).padStart(7)}  ${String(r.mbPerSecond).padStart(5)}  ${String(r.documents).padStart(9)}  ${String(r.chunks).padStart(6)}  ${String(r.workerCpuSeconds ?? '-').padStart(12)}  ${String(r.postgresCpuSeconds ?? '-').padStart(14)}`);
+      console.log(
+        `${String(r.workers).padStart(7)}  ${String(r.seconds).padStart(7)}  ${String(r.mbPerSecond).padStart(5)}  ${String(r.documents).padStart(9)}  ${String(r.chunks).padStart(6)}  ${String(r.workerCpuSeconds ?? '-').padStart(12)}  ${String(r.postgresCpuSeconds ?? '-').padStart(14)}`,
+      );
     }
-    for (const b of baseline) console.log(`one \`dossier ingest\` process into ${b.store}, no queue: ${b.seconds} s, ${b.mbPerSecond} MB/s (${b.documents} documents, ${b.chunks} chunks)`);
+    for (const b of baseline)
+      console.log(
+        `one \`dossier ingest\` process into ${b.store}, no queue: ${b.seconds} s, ${b.mbPerSecond} MB/s (${b.documents} documents, ${b.chunks} chunks)`,
+      );
     console.log(consistent ? 'same documents and chunks for every worker count' : 'COUNTS DIFFER');
   }
   if (!consistent) process.exitCode = 1;

@@ -36,7 +36,10 @@ try {
     seconds: Math.round(seconds * 100) / 100,
   };
   if (process.argv.includes('--json')) console.log(JSON.stringify(result));
-  else console.log(`ingested ${result.megabytes} MB (${result.documents} documents, ${result.chunks} chunks) in ${result.seconds}s: ${result.megabytesPerSecond} MB/s`);
+  else
+    console.log(
+      `ingested ${result.megabytes} MB (${result.documents} documents, ${result.chunks} chunks) in ${result.seconds}s: ${result.megabytesPerSecond} MB/s`,
+    );
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }

@@ -22,7 +22,14 @@ try {
     if (result.stdout !== `${i * 2}\n`) throw new Error(`call ${i} printed ${JSON.stringify(result.stdout)}: ${result.error}`);
   }
   times.sort((a, b) => a - b);
-  console.log(JSON.stringify({ coldStartMs: round(coldStartMs), warmCallP50Ms: round(percentile(times, 50)), warmCallP99Ms: round(percentile(times, 99)), calls }));
+  console.log(
+    JSON.stringify({
+      coldStartMs: round(coldStartMs),
+      warmCallP50Ms: round(percentile(times, 50)),
+      warmCallP99Ms: round(percentile(times, 99)),
+      calls,
+    }),
+  );
 } finally {
   await sandbox.close();
 }

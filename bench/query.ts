@@ -25,7 +25,8 @@ const mode = (modeIndex === -1 ? 'hybrid' : process.argv[modeIndex + 1]) as Sear
 if (!SEARCH_MODES.includes(mode)) throw new Error(`--mode must be one of ${SEARCH_MODES.join(', ')}`);
 const storeIndex = process.argv.indexOf('--store');
 const postgres = storeIndex === -1 ? undefined : process.argv[storeIndex + 1];
-if (postgres !== undefined && !/^postgres(ql)?:\/\//.test(postgres)) throw new Error('--store takes a postgres:// connection string (the SQLite index is cached in .bench/)');
+if (postgres !== undefined && !/^postgres(ql)?:\/\//.test(postgres))
+  throw new Error('--store takes a postgres:// connection string (the SQLite index is cached in .bench/)');
 const CHUNKS_PER_DOCUMENT = 10;
 
 /** Writes the synthetic corpus: every paragraph behind its own heading, so exactly `chunks` chunks. */
@@ -102,7 +103,9 @@ async function hnswRecall(dossier: Dossier, url: string): Promise<number> {
       const approximate = await dossier.store.searchVector({ collections: '*' }, vector, { k: 10 });
       await sql.query('BEGIN');
       await sql.query('SET LOCAL enable_indexscan = off');
-      const exact = await sql.query(`SELECT chunk_id FROM chunk_vectors ORDER BY embedding <=> $1::vector LIMIT 10`, [`[${[...vector].join(',')}]`]);
+      const exact = await sql.query(`SELECT chunk_id FROM chunk_vectors ORDER BY embedding <=> $1::vector LIMIT 10`, [
+        `[${[...vector].join(',')}]`,
+      ]);
       await sql.query('COMMIT');
       const exactIds = new Set(exact.rows.map((row: { chunk_id: string | number }) => Number(row.chunk_id)));
       found += approximate.filter((hit) => exactIds.has(hit.chunkId)).length;
@@ -139,4 +142,7 @@ const result = {
   ...(recall === undefined ? {} : { hnswRecallAt10: Math.round(recall * 1000) / 1000 }),
 };
 if (process.argv.includes('--json')) console.log(JSON.stringify(result));
-else console.log(`${result.store}, ${result.chunks} chunks, ${mode}: p50 ${result.p50Ms} ms, p99 ${result.p99Ms} ms over ${queryCount} queries${recall === undefined ? '' : `; HNSW recall@10 ${result.hnswRecallAt10}`}`);
+else
+  console.log(
+    `${result.store}, ${result.chunks} chunks, ${mode}: p50 ${result.p50Ms} ms, p99 ${result.p99Ms} ms over ${queryCount} queries${recall === undefined ? '' : `; HNSW recall@10 ${result.hnswRecallAt10}`}`,
+  );

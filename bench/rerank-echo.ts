@@ -29,7 +29,10 @@ const plain = { env: { ...process.env, DOSSIER_RERANKER: 'none' } };
 /** How many rerank requests a run made, and how many documents each carried on average. */
 function traffic() {
   const requests = server.rerank.requests.length;
-  const documents = server.rerank.requests.reduce((sum, request) => sum + ((request.body as { documents?: unknown[] }).documents?.length ?? 0), 0);
+  const documents = server.rerank.requests.reduce(
+    (sum, request) => sum + ((request.body as { documents?: unknown[] }).documents?.length ?? 0),
+    0,
+  );
   server.reset();
   return { rerankRequests: requests, documentsPerRequest: requests ? Math.round((documents / requests) * 10) / 10 : 0 };
 }

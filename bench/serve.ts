@@ -25,18 +25,30 @@ if (process.argv.includes('--child')) {
   const text = new SyntheticText(11);
   for (let d = 0; d * 10 < chunks; d++) {
     const blocks: Block[] = [];
-    for (let c = 0; c < 10 && d * 10 + c < chunks; c++) blocks.push({ type: 'heading', level: 2, text: `Section ${c + 1}` }, { type: 'text', text: text.paragraph() });
+    for (let c = 0; c < 10 && d * 10 + c < chunks; c++)
+      blocks.push({ type: 'heading', level: 2, text: `Section ${c + 1}` }, { type: 'text', text: text.paragraph() });
     await dossier.ingestRecord({ source: `synthetic:${d}`, title: text.sentence(), mediaType: 'text/plain', blocks });
   }
   // Limits high enough that the benchmark measures serving, not the rate limiter or the body cap.
   const server = await startServer({ dossier, db, port: 0, limits: { requestsPerMinute: 1_000_000, bodyBytes: 256 * 1024 * 1024 } });
   console.log(`listening on ${server.url}`);
-  process.on('SIGTERM', () => void server.close().then(() => dossier.close()).then(() => process.exit(0)));
+  process.on(
+    'SIGTERM',
+    () =>
+      void server
+        .close()
+        .then(() => dossier.close())
+        .then(() => process.exit(0)),
+  );
 } else {
   const dir = mkdtempSync(join(tmpdir(), 'dossier-bench-serve-'));
   const chunks = argValue('chunks', 20_000);
   const megabytes = argValue('megabytes', 40);
-  const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), '--child', join(dir, 'index.db'), '--chunks', String(chunks)], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', fileURLToPath(import.meta.url), '--child', join(dir, 'index.db'), '--chunks', String(chunks)],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
   try {
     const url = await new Promise<string>((resolve, reject) => {
       const lines = createInterface({ input: child.stdout! });
@@ -49,7 +61,11 @@ if (process.argv.includes('--child')) {
     let errors = 0;
     const post = async (path: string, body: unknown): Promise<number> => {
       const started = performance.now();
-      const response = await fetch(`${url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }).catch(() => undefined);
+      const response = await fetch(`${url}${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      }).catch(() => undefined);
       if (!response?.ok) errors++;
       await response?.arrayBuffer();
       return performance.now() - started;
@@ -59,7 +75,9 @@ if (process.argv.includes('--child')) {
 
     const wallStarted = performance.now();
     const searchMs = await Promise.all(Array.from({ length: 200 }, () => post('/v1/search', { query: queries.query(), k: 10 })));
-    const askMs = await Promise.all(Array.from({ length: 20 }, () => post('/v1/ask', { question: `What does ${queries.query()} say about ${queries.query()}?` })));
+    const askMs = await Promise.all(
+      Array.from({ length: 20 }, () => post('/v1/ask', { question: `What does ${queries.query()} say about ${queries.query()}?` })),
+    );
     const wallSeconds = (performance.now() - wallStarted) / 1000;
 
     // Idle baseline for sequential searches, so the during-upload figure has something to compare to.
@@ -90,7 +108,9 @@ if (process.argv.includes('--child')) {
     let report: unknown;
     while (status === 'running') {
       duringMs.push(await post('/v1/search', { query: queries.query(), k: 10 }));
-      const polled = (await (await fetch(`${url}/v1/jobs/${job.id}`)).json()) as { job: { status: string; report?: unknown; error?: string } };
+      const polled = (await (await fetch(`${url}/v1/jobs/${job.id}`)).json()) as {
+        job: { status: string; report?: unknown; error?: string };
+      };
       status = polled.job.status;
       report = polled.job.report ?? polled.job.error;
       await new Promise((resolve) => setTimeout(resolve, 20));
@@ -116,7 +136,12 @@ if (process.argv.includes('--child')) {
       uploadSeconds: round(uploadSeconds),
     };
     if (process.argv.includes('--json')) console.log(JSON.stringify(result));
-    else console.log(Object.entries(result).map(([key, value]) => `${key}: ${value}`).join('\n'));
+    else
+      console.log(
+        Object.entries(result)
+          .map(([key, value]) => `${key}: ${value}`)
+          .join('\n'),
+      );
   } finally {
     child.kill('SIGTERM');
     await new Promise((resolve) => child.once('exit', resolve));

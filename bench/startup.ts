@@ -46,4 +46,7 @@ const result = {
   chunks,
 };
 if (process.argv.includes('--json')) console.log(JSON.stringify(result));
-else console.log(`cold start, median of ${runs}: dossier --version ${result.versionMs} ms; dossier search on ${chunks} chunks ${result.searchColdMs} ms`);
+else
+  console.log(
+    `cold start, median of ${runs}: dossier --version ${result.versionMs} ms; dossier search on ${chunks} chunks ${result.searchColdMs} ms`,
+  );

@@ -21,12 +21,35 @@ for (const config of configs) {
   const seconds = (performance.now() - t0) / 1000;
   const full = await evaluateBeir(dossier, dataset, { name: 'scifact', split, mode: 'fulltext' });
   const vector = await evaluateBeir(dossier, dataset, { name: 'scifact', split, mode: 'vector' });
-  console.log(JSON.stringify({ config, indexSeconds: seconds.toFixed(1), fulltext: full['ndcg@10'], vector: vector['ndcg@10'], vr100: vector['recall@100'] }));
+  console.log(
+    JSON.stringify({
+      config,
+      indexSeconds: seconds.toFixed(1),
+      fulltext: full['ndcg@10'],
+      vector: vector['ndcg@10'],
+      vr100: vector['recall@100'],
+    }),
+  );
   for (const vw of JSON.parse(process.env.VW ?? '[1]') as number[]) {
     for (const rrfK of JSON.parse(process.env.RRFK ?? '[60]') as number[]) {
       for (const [feedbackDocs, feedbackWeight] of JSON.parse(process.env.FB ?? '[[0,0]]') as [number, number][]) {
-        const hybrid = await evaluateBeir(dossier, dataset, { name: 'scifact', split, mode: 'hybrid', hybrid: { vector: vw, rrfK, feedbackDocs, feedbackWeight } });
-        console.log(JSON.stringify({ vw, rrfK, feedbackDocs, feedbackWeight, hybrid: hybrid['ndcg@10'], r100: hybrid['recall@100'], p50: hybrid.p50Ms }));
+        const hybrid = await evaluateBeir(dossier, dataset, {
+          name: 'scifact',
+          split,
+          mode: 'hybrid',
+          hybrid: { vector: vw, rrfK, feedbackDocs, feedbackWeight },
+        });
+        console.log(
+          JSON.stringify({
+            vw,
+            rrfK,
+            feedbackDocs,
+            feedbackWeight,
+            hybrid: hybrid['ndcg@10'],
+            r100: hybrid['recall@100'],
+            p50: hybrid.p50Ms,
+          }),
+        );
       }
     }
   }

@@ -45,7 +45,9 @@ for (const set of sets) {
   const diff = golden ? goldenDiff(golden, answers) : [`${set.name}: no golden file yet`];
   if (write) writeGolden(set.name, answers);
   if (diff.length) moved += diff.length;
-  console.log(`${set.name}: ${answers.length} questions, ${diff.length ? `${diff.length} changes` : 'identical'} (${seconds} s)${write && diff.length ? ', written' : ''}`);
+  console.log(
+    `${set.name}: ${answers.length} questions, ${diff.length ? `${diff.length} changes` : 'identical'} (${seconds} s)${write && diff.length ? ', written' : ''}`,
+  );
   for (const line of diff) console.log(`  ${line}`);
 }
 process.exit(moved && !write ? 1 : 0);

@@ -42,6 +42,9 @@ step('build', process.execPath, [join(root, 'scripts', 'build.mjs'), '--no-check
 
 const files = process.argv.slice(2).length ? process.argv.slice(2) : testFiles();
 const cache = mkdtempSync(join(tmpdir(), 'dossier-test-cache-'));
-const status = run(`${files.length} test files`, process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=2', ...files], { ...process.env, DOSSIER_TEST_CACHE: cache });
+const status = run(`${files.length} test files`, process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=2', ...files], {
+  ...process.env,
+  DOSSIER_TEST_CACHE: cache,
+});
 rmSync(cache, { recursive: true, force: true });
 process.exit(status);

@@ -52,7 +52,10 @@ const COLLECTION_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 
 export function assertCollectionName(name: string): void {
   if (!COLLECTION_NAME.test(name)) {
-    throw new DossierError('bad-input', `collection name "${name}" is not allowed: use 1–64 letters, digits, ".", "_" or "-", starting with a letter or digit`);
+    throw new DossierError(
+      'bad-input',
+      `collection name "${name}" is not allowed: use 1–64 letters, digits, ".", "_" or "-", starting with a letter or digit`,
+    );
   }
 }
 
@@ -100,7 +103,11 @@ export class Dossier {
     const model = await resolveModel(spec, { env: this.env, language: this.language });
     if (model.id === 'offline') return undefined;
     const [{ callModel }, { modelDescriber }] = await Promise.all([import('./providers/call-model.ts'), import('./ingest/describe.ts')]);
-    return modelDescriber(async (prompt) => (await callModel({ model: model.model, messages: [{ role: 'user', content: prompt }], maxRetries: 2, timeoutMs: 60_000 })).text, { tokenizer: this.tokenizer });
+    return modelDescriber(
+      async (prompt) =>
+        (await callModel({ model: model.model, messages: [{ role: 'user', content: prompt }], maxRetries: 2, timeoutMs: 60_000 })).text,
+      { tokenizer: this.tokenizer },
+    );
   }
 
   /** The scope a request may read: the caller's, or the named collections (which must exist). */
@@ -112,7 +119,10 @@ export class Dossier {
     const unknown = names.filter((name) => !existing.includes(name));
     if (unknown.length > 0) {
       const list = existing.length ? existing.join(', ') : 'none yet';
-      throw new DossierError('not-found', `unknown collection${unknown.length > 1 ? 's' : ''} ${unknown.map((n) => `"${n}"`).join(', ')}; existing: ${list}`);
+      throw new DossierError(
+        'not-found',
+        `unknown collection${unknown.length > 1 ? 's' : ''} ${unknown.map((n) => `"${n}"`).join(', ')}; existing: ${list}`,
+      );
     }
     return { collections: [...new Set(names)] };
   }
@@ -123,7 +133,11 @@ export class Dossier {
   }
 
   async listDocuments(options: ScopeOptions & { filter?: Filter; limit?: number; offset?: number } = {}): Promise<DocumentSummary[]> {
-    const documents = await this.store.listDocuments(await this.scope(options), { filter: options.filter, limit: options.limit, offset: options.offset });
+    const documents = await this.store.listDocuments(await this.scope(options), {
+      filter: options.filter,
+      limit: options.limit,
+      offset: options.offset,
+    });
     return documents.map((document) => ({
       id: document.id,
       collection: document.collection,
@@ -201,7 +215,8 @@ export async function createDossier(options: DossierOptions = {}): Promise<Dossi
   const config = configFromEnv(env);
   const language = options.language ?? config.language;
   const tokenizer = new Tokenizer({ language });
-  const store = options.store ?? (await openStore(options.db ?? config.db, { readonly: options.readonly, titleWeight: options.titleWeight }));
+  const store =
+    options.store ?? (await openStore(options.db ?? config.db, { readonly: options.readonly, titleWeight: options.titleWeight }));
   try {
     // Full-text terms are stemmed at ingest: querying with another language's stemmer would silently miss.
     await store.assertSetting('tokenizer', language);

@@ -1,5 +1,13 @@
 // The library: the service layer, the agent, the extension-point interfaces and the errors.
-export { createDossier, Dossier, assertCollectionName, type DossierOptions, type DocumentSummary, type ScopeOptions, type DossierIngestOptions } from './dossier.ts';
+export {
+  createDossier,
+  Dossier,
+  assertCollectionName,
+  type DossierOptions,
+  type DocumentSummary,
+  type ScopeOptions,
+  type DossierIngestOptions,
+} from './dossier.ts';
 export { DossierError, type ErrorCode } from './errors/index.ts';
 
 export type { AskOptions, AskResult, AskMode, ReplayResult } from './ask/ask.ts';
@@ -11,7 +19,16 @@ export { ToolRegistry, ragTools, loadUserTools } from './agent/tools/registry.ts
 export type { AgentTool, ToolContext, ToolResult } from './agent/tools/tool.ts';
 export { createOfflineModel } from './offline-model/index.ts';
 
-export { resolveModel, resolveEmbedder, parseSpec, PROVIDER_NAMES, type ResolvedModel, type ResolveOptions, type LanguageModelObject, type Provider } from './providers/index.ts';
+export {
+  resolveModel,
+  resolveEmbedder,
+  parseSpec,
+  PROVIDER_NAMES,
+  type ResolvedModel,
+  type ResolveOptions,
+  type LanguageModelObject,
+  type Provider,
+} from './providers/index.ts';
 
 export type { Embedder, EmbedderRecipe, FrequencySource } from './embed/embedder.ts';
 export { HashedEmbedder, type HashedEmbedderOptions } from './embed/hashed/hashed-embedder.ts';
@@ -20,4 +37,13 @@ export type { IngestReport, IngestOptions, DocumentRecord } from './ingest/pipel
 export type { SearchHit, SearchMode, SearchRequest } from './retrieve/search.ts';
 export type { Filter, IndexIdentity, IndexInfo, Scope, Store, StoreStats, StoredChunk, StoredDocument } from './store/types.ts';
 export { SqliteStore, type SqliteStoreOptions } from './store/sqlite/sqlite-store.ts';
-export { runBeirEval, runDocsEval, runHotpotEval, runRegressionEval, type BeirResult, type HotpotResult, type RegressionReport, type EvalProgress } from './eval/index.ts';
+export {
+  runBeirEval,
+  runDocsEval,
+  runHotpotEval,
+  runRegressionEval,
+  type BeirResult,
+  type HotpotResult,
+  type RegressionReport,
+  type EvalProgress,
+} from './eval/index.ts';

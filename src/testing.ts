@@ -39,5 +39,19 @@ export {
   type OpenAIServerOptions,
   type EmbeddingsTurn,
 } from './testing/protocol-server/openai.ts';
-export { startAnthropicServer, addMessagesRoute, anthropicError, type AnthropicServer, type AnthropicServerOptions } from './testing/protocol-server/anthropic.ts';
-export { startCohereServer, addRerankRoute, rerankDocuments, cohereError, type CohereServer, type CohereServerOptions, type RerankTurn } from './testing/protocol-server/cohere.ts';
+export {
+  startAnthropicServer,
+  addMessagesRoute,
+  anthropicError,
+  type AnthropicServer,
+  type AnthropicServerOptions,
+} from './testing/protocol-server/anthropic.ts';
+export {
+  startCohereServer,
+  addRerankRoute,
+  rerankDocuments,
+  cohereError,
+  type CohereServer,
+  type CohereServerOptions,
+  type RerankTurn,
+} from './testing/protocol-server/cohere.ts';

@@ -59,7 +59,15 @@ describe('a run whose model fails ends with finish reason error and says why', (
 
   const run = async (model: ResolvedModel, extra: Partial<AgentOptions> = {}) => {
     const events: AgentEvent[] = [];
-    const result = await runAgent({ knowledge: dossier, question: QUESTION, model, modelTimeoutMs: 5_000, maxRetries: 2, onEvent: (e) => events.push(e), ...extra });
+    const result = await runAgent({
+      knowledge: dossier,
+      question: QUESTION,
+      model,
+      modelTimeoutMs: 5_000,
+      maxRetries: 2,
+      onEvent: (e) => events.push(e),
+      ...extra,
+    });
     return { result, events };
   };
 
@@ -72,7 +80,8 @@ describe('a run whose model fails ends with finish reason error and says why', (
     {
       name: 'Anthropic',
       route: () => anthropic.messages,
-      model: (baseURL) => resolveModel('anthropic:claude-scripted', { env: { ANTHROPIC_API_KEY: 'test', ANTHROPIC_BASE_URL: baseURL ?? anthropic.baseURL } }),
+      model: (baseURL) =>
+        resolveModel('anthropic:claude-scripted', { env: { ANTHROPIC_API_KEY: 'test', ANTHROPIC_BASE_URL: baseURL ?? anthropic.baseURL } }),
     },
   ];
 

@@ -37,7 +37,8 @@ describe('agent through real provider clients and the protocol server', () => {
   });
 
   const compatible = (suffix = '') => resolveModel(`openai-compatible:scripted${suffix}`, { env: { DOSSIER_BASE_URL: openai.baseURL } });
-  const claude = () => resolveModel('anthropic:claude-scripted', { env: { ANTHROPIC_API_KEY: 'test', ANTHROPIC_BASE_URL: anthropic.baseURL } });
+  const claude = () =>
+    resolveModel('anthropic:claude-scripted', { env: { ANTHROPIC_API_KEY: 'test', ANTHROPIC_BASE_URL: anthropic.baseURL } });
 
   const run = async (model: Awaited<ReturnType<typeof compatible>>, extra: Partial<Parameters<typeof runAgent>[0]> = {}) => {
     const events: AgentEvent[] = [];
@@ -115,7 +116,13 @@ describe('agent through real provider clients and the protocol server', () => {
   });
 
   it('malformed tool JSON and an unknown tool come back to the model as error results', async () => {
-    openai.chat.enqueue({ type: 'tool-calls', calls: [{ name: 'search_knowledge', arguments: '{"query": "Tern' }, { name: 'delete_everything', arguments: '{}' }] });
+    openai.chat.enqueue({
+      type: 'tool-calls',
+      calls: [
+        { name: 'search_knowledge', arguments: '{"query": "Tern' },
+        { name: 'delete_everything', arguments: '{}' },
+      ],
+    });
     let seen = '';
     openai.chat.enqueue((body) => {
       seen = JSON.stringify(body);
@@ -131,7 +138,10 @@ describe('agent through real provider clients and the protocol server', () => {
 
   it('Anthropic: malformed tool JSON goes back as an error result and the next request stays valid', async () => {
     anthropic.messages.enqueue({ type: 'tool-calls', calls: [{ name: 'search_knowledge', arguments: '{"query": "Tern' }] });
-    anthropic.messages.enqueue((body) => ({ type: 'text', text: JSON.stringify(body).includes('invalid arguments for search_knowledge') ? 'Retried nothing.' : 'missing error' }));
+    anthropic.messages.enqueue((body) => ({
+      type: 'text',
+      text: JSON.stringify(body).includes('invalid arguments for search_knowledge') ? 'Retried nothing.' : 'missing error',
+    }));
     const { result } = await run(await claude());
     assert.equal(result.answer, 'Retried nothing.');
     const toolUse = JSON.stringify(anthropic.messages.requests.at(-1)!.body).match(/"type":"tool_use"[^}]*"input":(\{[^}]*\})/);
@@ -142,10 +152,20 @@ describe('agent through real provider clients and the protocol server', () => {
   it('a tool that throws is an error result the model can act on', async () => {
     const tools = new ToolRegistry([
       ...ragTools(),
-      { name: 'flaky', description: 'always fails', inputSchema: z.object({}), execute: async () => { throw new Error('disk on fire'); } },
+      {
+        name: 'flaky',
+        description: 'always fails',
+        inputSchema: z.object({}),
+        execute: async () => {
+          throw new Error('disk on fire');
+        },
+      },
       { name: 'slow', description: 'never returns', inputSchema: z.object({}), execute: () => new Promise(() => {}) },
     ]);
-    openai.chat.enqueue({ type: 'tool-calls', calls: [{ name: 'flaky', arguments: '{}' }, { name: 'slow', arguments: '{}' }, search('Tern-4')] });
+    openai.chat.enqueue({
+      type: 'tool-calls',
+      calls: [{ name: 'flaky', arguments: '{}' }, { name: 'slow', arguments: '{}' }, search('Tern-4')],
+    });
     let seen = '';
     openai.chat.enqueue((body) => {
       seen = JSON.stringify(body);
@@ -159,7 +179,11 @@ describe('agent through real provider clients and the protocol server', () => {
   });
 
   it('a model that never stops calling tools ends at max steps with an answer from the evidence', async () => {
-    for (let i = 0; i < 4; i++) openai.chat.enqueue({ type: 'tool-calls', calls: [search(`query number ${i} Tern-4 team ${['Coastal', 'Deep', 'Harbour', 'trial'][i]}`)] });
+    for (let i = 0; i < 4; i++)
+      openai.chat.enqueue({
+        type: 'tool-calls',
+        calls: [search(`query number ${i} Tern-4 team ${['Coastal', 'Deep', 'Harbour', 'trial'][i]}`)],
+      });
     openai.chat.enqueue((body) => ({ type: 'text', text: `Best effort [${evidenceIdsIn(body)[0]}].` }));
     const { result } = await run(await compatible(), { maxSteps: 4 });
     assert.equal(result.finishReason, 'max-steps');
@@ -178,7 +202,10 @@ describe('agent through real provider clients and the protocol server', () => {
   });
 
   it('text tool protocol: JSON actions in plain text, slightly malformed, repaired', async () => {
-    openai.chat.enqueue({ type: 'text', text: '```json\n{"type": "tool", "calls": [{"name": "search_knowledge", "input": {"query": "Tern-4 sea trial",}}]}\n```' });
+    openai.chat.enqueue({
+      type: 'text',
+      text: '```json\n{"type": "tool", "calls": [{"name": "search_knowledge", "input": {"query": "Tern-4 sea trial",}}]}\n```',
+    });
     openai.chat.enqueue({ type: 'text', text: 'not json at all {' });
     openai.chat.enqueue((body) => ({ type: 'text', text: `{"type":"final","answer":"Hardangerfjord [${evidenceIdsIn(body)[0]}]"}` }));
     const { result } = await run(await compatible('#text-tools'), { question: 'Where was the Tern-4 sea trial?' });
@@ -201,11 +228,17 @@ describe('agent through real provider clients and the protocol server', () => {
     await run(await compatible(), { tools });
     assert.match(seen, /3 words/);
     assert.match(JSON.stringify(openai.chat.requests.at(-2)!.body), /"word_count"/, 'the user tool is offered to the model');
-    await assert.rejects(loadUserTools(join(import.meta.dirname, 'fixtures', 'bad-tools')), /broken\.ts must default-export a tool with a description, a zod inputSchema, an execute function/);
+    await assert.rejects(
+      loadUserTools(join(import.meta.dirname, 'fixtures', 'bad-tools')),
+      /broken\.ts must default-export a tool with a description, a zod inputSchema, an execute function/,
+    );
   });
 
   it('search_descriptions finds whole documents; their descriptions are not citable evidence', async () => {
-    openai.chat.enqueue({ type: 'tool-calls', calls: [{ name: 'search_descriptions', arguments: JSON.stringify({ query: 'travel policy meal allowance' }) }] });
+    openai.chat.enqueue({
+      type: 'tool-calls',
+      calls: [{ name: 'search_descriptions', arguments: JSON.stringify({ query: 'travel policy meal allowance' }) }],
+    });
     let seen = '';
     openai.chat.enqueue((body) => {
       seen = JSON.stringify(body);
@@ -218,7 +251,10 @@ describe('agent through real provider clients and the protocol server', () => {
 
   it('get_content reads a document range as citable evidence', async () => {
     const document = (await dossier.store.listDocuments({ collections: '*' })).find((d) => d.source.endsWith('staff-directory.md'))!;
-    openai.chat.enqueue({ type: 'tool-calls', calls: [{ name: 'get_content', arguments: JSON.stringify({ documentId: document.id, fromChunk: 0, toChunk: 9 }) }] });
+    openai.chat.enqueue({
+      type: 'tool-calls',
+      calls: [{ name: 'get_content', arguments: JSON.stringify({ documentId: document.id, fromChunk: 0, toChunk: 9 }) }],
+    });
     openai.chat.enqueue((body) => ({ type: 'text', text: `Teams [${evidenceIdsIn(body).join(', ')}].` }));
     const { result } = await run(await compatible());
     assert.equal(result.citations.length, document.chunkCount);
@@ -226,7 +262,10 @@ describe('agent through real provider clients and the protocol server', () => {
   });
 
   it('RAG-Fusion asks the model for query variants and fuses their results', async () => {
-    openai.chat.enqueue({ type: 'tool-calls', calls: [{ name: 'search_knowledge', arguments: JSON.stringify({ query: 'who runs the coastal engineers', strategy: 'rag-fusion' }) }] });
+    openai.chat.enqueue({
+      type: 'tool-calls',
+      calls: [{ name: 'search_knowledge', arguments: JSON.stringify({ query: 'who runs the coastal engineers', strategy: 'rag-fusion' }) }],
+    });
     openai.chat.enqueue({ type: 'text', text: 'Coastal Team lead\nIngrid Maalen\nÅlesund factory engineers' });
     openai.chat.enqueue((body) => ({ type: 'text', text: `Ingrid Maalen [${evidenceIdsIn(body)[0]}].` }));
     const { result, events } = await run(await compatible());
@@ -237,7 +276,10 @@ describe('agent through real provider clients and the protocol server', () => {
   });
 
   it('HyDE searches with a model-written hypothetical passage', async () => {
-    openai.chat.enqueue({ type: 'tool-calls', calls: [{ name: 'search_knowledge', arguments: JSON.stringify({ query: 'Who runs the Ålesund engineers?', strategy: 'hyde' }) }] });
+    openai.chat.enqueue({
+      type: 'tool-calls',
+      calls: [{ name: 'search_knowledge', arguments: JSON.stringify({ query: 'Who runs the Ålesund engineers?', strategy: 'hyde' }) }],
+    });
     openai.chat.enqueue({ type: 'text', text: 'The Coastal Team works from the Ålesund factory and is led by its team lead.' });
     openai.chat.enqueue((body) => ({ type: 'text', text: `Ingrid Maalen [${evidenceIdsIn(body)[0]}].` }));
     const { result } = await run(await compatible());
@@ -256,26 +298,46 @@ describe('agent through real provider clients and the protocol server', () => {
 
   it('a text-protocol run replays to the same answer', async () => {
     const events: AgentEvent[] = [];
-    openai.chat.enqueue({ type: 'text', text: '{"type":"tool","calls":[{"name":"search_knowledge","input":{"query":"Tern-4 sea trial"}}]}' });
+    openai.chat.enqueue({
+      type: 'text',
+      text: '{"type":"tool","calls":[{"name":"search_knowledge","input":{"query":"Tern-4 sea trial"}}]}',
+    });
     openai.chat.enqueue((body) => ({ type: 'text', text: `{"type":"final","answer":"Hardangerfjord [${evidenceIdsIn(body)[0]}]"}` }));
-    const { result } = await run(await compatible('#text-tools'), { question: 'Where was the Tern-4 sea trial?', onEvent: (e) => events.push(e) });
+    const { result } = await run(await compatible('#text-tools'), {
+      question: 'Where was the Tern-4 sea trial?',
+      onEvent: (e) => events.push(e),
+    });
     const start = events[0];
     assert.ok(start.type === 'run-start' && start.textTools);
     const model = ReplayModel.fromTrace(events.map((e) => ({ ...e, time: '' })));
-    const replayed = await runAgent({ knowledge: dossier, question: 'Where was the Tern-4 sea trial?', model: { model, id: 'replay', supportsTools: false } });
+    const replayed = await runAgent({
+      knowledge: dossier,
+      question: 'Where was the Tern-4 sea trial?',
+      model: { model, id: 'replay', supportsTools: false },
+    });
     assert.equal(replayed.answer, result.answer);
   });
 
   it('a text-protocol run with an unreadable turn replays to the same answer (every turn is recorded)', async () => {
     const events: AgentEvent[] = [];
     openai.chat.enqueue({ type: 'text', text: '{"type":"dance"}' });
-    openai.chat.enqueue({ type: 'text', text: '{"type":"tool","calls":[{"name":"search_knowledge","input":{"query":"Tern-4 sea trial"}}]}' });
+    openai.chat.enqueue({
+      type: 'text',
+      text: '{"type":"tool","calls":[{"name":"search_knowledge","input":{"query":"Tern-4 sea trial"}}]}',
+    });
     openai.chat.enqueue((body) => ({ type: 'text', text: `{"type":"final","answer":"Hardangerfjord [${evidenceIdsIn(body)[0]}]"}` }));
-    const { result } = await run(await compatible('#text-tools'), { question: 'Where was the Tern-4 sea trial?', onEvent: (e) => events.push(e) });
+    const { result } = await run(await compatible('#text-tools'), {
+      question: 'Where was the Tern-4 sea trial?',
+      onEvent: (e) => events.push(e),
+    });
     assert.equal(result.steps, 3);
     assert.equal(events.filter((e) => e.type === 'model-output').length, 3);
     const model = ReplayModel.fromTrace(events.map((e) => ({ ...e, time: '' })));
-    const replayed = await runAgent({ knowledge: dossier, question: 'Where was the Tern-4 sea trial?', model: { model, id: 'replay', supportsTools: false } });
+    const replayed = await runAgent({
+      knowledge: dossier,
+      question: 'Where was the Tern-4 sea trial?',
+      model: { model, id: 'replay', supportsTools: false },
+    });
     assert.equal(replayed.answer, result.answer);
   });
 
@@ -290,9 +352,16 @@ describe('agent through real provider clients and the protocol server', () => {
       const events = readTrace(path);
       assert.ok(events.every((e) => typeof e.time === 'string'));
       const model = ReplayModel.fromTrace(events);
-      const replayed = await runAgent({ knowledge: dossier, question: 'Who leads the team that built the Tern-4 salinity sensor?', model: { model, id: 'replay', supportsTools: true } });
+      const replayed = await runAgent({
+        knowledge: dossier,
+        question: 'Who leads the team that built the Tern-4 salinity sensor?',
+        model: { model, id: 'replay', supportsTools: true },
+      });
       assert.equal(replayed.answer, result.answer);
-      assert.deepEqual(replayed.citations.map((c) => c.chunkId), result.citations.map((c) => c.chunkId));
+      assert.deepEqual(
+        replayed.citations.map((c) => c.chunkId),
+        result.citations.map((c) => c.chunkId),
+      );
     } finally {
       temp.cleanup();
     }

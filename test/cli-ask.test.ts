@@ -15,7 +15,8 @@ describe('dossier ask / replay', () => {
 
       const json = await runCli(['ask', 'Who leads the team that built the Tern-4 salinity sensor?', '--db', db, '--json']);
       assert.equal(json.status, 0, json.stderr);
-      for (const key of ['answer', 'citations', 'unresolvedCitations', 'finishReason', 'steps', 'toolCalls', 'usage']) assert.ok(key in json.json, `ask --json has ${key}`);
+      for (const key of ['answer', 'citations', 'unresolvedCitations', 'finishReason', 'steps', 'toolCalls', 'usage'])
+        assert.ok(key in json.json, `ask --json has ${key}`);
       assert.match(json.json.answer, /Ingrid Maalen/);
       assert.equal(json.json.finishReason, 'stop');
       for (const key of ['id', 'chunkId', 'documentId', 'title', 'text']) assert.ok(key in json.json.citations[0], `citation has ${key}`);
@@ -28,7 +29,10 @@ describe('dossier ask / replay', () => {
       assert.match(human.stdout, /Sources\n\s+\[E\d+\] Halvorsen Instruments: company history/);
       assert.match(human.stdout, /finish: stop/);
       assert.match(human.stderr, /→ search_knowledge/, 'tool activity is shown on stderr');
-      const lines = readFileSync(trace, 'utf8').trim().split('\n').map((line) => JSON.parse(line));
+      const lines = readFileSync(trace, 'utf8')
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line));
       assert.equal(lines[0].type, 'run-start');
       assert.equal(lines.at(-1).type, 'run-finish');
       assert.ok(lines.some((l) => l.type === 'tool-result' && typeof l.ms === 'number' && l.summary));
@@ -82,14 +86,21 @@ describe('dossier ingest --model', () => {
     try {
       server.chat.enqueue({ type: 'text', text: 'Description: The staff directory lists the three engineering teams and their leads.' });
       const db = join(dir, 'index.db');
-      const result = await runCli(['ingest', join(REGRESSION_DIR, 'corpus', 'staff-directory.md'), '--db', db, '--model', 'openai-compatible:describer', '--json'], {
-        env: { DOSSIER_BASE_URL: server.baseURL },
-      });
+      const result = await runCli(
+        ['ingest', join(REGRESSION_DIR, 'corpus', 'staff-directory.md'), '--db', db, '--model', 'openai-compatible:describer', '--json'],
+        {
+          env: { DOSSIER_BASE_URL: server.baseURL },
+        },
+      );
       assert.equal(result.status, 0, result.stderr);
       const dossier = await createDossier({ db });
       const [document] = await dossier.store.listDocuments({ collections: '*' });
       assert.equal(document.description, 'The staff directory lists the three engineering teams and their leads.');
-      assert.equal((await dossier.store.searchDescriptions({ collections: '*' }, dossier.tokenizer.terms('engineering teams leads'), { k: 1 }))[0].documentId, document.id);
+      assert.equal(
+        (await dossier.store.searchDescriptions({ collections: '*' }, dossier.tokenizer.terms('engineering teams leads'), { k: 1 }))[0]
+          .documentId,
+        document.id,
+      );
       await dossier.close();
     } finally {
       await server.close();
@@ -104,9 +115,12 @@ describe('dossier ingest --model', () => {
     try {
       // Every description request is refused (401 is not retried): the documents still ingest.
       server.chat.enqueue({ type: 'status', status: 401, body: openaiError(401, 'invalid api key') }, 100);
-      const result = await runCli(['ingest', join(REGRESSION_DIR, 'corpus'), '--db', join(dir, 'index.db'), '--model', 'openai-compatible:describer', '--json'], {
-        env: { DOSSIER_BASE_URL: server.baseURL },
-      });
+      const result = await runCli(
+        ['ingest', join(REGRESSION_DIR, 'corpus'), '--db', join(dir, 'index.db'), '--model', 'openai-compatible:describer', '--json'],
+        {
+          env: { DOSSIER_BASE_URL: server.baseURL },
+        },
+      );
       assert.equal(result.status, 0, result.stderr);
       assert.equal(result.json.ingested, 7);
       assert.deepEqual([result.json.descriptions.written, result.json.descriptions.fallbacks], [0, 7]);

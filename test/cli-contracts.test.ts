@@ -18,13 +18,26 @@ describe('dossier CLI contracts', () => {
       const files = join(dir, 'files');
       mkdirSync(files);
       for (const name of ['a.md', 'b.md', 'c.md']) writeFileSync(join(files, name), `# ${name}\n\nThe ${name} notes mention lighthouses.`);
-      const ingest = await runCli(['ingest', files, '--db', db, '--collection', 'notes', '--metadata', 'year=2024', '--metadata', 'team=coast', '--json']);
+      const ingest = await runCli([
+        'ingest',
+        files,
+        '--db',
+        db,
+        '--collection',
+        'notes',
+        '--metadata',
+        'year=2024',
+        '--metadata',
+        'team=coast',
+        '--json',
+      ]);
       assert.equal(ingest.status, 0, ingest.stderr);
       assert.deepEqual([ingest.json.ingested, ingest.json.removed], [3, 0]);
       const listed = await runCli(['list', '--db', db, '--json']);
       assert.equal(listed.status, 0, listed.stderr);
       assert.equal(listed.json.documents.length, 3);
-      for (const key of ['id', 'collection', 'title', 'source', 'mediaType', 'chunks', 'updatedAt', 'metadata']) assert.ok(key in listed.json.documents[0], `list has ${key}`);
+      for (const key of ['id', 'collection', 'title', 'source', 'mediaType', 'chunks', 'updatedAt', 'metadata'])
+        assert.ok(key in listed.json.documents[0], `list has ${key}`);
       assert.deepEqual(listed.json.documents[0].metadata, { year: 2024, team: 'coast' });
       assert.equal(listed.json.documents[0].collection, 'notes');
       const filtered = await runCli(['search', 'lighthouses', '--db', db, '--filter', '{"metadata.year":2024}', '--json']);
@@ -105,7 +118,8 @@ describe('dossier CLI contracts', () => {
       const index = join(dir, 'index.db');
       assert.equal((await runCli(['ingest', corpus, '--db', index])).status, 0);
       const indexBefore = readFileSync(index);
-      for (const args of [['search', 'sensor'], ['ask', 'Who leads the coastal team?'], ['stats'], ['list']]) assert.equal((await runCli([...args, '--db', index])).status, 0);
+      for (const args of [['search', 'sensor'], ['ask', 'Who leads the coastal team?'], ['stats'], ['list']])
+        assert.equal((await runCli([...args, '--db', index])).status, 0);
       assert.deepEqual(readFileSync(index), indexBefore);
     } finally {
       cleanup();
@@ -175,9 +189,12 @@ describe('dossier CLI contracts', () => {
       const { port } = probe.address() as AddressInfo;
       await new Promise((resolve) => probe.close(resolve));
       const started = performance.now();
-      const result = await runCli(['ask', 'Who leads the coastal team?', '--db', db, '--model', 'openai-compatible:nobody-home', '--json'], {
-        env: { DOSSIER_BASE_URL: `http://127.0.0.1:${port}/v1` },
-      });
+      const result = await runCli(
+        ['ask', 'Who leads the coastal team?', '--db', db, '--model', 'openai-compatible:nobody-home', '--json'],
+        {
+          env: { DOSSIER_BASE_URL: `http://127.0.0.1:${port}/v1` },
+        },
+      );
       const seconds = (performance.now() - started) / 1000;
       assert.equal(result.status, 1, result.stderr);
       assert.equal(result.json.finishReason, 'error');
@@ -199,12 +216,18 @@ describe('dossier ask --timeout', () => {
     try {
       const db = join(dir, 'index.db');
       assert.equal((await runCli(['ingest', corpus, '--db', db])).status, 0);
-      for (const [flags, env] of [[['--timeout', '0.5'], {}], [[], { DOSSIER_MODEL_TIMEOUT: '0.5' }]] as const) {
+      for (const [flags, env] of [
+        [['--timeout', '0.5'], {}],
+        [[], { DOSSIER_MODEL_TIMEOUT: '0.5' }],
+      ] as const) {
         server.chat.enqueue({ type: 'hang' }, 10);
         const started = performance.now();
-        const result = await runCli(['ask', 'Who leads the coastal team?', '--db', db, '--model', 'openai-compatible:slow', ...flags, '--json'], {
-          env: { DOSSIER_BASE_URL: server.baseURL, ...env },
-        });
+        const result = await runCli(
+          ['ask', 'Who leads the coastal team?', '--db', db, '--model', 'openai-compatible:slow', ...flags, '--json'],
+          {
+            env: { DOSSIER_BASE_URL: server.baseURL, ...env },
+          },
+        );
         const seconds = (performance.now() - started) / 1000;
         assert.equal(result.status, 1, result.stderr);
         assert.deepEqual([result.json.finishReason, result.json.error.code], ['error', 'remote-timeout']);

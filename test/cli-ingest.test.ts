@@ -16,8 +16,14 @@ describe('dossier ingest: metadata', () => {
       const files = join(dir, 'reports');
       mkdirSync(files);
       writeFileSync(join(files, 'r2022.md'), frontMatter(['title: Budget 2022', 'year: 2022'], 'The budget for 2022 was tight.'));
-      writeFileSync(join(files, 'r2023.md'), frontMatter(['title: Budget 2023', 'year: 2023', 'tags: [finance, plan]'], 'The budget for 2023 grew.'));
-      writeFileSync(join(files, 'r2024.md'), frontMatter(['title: "Budget 2024"', 'year: 2024', 'owner:', '  name: Ada', '  team: coast'], 'The budget for 2024 doubled.'));
+      writeFileSync(
+        join(files, 'r2023.md'),
+        frontMatter(['title: Budget 2023', 'year: 2023', 'tags: [finance, plan]'], 'The budget for 2023 grew.'),
+      );
+      writeFileSync(
+        join(files, 'r2024.md'),
+        frontMatter(['title: "Budget 2024"', 'year: 2024', 'owner:', '  name: Ada', '  team: coast'], 'The budget for 2024 doubled.'),
+      );
       const ingest = await runCli(['ingest', files, '--db', db, '--json']);
       assert.equal(ingest.status, 0, ingest.stderr);
       assert.equal(ingest.json.ingested, 3);
@@ -29,10 +35,21 @@ describe('dossier ingest: metadata', () => {
 
       const listed = await runCli(['list', '--db', db, '--json']);
       const byTitle = new Map(listed.json.documents.map((d: { title: string }) => [d.title, d]));
-      assert.deepEqual((byTitle.get('Budget 2023') as { metadata: unknown }).metadata, { title: 'Budget 2023', year: 2023, tags: ['finance', 'plan'] });
-      assert.deepEqual((byTitle.get('Budget 2024') as { metadata: unknown }).metadata, { title: 'Budget 2024', year: 2024, owner: { name: 'Ada', team: 'coast' } });
+      assert.deepEqual((byTitle.get('Budget 2023') as { metadata: unknown }).metadata, {
+        title: 'Budget 2023',
+        year: 2023,
+        tags: ['finance', 'plan'],
+      });
+      assert.deepEqual((byTitle.get('Budget 2024') as { metadata: unknown }).metadata, {
+        title: 'Budget 2024',
+        year: 2024,
+        owner: { name: 'Ada', team: 'coast' },
+      });
       const nested = await runCli(['search', 'budget', '--filter', '{"metadata.owner.team":"coast"}', '--json', '--db', db]);
-      assert.deepEqual(nested.json.hits.map((hit: { title: string }) => hit.title), ['Budget 2024']);
+      assert.deepEqual(
+        nested.json.hits.map((hit: { title: string }) => hit.title),
+        ['Budget 2024'],
+      );
     } finally {
       cleanup();
     }
@@ -44,7 +61,17 @@ describe('dossier ingest: metadata', () => {
       const db = join(dir, 'index.db');
       const file = join(dir, 'note.md');
       writeFileSync(file, frontMatter(['year: 2020', 'team: front'], 'A note about lighthouses.'));
-      const result = await runCli(['ingest', file, '--db', db, '--metadata-json', '{"year":2021,"team":"json","labels":["a","b"],"owner":{"name":"Ada"}}', '--metadata', 'team=cli', '--json']);
+      const result = await runCli([
+        'ingest',
+        file,
+        '--db',
+        db,
+        '--metadata-json',
+        '{"year":2021,"team":"json","labels":["a","b"],"owner":{"name":"Ada"}}',
+        '--metadata',
+        'team=cli',
+        '--json',
+      ]);
       assert.equal(result.status, 0, result.stderr);
       const listed = await runCli(['list', '--db', db, '--json']);
       assert.deepEqual(listed.json.documents[0].metadata, { year: 2021, team: 'cli', labels: ['a', 'b'], owner: { name: 'Ada' } });
@@ -91,7 +118,10 @@ describe('dossier ingest: folders', () => {
       rmSync(join(files, 'b.md'));
       const synced = await runCli(['ingest', files, '--db', db, '--collection', 'notes', '--sync', '--json']);
       assert.deepEqual([synced.json.skipped, synced.json.removed], [1, 1]);
-      assert.deepEqual((await runCli(['list', '--db', db, '--json'])).json.documents.map((d: { title: string }) => d.title), ['Alpha']);
+      assert.deepEqual(
+        (await runCli(['list', '--db', db, '--json'])).json.documents.map((d: { title: string }) => d.title),
+        ['Alpha'],
+      );
     } finally {
       cleanup();
     }
@@ -118,11 +148,19 @@ describe('dossier ingest: folders', () => {
       assert.equal(folder.status, 0, folder.stderr);
       assert.deepEqual([folder.json.ingested, folder.json.failed.length], [3, 0]);
       const sources = (await runCli(['list', '--db', db, '--json'])).json.documents.map((d: { source: string }) => d.source).sort();
-      assert.deepEqual(sources, [join(docs, 'a.md'), join(docs, 'linked-folder', 'c.md'), join(docs, 'sub', 'b.md')], 'the real path wins over a link; a file only linked keeps its path under the folder');
+      assert.deepEqual(
+        sources,
+        [join(docs, 'a.md'), join(docs, 'linked-folder', 'c.md'), join(docs, 'sub', 'b.md')],
+        'the real path wins over a link; a file only linked keeps its path under the folder',
+      );
 
       const globbed = await runCli(['ingest', `${docs}/**/*.md`, join(docs, '0-link-to-a.md'), '--db', db, '--json']);
       assert.equal(globbed.status, 0, globbed.stderr);
-      assert.deepEqual([globbed.json.ingested, globbed.json.skipped], [0, 3], 'a glob through the loop and the links finds the same three files');
+      assert.deepEqual(
+        [globbed.json.ingested, globbed.json.skipped],
+        [0, 3],
+        'a glob through the loop and the links finds the same three files',
+      );
     } finally {
       cleanup();
     }
@@ -147,7 +185,11 @@ describe('dossier ingest: folders', () => {
       for (const name of ['a', 'b', 'c']) writeFileSync(join(files, `${name}.txt`), `${name} `.repeat(2000));
       const { main } = await import('../src/cli/main.ts');
       let stderr = '';
-      const status = await main(['ingest', files, '--db', join(dir, 'index.db')], { ...tty, stderr: { isTTY: true, write: (chunk: string) => ((stderr += chunk), true) }, env: { ...process.env, NO_COLOR: '1' } });
+      const status = await main(['ingest', files, '--db', join(dir, 'index.db')], {
+        ...tty,
+        stderr: { isTTY: true, write: (chunk: string) => ((stderr += chunk), true) },
+        env: { ...process.env, NO_COLOR: '1' },
+      });
       assert.equal(status, 0, stderr);
       assert.match(stderr, /\d\/3 files · \d+\.\d\/12\.0 KB/);
     } finally {
@@ -167,7 +209,9 @@ describe('dossier ingest: folders', () => {
       assert.match(ingest.json.skippedFiles[0].reason, /include/);
       assert.ok(ingest.json.ingested >= 11);
       const search = await runCli(['search', 'special variables inside a for loop', '--db', db, '--k', '5', '--json']);
-      const hit = search.json.hits.find((h: { text: string }) => h.text.includes('Variable: loop.index0; Description: The current iteration of the loop. (0 indexed)'));
+      const hit = search.json.hits.find((h: { text: string }) =>
+        h.text.includes('Variable: loop.index0; Description: The current iteration of the loop. (0 indexed)'),
+      );
       assert.ok(hit, 'the loop variables table is found');
       assert.deepEqual(hit.headingPath, ['Template Designer Documentation', 'List of Control Structures', 'For']);
       for (const h of search.json.hits) assert.doesNotMatch(h.text, /^\s*(\.\. \w|[=~^-]{4,}\s*$)|:\w+:`/m);

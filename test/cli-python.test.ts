@@ -30,7 +30,11 @@ async function withStdin(args: string[], input: string) {
 
 describe('dossier python', () => {
   it('--json prints {stdout, stderr, error, ms} and exits 0', async () => {
-    const result = await runCli(['python', script('ok.py', 'import sys\nprint(sum(range(11)))\nprint("note", file=sys.stderr)\n'), '--json']);
+    const result = await runCli([
+      'python',
+      script('ok.py', 'import sys\nprint(sum(range(11)))\nprint("note", file=sys.stderr)\n'),
+      '--json',
+    ]);
     assert.equal(result.status, 0, result.stderr);
     assert.deepEqual(Object.keys(result.json).sort(), ['error', 'ms', 'stderr', 'stdout']);
     assert.equal(result.json.stdout, '55\n');
@@ -65,7 +69,12 @@ describe('dossier python', () => {
     const none = await runCli(['python']);
     assert.equal(none.status, 2);
     assert.match(none.stderr, /python needs a file/);
-    for (const bad of [['--timeout-ms', 'soon'], ['--timeout-ms', '0'], ['--memory-mb', '1'], ['--memory-mb', '1.5']]) {
+    for (const bad of [
+      ['--timeout-ms', 'soon'],
+      ['--timeout-ms', '0'],
+      ['--memory-mb', '1'],
+      ['--memory-mb', '1.5'],
+    ]) {
       const result = await runCli(['python', script('x.py', 'print(1)'), ...bad, '--json']);
       assert.equal(result.status, 2, bad.join(' '));
       assert.match(result.json.error.message, new RegExp(`^${bad[0]} must be an integer`));

@@ -6,7 +6,15 @@ import { SAMPLE_RESULTS, SEARXNG_PROTOCOL, startProtocolServer, type ProtocolSer
 import { runCli } from './helpers.ts';
 
 // Settings a developer's shell may carry must not leak into these runs.
-const CLEAN = { DOSSIER_WEB_SEARCH: '', DOSSIER_SEARXNG_URL: '', DOSSIER_WEB_SEARCH_URL: '', DOSSIER_WEB_ALLOW: '', TAVILY_API_KEY: '', BRAVE_API_KEY: '', SERPER_API_KEY: '' };
+const CLEAN = {
+  DOSSIER_WEB_SEARCH: '',
+  DOSSIER_SEARXNG_URL: '',
+  DOSSIER_WEB_SEARCH_URL: '',
+  DOSSIER_WEB_ALLOW: '',
+  TAVILY_API_KEY: '',
+  BRAVE_API_KEY: '',
+  SERPER_API_KEY: '',
+};
 
 describe('dossier web', () => {
   let pages: Server;
@@ -17,7 +25,9 @@ describe('dossier web', () => {
     pages = createServer((req, res) => {
       if (req.url === '/page') {
         res.writeHead(200, { 'content-type': 'text/html' });
-        return res.end('<html><head><title>Local page</title></head><body><h1>Local page</h1><p>Served from <em>loopback</em>.</p></body></html>');
+        return res.end(
+          '<html><head><title>Local page</title></head><body><h1>Local page</h1><p>Served from <em>loopback</em>.</p></body></html>',
+        );
       }
       if (req.url === '/to-metadata') {
         res.writeHead(302, { location: 'http://169.254.169.254/latest/meta-data/' });
@@ -46,7 +56,9 @@ describe('dossier web', () => {
   });
 
   it('web fetch in human mode prints the title and the Markdown; --max-bytes cuts it', async () => {
-    const result = await runCli(['web', 'fetch', `${base}/page`, '--max-bytes', '40'], { env: { ...CLEAN, DOSSIER_WEB_ALLOW: '127.0.0.1' } });
+    const result = await runCli(['web', 'fetch', `${base}/page`, '--max-bytes', '40'], {
+      env: { ...CLEAN, DOSSIER_WEB_ALLOW: '127.0.0.1' },
+    });
     assert.equal(result.status, 0, result.stderr);
     assert.match(result.stdout, /truncated/);
   });
@@ -60,7 +72,9 @@ describe('dossier web', () => {
     assert.equal(human.status, 1);
     assert.equal(human.stdout, '');
     assert.match(human.stderr, /^dossier: refused http:\/\/\[::ffff:169\.254\.169\.254\]\/: .*metadata.*\n$/);
-    const redirected = await runCli(['web', 'fetch', `${base}/to-metadata`, '--json'], { env: { ...CLEAN, DOSSIER_WEB_ALLOW: '127.0.0.1' } });
+    const redirected = await runCli(['web', 'fetch', `${base}/to-metadata`, '--json'], {
+      env: { ...CLEAN, DOSSIER_WEB_ALLOW: '127.0.0.1' },
+    });
     assert.equal(redirected.status, 1);
     assert.equal(redirected.json.error.code, 'blocked-address');
     assert.match(redirected.json.error.message, /^refused http:\/\/169\.254\.169\.254\/latest\/meta-data\/: .*metadata/);
@@ -70,11 +84,15 @@ describe('dossier web', () => {
 
   it('web search --json asks the configured SearXNG and prints {results:[{url,title,snippet}]}', async () => {
     searxng.reset();
-    const result = await runCli(['web', 'search', 'falcon', 'survey', '--limit', '3', '--json'], { env: { ...CLEAN, DOSSIER_WEB_SEARCH: 'searxng', DOSSIER_SEARXNG_URL: searxng.baseUrl } });
+    const result = await runCli(['web', 'search', 'falcon', 'survey', '--limit', '3', '--json'], {
+      env: { ...CLEAN, DOSSIER_WEB_SEARCH: 'searxng', DOSSIER_SEARXNG_URL: searxng.baseUrl },
+    });
     assert.equal(result.status, 0, result.stderr);
     assert.deepEqual(result.json, { results: SAMPLE_RESULTS.slice(0, 3) });
     assert.equal(searxng.requests[0].url.searchParams.get('q'), 'falcon survey');
-    const human = await runCli(['web', 'search', 'falcons'], { env: { ...CLEAN, DOSSIER_WEB_SEARCH: 'searxng', DOSSIER_SEARXNG_URL: searxng.baseUrl } });
+    const human = await runCli(['web', 'search', 'falcons'], {
+      env: { ...CLEAN, DOSSIER_WEB_SEARCH: 'searxng', DOSSIER_SEARXNG_URL: searxng.baseUrl },
+    });
     assert.match(human.stdout, /^1\. Falcon survey page 1\n {3}https:\/\/example\.org\/page-1\n/);
   });
 

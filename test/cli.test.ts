@@ -15,7 +15,8 @@ describe('dossier CLI', () => {
       const db = join(dir, 'index.db');
       const ingest = await runCli(['ingest', join(REPO_ROOT, 'docs'), '--db', db, '--json']);
       assert.equal(ingest.status, 0, ingest.stderr);
-      for (const key of ['ingested', 'skipped', 'failed', 'documents', 'chunks', 'seconds']) assert.ok(key in ingest.json, `ingest --json has ${key}`);
+      for (const key of ['ingested', 'skipped', 'failed', 'documents', 'chunks', 'seconds'])
+        assert.ok(key in ingest.json, `ingest --json has ${key}`);
       assert.ok(ingest.json.ingested >= 3);
       assert.deepEqual(ingest.json.failed, []);
 
@@ -36,7 +37,8 @@ describe('dossier CLI', () => {
       assert.doesNotMatch(human.stdout, /\x1b\[/, 'NO_COLOR: no escape codes');
 
       const stats = await runCli(['stats', '--db', db, '--json']);
-      for (const key of ['documents', 'chunks', 'collections', 'bytes', 'embedder']) assert.ok(key in stats.json, `stats --json has ${key}`);
+      for (const key of ['documents', 'chunks', 'collections', 'bytes', 'embedder'])
+        assert.ok(key in stats.json, `stats --json has ${key}`);
       assert.equal(stats.json.documents, ingest.json.documents);
       assert.match(stats.json.embedder.embedderId, /^offline-hashed/);
 
@@ -101,10 +103,15 @@ describe('dossier CLI', () => {
       const db = join(dir, 'index.db');
       writeFileSync(join(dir, 'a.md'), '# Lighthouses\n\nA lighthouse guides ships at night.');
       const env = { DOSSIER_BASE_URL: server.baseURL, DOSSIER_API_KEY: 'test' };
-      const ingest = await runCli(['ingest', join(dir, 'a.md'), '--db', db, '--embedder', 'openai-compatible:test-embed', '--json'], { env });
+      const ingest = await runCli(['ingest', join(dir, 'a.md'), '--db', db, '--embedder', 'openai-compatible:test-embed', '--json'], {
+        env,
+      });
       assert.equal(ingest.status, 0, ingest.stderr);
       assert.equal(ingest.json.ingested, 1);
-      const search = await runCli(['search', 'ships at night', '--db', db, '--embedder', 'openai-compatible:test-embed', '--mode', 'vector', '--json'], { env });
+      const search = await runCli(
+        ['search', 'ships at night', '--db', db, '--embedder', 'openai-compatible:test-embed', '--mode', 'vector', '--json'],
+        { env },
+      );
       assert.equal(search.status, 0, search.stderr);
       assert.match(search.json.hits[0].text, /lighthouse/);
       const mismatch = await runCli(['search', 'ships', '--db', db, '--mode', 'vector', '--json']);
@@ -125,7 +132,10 @@ describe('dossier CLI', () => {
       const text = new SyntheticText(3);
       const FILES = 500;
       for (let i = 0; i < FILES; i++) {
-        writeFileSync(join(files, `doc-${String(i).padStart(4, '0')}.txt`), Array.from({ length: 30 }, () => text.paragraph()).join('\n\n'));
+        writeFileSync(
+          join(files, `doc-${String(i).padStart(4, '0')}.txt`),
+          Array.from({ length: 30 }, () => text.paragraph()).join('\n\n'),
+        );
       }
       const db = join(dir, 'index.db');
       const child = startCli(['ingest', files, '--db', db]);
@@ -147,12 +157,25 @@ describe('dossier CLI', () => {
       assert.ok(committed >= 40, 'the ingest was killed in the middle');
 
       const check = new Database(db, { readonly: true });
-      const documents = check.prepare('SELECT id, source, text, updated_at FROM documents').all() as { id: number; source: string; text: string; updated_at: string }[];
+      const documents = check.prepare('SELECT id, source, text, updated_at FROM documents').all() as {
+        id: number;
+        source: string;
+        text: string;
+        updated_at: string;
+      }[];
       assert.ok(documents.length < FILES, `killed before the end (${documents.length}/${FILES})`);
       const count = (sql: string) => (check.prepare(sql).get() as { n: number }).n;
-      assert.equal(count('SELECT count(*) AS n FROM documents d WHERE NOT EXISTS (SELECT 1 FROM chunks c WHERE c.document_id = d.id)'), 0, 'no document without chunks');
+      assert.equal(
+        count('SELECT count(*) AS n FROM documents d WHERE NOT EXISTS (SELECT 1 FROM chunks c WHERE c.document_id = d.id)'),
+        0,
+        'no document without chunks',
+      );
       assert.equal(count('SELECT count(*) AS n FROM chunk_vectors'), count('SELECT count(*) AS n FROM chunks'), 'a vector for every chunk');
-      assert.equal(count('SELECT count(*) AS n FROM chunks_fts'), count('SELECT count(*) AS n FROM chunks'), 'a full-text row for every chunk');
+      assert.equal(
+        count('SELECT count(*) AS n FROM chunks_fts'),
+        count('SELECT count(*) AS n FROM chunks'),
+        'a full-text row for every chunk',
+      );
       for (const document of documents) {
         assert.equal(document.text, readFileSync(document.source, 'utf8').trim(), `${document.source} is complete`);
       }
@@ -185,7 +208,10 @@ describe('dossier CLI', () => {
       ]);
       const result = await runCli(['eval', 'beir', dir, '--split', 'test', '--mode', 'hybrid', '--json']);
       assert.equal(result.status, 0, result.stderr);
-      assert.deepEqual(Object.keys(result.json).sort(), ['dataset', 'mode', 'ndcg@10', 'p50Ms', 'p99Ms', 'queries', 'recall@100', 'split'].sort());
+      assert.deepEqual(
+        Object.keys(result.json).sort(),
+        ['dataset', 'mode', 'ndcg@10', 'p50Ms', 'p99Ms', 'queries', 'recall@100', 'split'].sort(),
+      );
       assert.equal(result.json.queries, 2);
       assert.equal(result.json['ndcg@10'], 1);
       const badSplit = await runCli(['eval', 'beir', dir, '--split', 'dev']);
@@ -195,7 +221,10 @@ describe('dossier CLI', () => {
     }
   });
 
-  it('evaluates SciFact test in hybrid mode above the published BM25 figure', { skip: sharedDataMissing('beir-scifact'), timeout: 300_000 }, async () => {
+  it('evaluates SciFact test in hybrid mode above the published BM25 figure', {
+    skip: sharedDataMissing('beir-scifact'),
+    timeout: 300_000,
+  }, async () => {
     const result = await runCli(['eval', 'beir', join(SHARED_DATA, 'beir-scifact'), '--split', 'test', '--mode', 'fulltext', '--json']);
     assert.equal(result.status, 0, result.stderr);
     assert.equal(result.json.queries, 300);
@@ -211,7 +240,12 @@ describe('index settings', () => {
       const db = join(dir, 'index.db');
       writeFileSync(join(dir, 'a.md'), 'Die Häuser stehen am Fluss.');
       assert.equal((await runCli(['ingest', join(dir, 'a.md'), '--db', db], { env: { DOSSIER_LANGUAGE: 'german' } })).status, 0);
-      assert.equal((await runCli(['search', 'Haus', '--db', db, '--mode', 'fulltext', '--json'], { env: { DOSSIER_LANGUAGE: 'german' } })).json.hits.length, 1, 'German stemming finds "Häuser" for "Haus"');
+      assert.equal(
+        (await runCli(['search', 'Haus', '--db', db, '--mode', 'fulltext', '--json'], { env: { DOSSIER_LANGUAGE: 'german' } })).json.hits
+          .length,
+        1,
+        'German stemming finds "Häuser" for "Haus"',
+      );
       const english = await runCli(['search', 'Haus', '--db', db]);
       assert.equal(english.status, 1);
       assert.match(english.stderr, /built with tokenizer "german", not "english"/);

@@ -13,7 +13,19 @@ import { z } from '@hono/zod-openapi';
 import { createClient, DossierClientError, SseParser, type DossierClient, type RunEvent } from '../src/client/index.ts';
 import { createDossier, type Dossier } from '../src/dossier.ts';
 import type { Citation } from '../src/protocol/events.ts';
-import type { AskRequest, Conversation, HttpRoutes, IngestJob, Message, RouteBody, RouteEvents, RouteForm, RouteKey, RouteQuery, RouteResponse } from '../src/protocol/http.ts';
+import type {
+  AskRequest,
+  Conversation,
+  HttpRoutes,
+  IngestJob,
+  Message,
+  RouteBody,
+  RouteEvents,
+  RouteForm,
+  RouteKey,
+  RouteQuery,
+  RouteResponse,
+} from '../src/protocol/http.ts';
 import type { AskResult } from '../src/protocol/json-shapes.ts';
 import { optionalRouteGroups } from '../src/server/groups.ts';
 import { buildApp, startServer } from '../src/server/index.ts';
@@ -22,7 +34,6 @@ import type { StoredChunk, StoredDocument } from '../src/store/types.ts';
 import { openServerState } from '../src/server/state/index.ts';
 import { REPO_ROOT, regressionIndex, tempDir } from './helpers.ts';
 import { assertDelivered, startScriptedModel, type ScriptedModel } from './scripted-model.ts';
-
 
 type FetchLike = (input: string, init?: RequestInit) => Promise<Response>;
 interface Sent {
@@ -98,7 +109,9 @@ describe('dossier/client against a live server', { timeout: 120_000 }, () => {
 
   /** The run's stored events read from scratch with a plain fetch: what every stream must equal. */
   async function storedEvents(runId: string, after = 0): Promise<{ events: RunEvent[]; bytes: Uint8Array }> {
-    const response = await fetch(`${server.url}/v1/runs/${runId}/events${after ? `?after=${after}` : ''}`, { headers: { authorization: `Bearer ${adminKey}` } });
+    const response = await fetch(`${server.url}/v1/runs/${runId}/events${after ? `?after=${after}` : ''}`, {
+      headers: { authorization: `Bearer ${adminKey}` },
+    });
     assert.equal(response.status, 200);
     const bytes = new Uint8Array(await response.arrayBuffer());
     const parser = new SseParser();
@@ -141,7 +154,9 @@ describe('dossier/client against a live server', { timeout: 120_000 }, () => {
   it('documents: upload (File, Blob and {name, data}), job, list with filter/limit/offset, get, chunks, patch, delete', async () => {
     const job = await client.documents.upload(
       [
-        new File(['# Skarv-5\n\nThe Skarv-5 buoy logs wave height every ten minutes in Ålesund harbour.\n'], 'skarv.md', { type: 'text/markdown' }),
+        new File(['# Skarv-5\n\nThe Skarv-5 buoy logs wave height every ten minutes in Ålesund harbour.\n'], 'skarv.md', {
+          type: 'text/markdown',
+        }),
         { name: 'lunde.md', data: '# Lunde-2\n\nThe Lunde-2 tide gauge was installed at Bodø in 2021.\n' },
         { name: 'alke.txt', data: new TextEncoder().encode('The Alke-1 drifter reports sea temperature from the Barents Sea.\n') },
       ],
@@ -165,7 +180,10 @@ describe('dossier/client against a live server', { timeout: 120_000 }, () => {
     assert.equal((await client.documents.list({ filter: { 'metadata.team': 'nobody' } })).length, 0);
     const page = await client.documents.list({ collection: 'uploads', limit: 2, offset: 1 });
     assert.equal(page.length, 2);
-    assert.deepEqual(page.map((d) => d.id), listed.slice(1, 3).map((d) => d.id));
+    assert.deepEqual(
+      page.map((d) => d.id),
+      listed.slice(1, 3).map((d) => d.id),
+    );
     assert.ok((await client.documents.list()).length >= 10);
 
     const skarv = listed.find((d) => d.title === 'Skarv-5')!;
@@ -204,7 +222,10 @@ describe('dossier/client against a live server', { timeout: 120_000 }, () => {
     const collections = await client.collections();
     const names = collections.map((c) => c.name);
     assert.ok(names.includes('default'), names.join());
-    assert.ok(collections.every((c) => c.role === 'owner' && c.documents > 0), 'an admin owns every collection');
+    assert.ok(
+      collections.every((c) => c.role === 'owner' && c.documents > 0),
+      'an admin owns every collection',
+    );
   });
 
   it('ask (JSON) and run', async () => {
@@ -224,7 +245,11 @@ describe('dossier/client against a live server', { timeout: 120_000 }, () => {
     const events = await collect(stream);
     assert.equal(events[0].event.type, 'run-start');
     assert.equal(events.at(-1)!.event.type, 'run-finish');
-    assert.deepEqual(events.map((e) => e.id), events.map((_, i) => i + 1), 'ids are 1, 2, 3, … with no gap');
+    assert.deepEqual(
+      events.map((e) => e.id),
+      events.map((_, i) => i + 1),
+      'ids are 1, 2, 3, … with no gap',
+    );
     assert.equal(events.filter((e) => e.event.type === 'run-finish').length, 1);
     const start = events[0].event;
     assert.ok(start.type === 'run-start');
@@ -297,9 +322,14 @@ describe('dossier/client against a live server', { timeout: 120_000 }, () => {
     }
     // after N with a cut: the reconnect moves on from N.
     const { fetch: cutting, sent } = cuttingFetch([1], (url) => url.includes('/events'));
-    const tail = await collect(createClient({ baseUrl: server.url, apiKey: adminKey, fetch: cutting }).runEvents(runId, { after: 4, retryDelayMs: 5 }));
+    const tail = await collect(
+      createClient({ baseUrl: server.url, apiKey: adminKey, fetch: cutting }).runEvents(runId, { after: 4, retryDelayMs: 5 }),
+    );
     assert.deepEqual(tail, stored.slice(4));
-    assert.deepEqual(sent.map((s) => s.lastEventId), ['4', '4']);
+    assert.deepEqual(
+      sent.map((s) => s.lastEventId),
+      ['4', '4'],
+    );
   });
 
   it('research: a nested run-finish (with path) does not end the stream; a cut after it resumes to the top-level one', async () => {
@@ -323,7 +353,10 @@ describe('dossier/client against a live server', { timeout: 120_000 }, () => {
   it('a stream that keeps dropping without progress gives up with stream-interrupted', async () => {
     const { runId } = await client.ask({ question: 'When was Halvorsen Instruments founded?' });
     const { fetch: cutting, sent } = cuttingFetch([0, 0, 0, 0], (url) => url.includes('/events'));
-    const stream = createClient({ baseUrl: server.url, apiKey: adminKey, fetch: cutting }).runEvents(runId, { retryDelayMs: 1, maxRetries: 2 });
+    const stream = createClient({ baseUrl: server.url, apiKey: adminKey, fetch: cutting }).runEvents(runId, {
+      retryDelayMs: 1,
+      maxRetries: 2,
+    });
     await rejectsWith(collect(stream), 0, 'stream-interrupted');
     assert.equal(sent.length, 3);
   });
@@ -343,12 +376,18 @@ describe('dossier/client against a live server', { timeout: 120_000 }, () => {
       await new Promise((resolve) => setTimeout(resolve, 20));
       messages = await client.conversations.messages(conversation.id);
     }
-    assert.deepEqual(messages.map((m) => m.role), ['user', 'assistant', 'user', 'assistant']);
+    assert.deepEqual(
+      messages.map((m) => m.role),
+      ['user', 'assistant', 'user', 'assistant'],
+    );
     assert.equal(messages[2].content, 'When was it founded?');
     assert.equal(messages[2].parentId, messages[1].id);
     assert.equal(messages[3].runId, second.runId);
     assert.equal(messages[3].content, second.answer);
-    assert.deepEqual(messages[3].citations?.map((c) => c.chunkId), second.citations.map((c) => c.chunkId));
+    assert.deepEqual(
+      messages[3].citations?.map((c) => c.chunkId),
+      second.citations.map((c) => c.chunkId),
+    );
     const got = await client.conversations.get(conversation.id);
     assert.equal(got.id, conversation.id);
     assert.deepEqual(got.messages, messages);
@@ -375,7 +414,10 @@ describe('dossier/client against a live server', { timeout: 120_000 }, () => {
     assert.equal(readerMe.user.name, 'reader1');
     assert.equal(readerMe.user.admin, false);
     assert.deepEqual(readerMe.collections, [{ collection: 'uploads', role: 'reader' }]);
-    assert.deepEqual((await reader.collections()).map((c) => [c.name, c.role]), [['uploads', 'reader']]);
+    assert.deepEqual(
+      (await reader.collections()).map((c) => [c.name, c.role]),
+      [['uploads', 'reader']],
+    );
     assert.ok((await reader.documents.list()).every((d) => d.collection === 'uploads'));
     assert.ok((await reader.keys.create()).apiKey, 'a key for oneself needs no admin');
     await rejectsWith(reader.users.create({ name: 'sneaky' }), 403, 'forbidden');
@@ -420,22 +462,47 @@ describe('dossier/client against a live server', { timeout: 120_000 }, () => {
         const [, , typeOnly, from] = match;
         if (from.startsWith('./')) continue;
         if (typeOnly) assert.ok(typeSources.includes(from) || codeSources.includes(from), `${name}: a type import from ${from}`);
-        else assert.ok(codeSources.includes(from), `${name}: a value import from ${from}; only \`import type\` may leave src/client, but for ${codeSources.join(', ')}`);
+        else
+          assert.ok(
+            codeSources.includes(from),
+            `${name}: a value import from ${from}; only \`import type\` may leave src/client, but for ${codeSources.join(', ')}`,
+          );
       }
     }
-    for (const from of codeSources) assert.doesNotMatch(readFileSync(join(dir, from), 'utf8'), /^\s*(import|export)\s[^;]*?from\s/m, `${from} imports nothing`);
+    for (const from of codeSources)
+      assert.doesNotMatch(readFileSync(join(dir, from), 'utf8'), /^\s*(import|export)\s[^;]*?from\s/m, `${from} imports nothing`);
   });
 
   it('src/client type-checks as a browser would see it: DOM lib, no @types/node, skipLibCheck off', () => {
     const temp = tempDir('dossier-browser-');
     try {
       const config = join(temp.dir, 'tsconfig.json');
-      const compilerOptions = { target: 'ES2022', module: 'ESNext', moduleResolution: 'Bundler', strict: true, lib: ['ES2022', 'DOM', 'DOM.Iterable', 'DOM.AsyncIterable'], types: [], skipLibCheck: false, noEmit: true, allowImportingTsExtensions: true };
+      const compilerOptions = {
+        target: 'ES2022',
+        module: 'ESNext',
+        moduleResolution: 'Bundler',
+        strict: true,
+        lib: ['ES2022', 'DOM', 'DOM.Iterable', 'DOM.AsyncIterable'],
+        types: [],
+        skipLibCheck: false,
+        noEmit: true,
+        allowImportingTsExtensions: true,
+      };
       writeFileSync(config, JSON.stringify({ compilerOptions, files: [join(REPO_ROOT, 'src/client/index.ts')] }));
-      const result = spawnSync(process.execPath, [join(REPO_ROOT, 'node_modules/typescript/bin/tsc'), '-p', config, '--listFilesOnly'], { encoding: 'utf8' });
+      const result = spawnSync(process.execPath, [join(REPO_ROOT, 'node_modules/typescript/bin/tsc'), '-p', config, '--listFilesOnly'], {
+        encoding: 'utf8',
+      });
       const files = result.stdout.split('\n').filter((f) => f && !f.includes('node_modules/typescript/lib/'));
       // Only the client and the dependency-free modules it takes types from: no engine, no node_modules.
-      assert.deepEqual(files.map((f) => f.slice(REPO_ROOT.length + 1)).sort(), ['src/client/index.ts', 'src/client/sse.ts', 'src/protocol/citations.ts', 'src/protocol/events.ts', 'src/protocol/http.ts', 'src/protocol/json-shapes.ts', 'src/store/types.ts']);
+      assert.deepEqual(files.map((f) => f.slice(REPO_ROOT.length + 1)).sort(), [
+        'src/client/index.ts',
+        'src/client/sse.ts',
+        'src/protocol/citations.ts',
+        'src/protocol/events.ts',
+        'src/protocol/http.ts',
+        'src/protocol/json-shapes.ts',
+        'src/store/types.ts',
+      ]);
       const check = spawnSync(process.execPath, [join(REPO_ROOT, 'node_modules/typescript/bin/tsc'), '-p', config], { encoding: 'utf8' });
       assert.equal(check.status, 0, `tsc found errors:\n${check.stdout}${check.stderr}`);
     } finally {
@@ -452,7 +519,8 @@ describe('dossier/client against a live server', { timeout: 120_000 }, () => {
 type RequiredKeys<T> = { [K in keyof T]-?: {} extends Pick<T, K> ? never : K }[keyof T];
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 /** Compile time: the same fields, the same of them required, each of a type the other accepts. */
-type SameShape<A, B> = Same<keyof A, keyof B> extends true ? (Same<RequiredKeys<A>, RequiredKeys<B>> extends true ? Same<A, B> : false) : false;
+type SameShape<A, B> =
+  Same<keyof A, keyof B> extends true ? (Same<RequiredKeys<A>, RequiredKeys<B>> extends true ? Same<A, B> : false) : false;
 // The one schema a route module exports is compared as a type (the others are compared at run time, below).
 const askBodyIsTheTablesAskRequest: SameShape<z.infer<typeof AskBody>, AskRequest> = true;
 // …and the comparison would have caught the drift it was made for: an optional field only one side has.
@@ -465,13 +533,27 @@ interface Samples<T> {
   fewest: Pick<T, RequiredKeys<T>>;
 }
 /** "Dotted" names of a client's methods: "health", "documents.upload", … */
-type MethodNames<T, Prefix extends string = ''> = { [K in keyof T & string]: T[K] extends (...args: never[]) => unknown ? `${Prefix}${K}` : MethodNames<T[K], `${Prefix}${K}.`> }[keyof T & string];
+type MethodNames<T, Prefix extends string = ''> = {
+  [K in keyof T & string]: T[K] extends (...args: never[]) => unknown ? `${Prefix}${K}` : MethodNames<T[K], `${Prefix}${K}.`>;
+}[keyof T & string];
 
 const JSON_BODIES: { [K in RoutesWith<'body'>]: Samples<RouteBody<K>> } = {
   'PATCH /v1/documents/{id}': { every: { metadata: { reviewed: true, year: null } }, fewest: { metadata: {} } },
-  'POST /v1/search': { every: { query: 'wave height', mode: 'fulltext', k: 3, filter: { 'metadata.team': 'buoys' }, collections: ['uploads'] }, fewest: { query: 'wave height' } },
+  'POST /v1/search': {
+    every: { query: 'wave height', mode: 'fulltext', k: 3, filter: { 'metadata.team': 'buoys' }, collections: ['uploads'] },
+    fewest: { query: 'wave height' },
+  },
   'POST /v1/ask': {
-    every: { question: 'When was it founded?', mode: 'research', model: 'offline', conversationId: 'conv-1', parentId: 'msg-2', collections: ['default'], stream: false, maxSteps: 8 },
+    every: {
+      question: 'When was it founded?',
+      mode: 'research',
+      model: 'offline',
+      conversationId: 'conv-1',
+      parentId: 'msg-2',
+      collections: ['default'],
+      stream: false,
+      maxSteps: 8,
+    },
     fewest: { question: 'When was it founded?' },
   },
   'POST /v1/conversations': { every: { title: 'Halvorsen' }, fewest: {} },
@@ -484,7 +566,10 @@ const QUERIES: { [K in RoutesWith<'query'>]: Samples<RouteQuery<K>> } = {
   'GET /v1/runs/{id}/events': { every: { after: 3 }, fewest: {} },
 };
 const FORMS: { [K in RoutesWith<'form'>]: Samples<RouteForm<K>> } = {
-  'POST /v1/documents': { every: { file: [new Blob(['# Skarv-5'])], collection: 'uploads', metadata: '{"team":"buoys"}' }, fewest: { file: new Blob(['# Skarv-5']) } },
+  'POST /v1/documents': {
+    every: { file: [new Blob(['# Skarv-5'])], collection: 'uploads', metadata: '{"team":"buoys"}' },
+    fewest: { file: new Blob(['# Skarv-5']) },
+  },
 };
 /**
  * Fields the table requires where the schema cannot say so: the upload's `file` is `z.any()` (a
@@ -517,39 +602,160 @@ const JOB: IngestJob = {
   progress: { done: 1, total: 1, bytesDone: 10, bytesTotal: 10, path: 'skarv.md' },
   report: { ingested: 1, updated: 0, skipped: 0, skippedFiles: [], failed: [], removed: 0, documents: 1, chunks: 1, seconds: 0.1 },
 };
-const DOCUMENT: StoredDocument = { id: 7, collection: 'uploads', source: '/uploads/skarv.md', title: 'Skarv-5', mediaType: 'text/markdown', contentHash: 'abc', metadata: { team: 'buoys' }, bytes: 10, description: 'A buoy.', chunkCount: 1, createdAt: '2025-01-01T00:00:00.000Z', updatedAt: '2025-01-01T00:00:00.000Z' };
-const CHUNK: StoredChunk = { id: 70, documentId: 7, collection: 'uploads', title: 'Skarv-5', source: '/uploads/skarv.md', ordinal: 0, text: 'The Skarv-5 buoy logs wave height.', tokenCount: 7, headingPath: ['Skarv-5'], charStart: 0, charEnd: 34 };
-const CITATION: Citation = { id: 'E1', chunkId: 70, documentId: 7, title: 'Skarv-5', source: '/uploads/skarv.md', text: CHUNK.text, headingPath: ['Skarv-5'], charStart: 0, charEnd: 34 };
-const ASK_RESULT: AskResult = { answer: 'Wave height [E1].', citations: [CITATION], unresolvedCitations: [], finishReason: 'stop', partial: false, steps: 2, toolCalls: 1, usage: { inputTokens: 10, outputTokens: 5 }, model: 'offline', runId: 'run-1', ms: 12 };
+const DOCUMENT: StoredDocument = {
+  id: 7,
+  collection: 'uploads',
+  source: '/uploads/skarv.md',
+  title: 'Skarv-5',
+  mediaType: 'text/markdown',
+  contentHash: 'abc',
+  metadata: { team: 'buoys' },
+  bytes: 10,
+  description: 'A buoy.',
+  chunkCount: 1,
+  createdAt: '2025-01-01T00:00:00.000Z',
+  updatedAt: '2025-01-01T00:00:00.000Z',
+};
+const CHUNK: StoredChunk = {
+  id: 70,
+  documentId: 7,
+  collection: 'uploads',
+  title: 'Skarv-5',
+  source: '/uploads/skarv.md',
+  ordinal: 0,
+  text: 'The Skarv-5 buoy logs wave height.',
+  tokenCount: 7,
+  headingPath: ['Skarv-5'],
+  charStart: 0,
+  charEnd: 34,
+};
+const CITATION: Citation = {
+  id: 'E1',
+  chunkId: 70,
+  documentId: 7,
+  title: 'Skarv-5',
+  source: '/uploads/skarv.md',
+  text: CHUNK.text,
+  headingPath: ['Skarv-5'],
+  charStart: 0,
+  charEnd: 34,
+};
+const ASK_RESULT: AskResult = {
+  answer: 'Wave height [E1].',
+  citations: [CITATION],
+  unresolvedCitations: [],
+  finishReason: 'stop',
+  partial: false,
+  steps: 2,
+  toolCalls: 1,
+  usage: { inputTokens: 10, outputTokens: 5 },
+  model: 'offline',
+  runId: 'run-1',
+  ms: 12,
+};
 const RUN_EVENTS: RouteEvents<'POST /v1/ask'>[] = [
-  { event: 'run-start', data: { type: 'run-start', runId: 'run-1', question: 'When was it founded?', mode: 'rag', model: 'offline', textTools: false, time: '2025-01-01T00:00:00.000Z' } },
+  {
+    event: 'run-start',
+    data: {
+      type: 'run-start',
+      runId: 'run-1',
+      question: 'When was it founded?',
+      mode: 'rag',
+      model: 'offline',
+      textTools: false,
+      time: '2025-01-01T00:00:00.000Z',
+    },
+  },
   { event: 'text-delta', data: { type: 'text-delta', step: 1, delta: 'In 1987 [E1].' } },
-  { event: 'run-finish', data: { type: 'run-finish', finishReason: 'stop', steps: 1, toolCalls: 0, usage: { inputTokens: 10, outputTokens: 5 }, ms: 12 } },
+  {
+    event: 'run-finish',
+    data: { type: 'run-finish', finishReason: 'stop', steps: 1, toolCalls: 0, usage: { inputTokens: 10, outputTokens: 5 }, ms: 12 },
+  },
 ];
 const CONVERSATION: Conversation = { id: 'conv-1', title: 'Halvorsen', createdAt: '2025-01-01T00:00:00.000Z' };
 const MESSAGES: Message[] = [
   { id: 'msg-1', role: 'user', content: 'Who founded Halvorsen Instruments?', runId: 'run-1', createdAt: '2025-01-01T00:00:00.000Z' },
-  { id: 'msg-2', parentId: 'msg-1', role: 'assistant', content: 'Marit Halvorsen [E1].', runId: 'run-1', createdAt: '2025-01-01T00:00:01.000Z', citations: [CITATION] },
+  {
+    id: 'msg-2',
+    parentId: 'msg-1',
+    role: 'assistant',
+    content: 'Marit Halvorsen [E1].',
+    runId: 'run-1',
+    createdAt: '2025-01-01T00:00:01.000Z',
+    citations: [CITATION],
+  },
 ];
 
-type Canned<K extends RouteKey> = ([RouteResponse<K>] extends [never] ? {} : { response: RouteResponse<K> }) & ([RouteEvents<K>] extends [never] ? {} : { events: RouteEvents<K>[] });
+type Canned<K extends RouteKey> = ([RouteResponse<K>] extends [never] ? {} : { response: RouteResponse<K> }) &
+  ([RouteEvents<K>] extends [never] ? {} : { events: RouteEvents<K>[] });
 /** What the recording fetch answers each route of the table with (its keys are the table's routes). */
 const CANNED: { [K in RouteKey]: Canned<K> } = {
   'GET /health': { response: { ok: true, version: '0.1.0' } },
   'GET /ready': { response: { ready: true, documents: 3 } },
   'GET /openapi.json': { response: { openapi: '3.1.0', paths: {} } },
   'POST /v1/documents': { response: { job: { id: 'job-1', collection: 'uploads', status: 'running' } } },
-  'GET /v1/documents': { response: { documents: [{ id: 7, collection: 'uploads', title: 'Skarv-5', source: '/uploads/skarv.md', mediaType: 'text/markdown', chunks: 1, updatedAt: '2025-01-01T00:00:00.000Z', metadata: { team: 'buoys' } }] } },
+  'GET /v1/documents': {
+    response: {
+      documents: [
+        {
+          id: 7,
+          collection: 'uploads',
+          title: 'Skarv-5',
+          source: '/uploads/skarv.md',
+          mediaType: 'text/markdown',
+          chunks: 1,
+          updatedAt: '2025-01-01T00:00:00.000Z',
+          metadata: { team: 'buoys' },
+        },
+      ],
+    },
+  },
   'GET /v1/documents/{id}': { response: { document: DOCUMENT } },
   'GET /v1/documents/{id}/chunks': { response: { chunks: [CHUNK] } },
   'PATCH /v1/documents/{id}': { response: { document: { ...DOCUMENT, metadata: { team: 'buoys', reviewed: true } } } },
   'DELETE /v1/documents/{id}': { response: { deleted: true } },
   'GET /v1/jobs/{jobId}': { response: { job: JOB } },
-  'GET /v1/jobs/{jobId}/events': { events: [{ event: 'progress', data: { ...JOB, status: 'running', report: undefined } }, { event: 'job-finish', data: JOB }] },
-  'POST /v1/search': { response: { hits: [{ chunkId: 70, documentId: 7, title: 'Skarv-5', source: '/uploads/skarv.md', text: CHUNK.text, score: 1.5, headingPath: ['Skarv-5'], charStart: 0, charEnd: 34, collection: 'uploads', ordinal: 0, tokenCount: 7 }], ms: 1.25 } },
+  'GET /v1/jobs/{jobId}/events': {
+    events: [
+      { event: 'progress', data: { ...JOB, status: 'running', report: undefined } },
+      { event: 'job-finish', data: JOB },
+    ],
+  },
+  'POST /v1/search': {
+    response: {
+      hits: [
+        {
+          chunkId: 70,
+          documentId: 7,
+          title: 'Skarv-5',
+          source: '/uploads/skarv.md',
+          text: CHUNK.text,
+          score: 1.5,
+          headingPath: ['Skarv-5'],
+          charStart: 0,
+          charEnd: 34,
+          collection: 'uploads',
+          ordinal: 0,
+          tokenCount: 7,
+        },
+      ],
+      ms: 1.25,
+    },
+  },
   'GET /v1/collections': { response: { collections: [{ name: 'uploads', documents: 1, role: 'owner' }] } },
   'POST /v1/ask': { response: ASK_RESULT, events: RUN_EVENTS },
-  'GET /v1/runs/{id}': { response: { id: 'run-1', question: 'When was it founded?', mode: 'rag', status: 'finished', finishReason: 'stop', createdAt: '2025-01-01T00:00:00.000Z', finishedAt: '2025-01-01T00:00:01.000Z', result: ASK_RESULT } },
+  'GET /v1/runs/{id}': {
+    response: {
+      id: 'run-1',
+      question: 'When was it founded?',
+      mode: 'rag',
+      status: 'finished',
+      finishReason: 'stop',
+      createdAt: '2025-01-01T00:00:00.000Z',
+      finishedAt: '2025-01-01T00:00:01.000Z',
+      result: ASK_RESULT,
+    },
+  },
   'GET /v1/runs/{id}/events': { events: RUN_EVENTS },
   'POST /v1/conversations': { response: CONVERSATION },
   'GET /v1/conversations': { response: { conversations: [CONVERSATION] } },
@@ -607,9 +813,17 @@ function recordingFetch() {
     const canned = CANNED[route] as { response?: unknown; events?: Array<{ event: string; data: unknown }> };
     if (headers.get('accept') === 'text/event-stream' && canned.events) {
       const after = Number(entry.lastEventId ?? 0);
-      return new Response(sseOf(canned.events).split('\n\n').filter((frame, i) => frame && i >= after).map((frame) => `${frame}\n\n`).join(''), { headers: { 'content-type': 'text/event-stream', 'x-dossier-run-id': 'run-1' } });
+      return new Response(
+        sseOf(canned.events)
+          .split('\n\n')
+          .filter((frame, i) => frame && i >= after)
+          .map((frame) => `${frame}\n\n`)
+          .join(''),
+        { headers: { 'content-type': 'text/event-stream', 'x-dossier-run-id': 'run-1' } },
+      );
     }
-    if (typeof canned.response === 'string') return new Response(canned.response, { headers: { 'content-type': 'text/markdown; charset=utf-8' } });
+    if (typeof canned.response === 'string')
+      return new Response(canned.response, { headers: { 'content-type': 'text/markdown; charset=utf-8' } });
     return Response.json(canned.response);
   };
   return { fetch: fetchImpl, sent };
@@ -626,69 +840,185 @@ const LIST_QUERY = QUERIES['GET /v1/documents'].every;
 const asSent = (query: object) => Object.fromEntries(Object.entries(query).map(([name, value]) => [name, String(value)]));
 
 /** Every client method: what it is called with, the requests it must send, and what it must return. */
-const CALLS: Record<MethodNames<DossierClient>, { call: (client: DossierClient) => Promise<unknown>; sends: Recorded[]; returns: unknown }> = {
+const CALLS: Record<
+  MethodNames<DossierClient>,
+  { call: (client: DossierClient) => Promise<unknown>; sends: Recorded[]; returns: unknown }
+> = {
   health: { call: (c) => c.health(), sends: [{ route: 'GET /health', path: '/health' }], returns: CANNED['GET /health'].response },
   ready: { call: (c) => c.ready(), sends: [{ route: 'GET /ready', path: '/ready' }], returns: CANNED['GET /ready'].response },
-  openapi: { call: (c) => c.openapi(), sends: [{ route: 'GET /openapi.json', path: '/openapi.json' }], returns: CANNED['GET /openapi.json'].response },
+  openapi: {
+    call: (c) => c.openapi(),
+    sends: [{ route: 'GET /openapi.json', path: '/openapi.json' }],
+    returns: CANNED['GET /openapi.json'].response,
+  },
   'documents.upload': {
-    call: (c) => c.documents.upload([new File(['# Skarv-5'], 'skarv.md', { type: 'text/markdown' }), { name: 'lunde.md', data: '# Lunde-2' }], { collection: 'uploads', metadata: { team: 'buoys' } }),
-    sends: [{ route: 'POST /v1/documents', path: '/v1/documents', form: { file: ['<file skarv.md>', '<file lunde.md>'], collection: ['uploads'], metadata: ['{"team":"buoys"}'] } }],
+    call: (c) =>
+      c.documents.upload([new File(['# Skarv-5'], 'skarv.md', { type: 'text/markdown' }), { name: 'lunde.md', data: '# Lunde-2' }], {
+        collection: 'uploads',
+        metadata: { team: 'buoys' },
+      }),
+    sends: [
+      {
+        route: 'POST /v1/documents',
+        path: '/v1/documents',
+        form: { file: ['<file skarv.md>', '<file lunde.md>'], collection: ['uploads'], metadata: ['{"team":"buoys"}'] },
+      },
+    ],
     returns: CANNED['POST /v1/documents'].response.job,
   },
-  'documents.job': { call: (c) => c.documents.job('job 1'), sends: [{ route: 'GET /v1/jobs/{jobId}', path: '/v1/jobs/job%201' }], returns: JOB },
-  'documents.waitForJob': { call: (c) => c.documents.waitForJob('job-1'), sends: [{ route: 'GET /v1/jobs/{jobId}', path: '/v1/jobs/job-1' }], returns: JOB },
+  'documents.job': {
+    call: (c) => c.documents.job('job 1'),
+    sends: [{ route: 'GET /v1/jobs/{jobId}', path: '/v1/jobs/job%201' }],
+    returns: JOB,
+  },
+  'documents.waitForJob': {
+    call: (c) => c.documents.waitForJob('job-1'),
+    sends: [{ route: 'GET /v1/jobs/{jobId}', path: '/v1/jobs/job-1' }],
+    returns: JOB,
+  },
   'documents.jobEvents': {
     call: (c) => collectAll(c.documents.jobEvents('job-1')),
     sends: [{ route: 'GET /v1/jobs/{jobId}/events', path: '/v1/jobs/job-1/events' }],
-    returns: CANNED['GET /v1/jobs/{jobId}/events'].events.map((message) => ({ event: message.event, job: JSON.parse(JSON.stringify(message.data)) })),
+    returns: CANNED['GET /v1/jobs/{jobId}/events'].events.map((message) => ({
+      event: message.event,
+      job: JSON.parse(JSON.stringify(message.data)),
+    })),
   },
   'documents.list': {
-    call: (c) => c.documents.list({ collection: LIST_QUERY.collection, filter: JSON.parse(LIST_QUERY.filter), limit: LIST_QUERY.limit, offset: LIST_QUERY.offset }),
+    call: (c) =>
+      c.documents.list({
+        collection: LIST_QUERY.collection,
+        filter: JSON.parse(LIST_QUERY.filter),
+        limit: LIST_QUERY.limit,
+        offset: LIST_QUERY.offset,
+      }),
     sends: [{ route: 'GET /v1/documents', path: '/v1/documents', query: asSent(LIST_QUERY) }],
     returns: CANNED['GET /v1/documents'].response.documents,
   },
-  'documents.get': { call: (c) => c.documents.get(7), sends: [{ route: 'GET /v1/documents/{id}', path: '/v1/documents/7' }], returns: DOCUMENT },
-  'documents.chunks': { call: (c) => c.documents.chunks(7), sends: [{ route: 'GET /v1/documents/{id}/chunks', path: '/v1/documents/7/chunks' }], returns: [CHUNK] },
+  'documents.get': {
+    call: (c) => c.documents.get(7),
+    sends: [{ route: 'GET /v1/documents/{id}', path: '/v1/documents/7' }],
+    returns: DOCUMENT,
+  },
+  'documents.chunks': {
+    call: (c) => c.documents.chunks(7),
+    sends: [{ route: 'GET /v1/documents/{id}/chunks', path: '/v1/documents/7/chunks' }],
+    returns: [CHUNK],
+  },
   'documents.patchMetadata': {
     call: (c) => c.documents.patchMetadata(7, JSON_BODIES['PATCH /v1/documents/{id}'].every.metadata),
     sends: [{ route: 'PATCH /v1/documents/{id}', path: '/v1/documents/7', body: JSON_BODIES['PATCH /v1/documents/{id}'].every }],
     returns: CANNED['PATCH /v1/documents/{id}'].response.document,
   },
-  'documents.delete': { call: (c) => c.documents.delete(7), sends: [{ route: 'DELETE /v1/documents/{id}', path: '/v1/documents/7' }], returns: { deleted: true } },
-  search: { call: (c) => c.search(JSON_BODIES['POST /v1/search'].every), sends: [{ route: 'POST /v1/search', path: '/v1/search', body: JSON_BODIES['POST /v1/search'].every }], returns: CANNED['POST /v1/search'].response },
-  collections: { call: (c) => c.collections(), sends: [{ route: 'GET /v1/collections', path: '/v1/collections' }], returns: CANNED['GET /v1/collections'].response.collections },
-  ask: { call: (c) => c.ask(ASK), sends: [{ route: 'POST /v1/ask', path: '/v1/ask', body: { ...ASK, stream: false } }], returns: ASK_RESULT },
-  askStream: { call: (c) => collectAll(c.askStream(ASK)), sends: [{ route: 'POST /v1/ask', path: '/v1/ask', body: { ...ASK, stream: true } }], returns: numbered(RUN_EVENTS) },
-  run: { call: (c) => c.run('run-1'), sends: [{ route: 'GET /v1/runs/{id}', path: '/v1/runs/run-1' }], returns: CANNED['GET /v1/runs/{id}'].response },
-  runEvents: { call: (c) => collectAll(c.runEvents('run-1', { after: 1 })), sends: [{ route: 'GET /v1/runs/{id}/events', path: '/v1/runs/run-1/events', lastEventId: '1' }], returns: numbered(RUN_EVENTS).slice(1) },
+  'documents.delete': {
+    call: (c) => c.documents.delete(7),
+    sends: [{ route: 'DELETE /v1/documents/{id}', path: '/v1/documents/7' }],
+    returns: { deleted: true },
+  },
+  search: {
+    call: (c) => c.search(JSON_BODIES['POST /v1/search'].every),
+    sends: [{ route: 'POST /v1/search', path: '/v1/search', body: JSON_BODIES['POST /v1/search'].every }],
+    returns: CANNED['POST /v1/search'].response,
+  },
+  collections: {
+    call: (c) => c.collections(),
+    sends: [{ route: 'GET /v1/collections', path: '/v1/collections' }],
+    returns: CANNED['GET /v1/collections'].response.collections,
+  },
+  ask: {
+    call: (c) => c.ask(ASK),
+    sends: [{ route: 'POST /v1/ask', path: '/v1/ask', body: { ...ASK, stream: false } }],
+    returns: ASK_RESULT,
+  },
+  askStream: {
+    call: (c) => collectAll(c.askStream(ASK)),
+    sends: [{ route: 'POST /v1/ask', path: '/v1/ask', body: { ...ASK, stream: true } }],
+    returns: numbered(RUN_EVENTS),
+  },
+  run: {
+    call: (c) => c.run('run-1'),
+    sends: [{ route: 'GET /v1/runs/{id}', path: '/v1/runs/run-1' }],
+    returns: CANNED['GET /v1/runs/{id}'].response,
+  },
+  runEvents: {
+    call: (c) => collectAll(c.runEvents('run-1', { after: 1 })),
+    sends: [{ route: 'GET /v1/runs/{id}/events', path: '/v1/runs/run-1/events', lastEventId: '1' }],
+    returns: numbered(RUN_EVENTS).slice(1),
+  },
   'conversations.create': {
     call: (c) => c.conversations.create(JSON_BODIES['POST /v1/conversations'].every),
     sends: [{ route: 'POST /v1/conversations', path: '/v1/conversations', body: JSON_BODIES['POST /v1/conversations'].every }],
     returns: CONVERSATION,
   },
-  'conversations.list': { call: (c) => c.conversations.list(), sends: [{ route: 'GET /v1/conversations', path: '/v1/conversations' }], returns: [CONVERSATION] },
-  'conversations.get': { call: (c) => c.conversations.get('conv-1'), sends: [{ route: 'GET /v1/conversations/{id}', path: '/v1/conversations/conv-1' }], returns: { ...CONVERSATION, messages: MESSAGES } },
-  'conversations.messages': { call: (c) => c.conversations.messages('conv-1'), sends: [{ route: 'GET /v1/conversations/{id}/messages', path: '/v1/conversations/conv-1/messages' }], returns: MESSAGES },
-  'conversations.export': { call: (c) => c.conversations.export('conv-1'), sends: [{ route: 'GET /v1/conversations/{id}/export', path: '/v1/conversations/conv-1/export' }], returns: CANNED['GET /v1/conversations/{id}/export'].response },
-  'conversations.delete': { call: (c) => c.conversations.delete('conv-1'), sends: [{ route: 'DELETE /v1/conversations/{id}', path: '/v1/conversations/conv-1' }], returns: { deleted: true } },
+  'conversations.list': {
+    call: (c) => c.conversations.list(),
+    sends: [{ route: 'GET /v1/conversations', path: '/v1/conversations' }],
+    returns: [CONVERSATION],
+  },
+  'conversations.get': {
+    call: (c) => c.conversations.get('conv-1'),
+    sends: [{ route: 'GET /v1/conversations/{id}', path: '/v1/conversations/conv-1' }],
+    returns: { ...CONVERSATION, messages: MESSAGES },
+  },
+  'conversations.messages': {
+    call: (c) => c.conversations.messages('conv-1'),
+    sends: [{ route: 'GET /v1/conversations/{id}/messages', path: '/v1/conversations/conv-1/messages' }],
+    returns: MESSAGES,
+  },
+  'conversations.export': {
+    call: (c) => c.conversations.export('conv-1'),
+    sends: [{ route: 'GET /v1/conversations/{id}/export', path: '/v1/conversations/conv-1/export' }],
+    returns: CANNED['GET /v1/conversations/{id}/export'].response,
+  },
+  'conversations.delete': {
+    call: (c) => c.conversations.delete('conv-1'),
+    sends: [{ route: 'DELETE /v1/conversations/{id}', path: '/v1/conversations/conv-1' }],
+    returns: { deleted: true },
+  },
   'conversations.ask': {
     call: (c) => c.conversations.ask('conv-1', { question: 'When was it founded?', parentId: 'msg-2' }),
-    sends: [{ route: 'POST /v1/ask', path: '/v1/ask', body: { question: 'When was it founded?', parentId: 'msg-2', conversationId: 'conv-1', stream: false } }],
+    sends: [
+      {
+        route: 'POST /v1/ask',
+        path: '/v1/ask',
+        body: { question: 'When was it founded?', parentId: 'msg-2', conversationId: 'conv-1', stream: false },
+      },
+    ],
     returns: ASK_RESULT,
   },
   me: { call: (c) => c.me(), sends: [{ route: 'GET /v1/me', path: '/v1/me' }], returns: CANNED['GET /v1/me'].response },
-  'users.create': { call: (c) => c.users.create(JSON_BODIES['POST /v1/users'].every), sends: [{ route: 'POST /v1/users', path: '/v1/users', body: JSON_BODIES['POST /v1/users'].every }], returns: CANNED['POST /v1/users'].response },
-  'keys.create': { call: (c) => c.keys.create(JSON_BODIES['POST /v1/keys'].every), sends: [{ route: 'POST /v1/keys', path: '/v1/keys', body: JSON_BODIES['POST /v1/keys'].every }], returns: CANNED['POST /v1/keys'].response },
+  'users.create': {
+    call: (c) => c.users.create(JSON_BODIES['POST /v1/users'].every),
+    sends: [{ route: 'POST /v1/users', path: '/v1/users', body: JSON_BODIES['POST /v1/users'].every }],
+    returns: CANNED['POST /v1/users'].response,
+  },
+  'keys.create': {
+    call: (c) => c.keys.create(JSON_BODIES['POST /v1/keys'].every),
+    sends: [{ route: 'POST /v1/keys', path: '/v1/keys', body: JSON_BODIES['POST /v1/keys'].every }],
+    returns: CANNED['POST /v1/keys'].response,
+  },
   grant: {
     call: (c) => c.grant('uploads', 'ada lovelace', 'writer'),
-    sends: [{ route: 'PUT /v1/collections/{collection}/members/{user}', path: '/v1/collections/uploads/members/ada%20lovelace', body: { role: 'writer' } }],
+    sends: [
+      {
+        route: 'PUT /v1/collections/{collection}/members/{user}',
+        path: '/v1/collections/uploads/members/ada%20lovelace',
+        body: { role: 'writer' },
+      },
+    ],
     returns: CANNED['PUT /v1/collections/{collection}/members/{user}'].response,
   },
 };
 
 /** The runtime names of a client's methods, nested objects walked. */
 function methodNamesOf(object: object, prefix = ''): string[] {
-  return Object.entries(object).flatMap(([name, value]) => (typeof value === 'function' ? [`${prefix}${name}`] : value && typeof value === 'object' ? methodNamesOf(value, `${prefix}${name}.`) : []));
+  return Object.entries(object).flatMap(([name, value]) =>
+    typeof value === 'function'
+      ? [`${prefix}${name}`]
+      : value && typeof value === 'object'
+        ? methodNamesOf(value, `${prefix}${name}.`)
+        : [],
+  );
 }
 
 interface RegisteredRoute {
@@ -720,9 +1050,13 @@ describe('the route table, the server and the client', () => {
     // Every route group `dossier serve` mounts.
     const { app } = await buildApp({ dossier, state, auth: 'none', uploadsDir: join(temp.dir, 'uploads') }, await optionalRouteGroups());
     const doc = (await (await app.request('/openapi.json')).json()) as { paths: Record<string, Record<string, unknown>> };
-    documented = Object.entries(doc.paths).flatMap(([path, operations]) => Object.keys(operations).map((method) => `${method.toUpperCase()} ${path}`));
+    documented = Object.entries(doc.paths).flatMap(([path, operations]) =>
+      Object.keys(operations).map((method) => `${method.toUpperCase()} ${path}`),
+    );
     // Hono's table also has the middleware (method ALL) and the routes no schema describes.
-    const served = app.routes.filter((route) => route.method !== 'ALL').map((route) => `${route.method} ${route.path.replace(/:(\w+)/g, '{$1}')}`);
+    const served = app.routes
+      .filter((route) => route.method !== 'ALL')
+      .map((route) => `${route.method} ${route.path.replace(/:(\w+)/g, '{$1}')}`);
     serverRoutes = [...new Set([...documented, ...served])];
     for (const definition of app.openAPIRegistry.definitions) {
       if (definition.type !== 'route') continue;
@@ -736,10 +1070,26 @@ describe('the route table, the server and the client', () => {
   });
 
   it('every route the server serves or documents is in the route table, or listed as deliberately not a client method', () => {
-    assert.deepEqual(serverRoutes.filter((route) => !TABLE_ROUTES.includes(route as RouteKey) && !Object.hasOwn(NOT_CLIENT_METHODS, route)), [], 'routes with neither a client method nor a reason');
-    assert.deepEqual(TABLE_ROUTES.filter((route) => !serverRoutes.includes(route)), [], 'table routes the server does not serve');
-    assert.deepEqual(Object.keys(NOT_CLIENT_METHODS).filter((route) => !serverRoutes.includes(route)), [], 'reasons for routes that are gone');
-    assert.deepEqual(TABLE_ROUTES.filter((route) => !documented.includes(route) && route !== 'GET /openapi.json'), [], 'table routes missing from /openapi.json');
+    assert.deepEqual(
+      serverRoutes.filter((route) => !TABLE_ROUTES.includes(route as RouteKey) && !Object.hasOwn(NOT_CLIENT_METHODS, route)),
+      [],
+      'routes with neither a client method nor a reason',
+    );
+    assert.deepEqual(
+      TABLE_ROUTES.filter((route) => !serverRoutes.includes(route)),
+      [],
+      'table routes the server does not serve',
+    );
+    assert.deepEqual(
+      Object.keys(NOT_CLIENT_METHODS).filter((route) => !serverRoutes.includes(route)),
+      [],
+      'reasons for routes that are gone',
+    );
+    assert.deepEqual(
+      TABLE_ROUTES.filter((route) => !documented.includes(route) && route !== 'GET /openapi.json'),
+      [],
+      'table routes missing from /openapi.json',
+    );
   });
 
   it("the table's request types are the server's schemas: the same fields, the same of them required, both samples accepted", () => {
@@ -750,8 +1100,14 @@ describe('the route table, the server and the client', () => {
     ] as const;
     // The routes whose schema takes a body or query are exactly the table's routes with one.
     for (const [part, contentType, samples] of parts) {
-      const withSchema = [...registered.values()].filter((r) => (contentType ? r.request?.body?.content[contentType] : r.request?.query)).map((r) => `${r.method.toUpperCase()} ${r.path}`);
-      assert.deepEqual(withSchema.filter((route) => TABLE_ROUTES.includes(route as RouteKey)).sort(), Object.keys(samples).sort(), `routes with a ${part}`);
+      const withSchema = [...registered.values()]
+        .filter((r) => (contentType ? r.request?.body?.content[contentType] : r.request?.query))
+        .map((r) => `${r.method.toUpperCase()} ${r.path}`);
+      assert.deepEqual(
+        withSchema.filter((route) => TABLE_ROUTES.includes(route as RouteKey)).sort(),
+        Object.keys(samples).sort(),
+        `routes with a ${part}`,
+      );
     }
     for (const [part, contentType, samples] of parts) {
       for (const [route, { every, fewest }] of Object.entries(samples) as Array<[RouteKey, Samples<Record<string, unknown>>]>) {
@@ -760,7 +1116,11 @@ describe('the route table, the server and the client', () => {
         const fields = Object.keys(schema.shape);
         assert.deepEqual(fields.sort(), Object.keys(every).sort(), `${route} ${part}: the fields`);
         const required = fields.filter((field) => !(schema.shape[field] as z.ZodType).safeParse(undefined).success);
-        assert.deepEqual([...required, ...(REQUIRED_BY_THE_HANDLER[route] ?? [])].sort(), Object.keys(fewest).sort(), `${route} ${part}: the required fields`);
+        assert.deepEqual(
+          [...required, ...(REQUIRED_BY_THE_HANDLER[route] ?? [])].sort(),
+          Object.keys(fewest).sort(),
+          `${route} ${part}: the required fields`,
+        );
         for (const sample of [every, fewest]) {
           // A query travels as text.
           const result = schema.safeParse(part === 'query' ? asSent(sample) : sample);
@@ -796,10 +1156,19 @@ describe('the route table, the server and the client', () => {
         called.add(sent.route);
         // What the client sends, the server's schema accepts.
         const definition = registered.get(sent.route);
-        if (sent.body !== undefined) assert.ok(definition!.request!.body!.content['application/json'].schema.safeParse(sent.body).success, `${name}: the body passes the server's schema`);
-        if (sent.query !== undefined) assert.ok(definition!.request!.query!.safeParse(sent.query).success, `${name}: the query passes the server's schema`);
+        if (sent.body !== undefined)
+          assert.ok(
+            definition!.request!.body!.content['application/json'].schema.safeParse(sent.body).success,
+            `${name}: the body passes the server's schema`,
+          );
+        if (sent.query !== undefined)
+          assert.ok(definition!.request!.query!.safeParse(sent.query).success, `${name}: the query passes the server's schema`);
       }
     }
-    assert.deepEqual(TABLE_ROUTES.filter((route) => !called.has(route)), [], 'table routes no client method calls');
+    assert.deepEqual(
+      TABLE_ROUTES.filter((route) => !called.has(route)),
+      [],
+      'table routes no client method calls',
+    );
   });
 });

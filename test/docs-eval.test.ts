@@ -17,11 +17,32 @@ function syntheticSet(dir: string): { file: string; root: string; questions: Doc
     join(root, 'alpha', 'kestrel-alpha.md'),
     '# Kestrel pump\n\nThe Kestrel pump moves 40 litres per minute.\n\nThe Kestrel pump was designed by Ruth Amundsen in Bergen.\n',
   );
-  writeFileSync(join(root, 'beta', 'kestrel-beta.md'), '# Kestrel pump\n\nThe Kestrel pump moves 90 litres per minute.\n\nIt is serviced every 6 months.\n');
-  writeFileSync(join(root, 'beta', 'install.md'), '# Installing\n\nInstall the pump driver with this command:\n\n```shell\n$ pip install kestrel-driver\n```\n');
+  writeFileSync(
+    join(root, 'beta', 'kestrel-beta.md'),
+    '# Kestrel pump\n\nThe Kestrel pump moves 90 litres per minute.\n\nIt is serviced every 6 months.\n',
+  );
+  writeFileSync(
+    join(root, 'beta', 'install.md'),
+    '# Installing\n\nInstall the pump driver with this command:\n\n```shell\n$ pip install kestrel-driver\n```\n',
+  );
   const questions: DocsQuestion[] = [
-    { id: 'alpha-designer', corpus: 'alpha', kind: 'single-fact', question: 'Who designed the Kestrel pump?', answerContains: ['Ruth Amundsen'], cites: ['kestrel-alpha.md'] },
-    { id: 'beta-rate', corpus: 'beta', kind: 'single-fact', question: 'How many litres per minute does the Kestrel pump move?', answerContains: ['90'], answerNotContains: ['40'], cites: ['kestrel-beta.md'] },
+    {
+      id: 'alpha-designer',
+      corpus: 'alpha',
+      kind: 'single-fact',
+      question: 'Who designed the Kestrel pump?',
+      answerContains: ['Ruth Amundsen'],
+      cites: ['kestrel-alpha.md'],
+    },
+    {
+      id: 'beta-rate',
+      corpus: 'beta',
+      kind: 'single-fact',
+      question: 'How many litres per minute does the Kestrel pump move?',
+      answerContains: ['90'],
+      answerNotContains: ['40'],
+      cites: ['kestrel-beta.md'],
+    },
     { id: 'beta-none', corpus: 'beta', kind: 'unanswerable', question: 'What colour is the Kestrel pump housing painted?', notFound: true },
   ];
   const file = join(dir, 'questions.json');
@@ -40,24 +61,64 @@ describe('docs evaluation (eval docs)', () => {
 
   it('indexes each corpus into its own collection, asks each question within it, and reports like the regression set', async () => {
     const report = await runDocsEval({ file: set.file, corpus: set.root });
-    assert.deepEqual(Object.keys(report).sort(), ['answerPassRate', 'byCorpus', 'byKind', 'citationHitRate', 'corpusRoot', 'model', 'outcomes', 'questions', 'questionsFile', 'toolCallsMean', 'unresolvedCitations'].sort());
+    assert.deepEqual(
+      Object.keys(report).sort(),
+      [
+        'answerPassRate',
+        'byCorpus',
+        'byKind',
+        'citationHitRate',
+        'corpusRoot',
+        'model',
+        'outcomes',
+        'questions',
+        'questionsFile',
+        'toolCallsMean',
+        'unresolvedCitations',
+      ].sort(),
+    );
     assert.equal(report.questions, 3);
     assert.equal(report.model, 'offline');
     assert.deepEqual(Object.keys(report.byKind).sort(), ['single-fact', 'unanswerable']);
     for (const score of Object.values(report.byKind)) {
-      assert.deepEqual(Object.keys(score).sort(), ['answerPassRate', 'citationHitRate', 'questions', 'toolCallsMean', 'unresolvedCitations']);
+      assert.deepEqual(Object.keys(score).sort(), [
+        'answerPassRate',
+        'citationHitRate',
+        'questions',
+        'toolCallsMean',
+        'unresolvedCitations',
+      ]);
     }
     assert.deepEqual(Object.keys(report.byCorpus).sort(), ['alpha', 'beta']);
     assert.equal(report.byCorpus.alpha.documents, 1);
     assert.equal(report.byCorpus.beta.documents, 2);
     assert.equal(report.byCorpus.beta.questions, 2);
     assert.deepEqual(report.byCorpus.beta.failed, []);
-    assert.deepEqual(report.outcomes.map((o) => o.id), ['alpha-designer', 'beta-rate', 'beta-none']);
+    assert.deepEqual(
+      report.outcomes.map((o) => o.id),
+      ['alpha-designer', 'beta-rate', 'beta-none'],
+    );
     for (const outcome of report.outcomes) {
-      assert.deepEqual(Object.keys(outcome).sort(), ['answer', 'answerPass', 'answeredBy', 'citationHit', 'citations', 'cited', 'finishReason', 'id', 'kind', 'questionRule', 'toolCalls', 'unresolved']);
+      assert.deepEqual(Object.keys(outcome).sort(), [
+        'answer',
+        'answerPass',
+        'answeredBy',
+        'citationHit',
+        'citations',
+        'cited',
+        'finishReason',
+        'id',
+        'kind',
+        'questionRule',
+        'toolCalls',
+        'unresolved',
+      ]);
       assert.ok(FINISH_REASONS.includes(outcome.finishReason as never), outcome.finishReason);
       assert.ok(outcome.answeredBy && /^[a-z:-]+$/.test(outcome.answeredBy), `names the answerer that answered, got ${outcome.answeredBy}`);
-      assert.ok(outcome.questionRule && /^[a-z:-]+$/.test(outcome.questionRule), `names the rule that read the question, got ${outcome.questionRule}`);
+      assert.ok(
+        outcome.questionRule && /^[a-z:-]+$/.test(outcome.questionRule),
+        `names the rule that read the question, got ${outcome.questionRule}`,
+      );
     }
     // The beta question searched beta only: the alpha figure never reaches its answer.
     const rate = report.outcomes.find((o) => o.id === 'beta-rate')!;
@@ -72,7 +133,10 @@ describe('docs evaluation (eval docs)', () => {
     assert.match(human.stdout, /^ {5}\S/m, 'the answer under each question');
     assert.match(human.stdout, /^ {2}unanswerable\s+1\s/m);
     assert.match(human.stdout, /^ {2}\[beta\]\s+2\s/m);
-    assert.match(human.stdout, /^3 questions \(offline\): answers [\d.]+, citation hit rate [\d.]+, tool calls [\d.]+, unresolved citations \d+$/m);
+    assert.match(
+      human.stdout,
+      /^3 questions \(offline\): answers [\d.]+, citation hit rate [\d.]+, tool calls [\d.]+, unresolved citations \d+$/m,
+    );
     const json = await runCli(['eval', 'docs', set.file, '--corpus', set.root, '--json']);
     assert.equal(json.status, 0, json.stderr);
     assert.equal(json.json.questions, 3);
@@ -102,7 +166,13 @@ describe('docs evaluation (eval docs)', () => {
       finishReason: 'stop',
       toolCalls: 1,
     });
-    const question = { id: 'q', kind: 'calculation', question: '?', answerContains: [['5 seconds', 'five seconds'], 'timeout'], cites: [['a.md', 'b.md'], 'c.md'] };
+    const question = {
+      id: 'q',
+      kind: 'calculation',
+      question: '?',
+      answerContains: [['5 seconds', 'five seconds'], 'timeout'],
+      cites: [['a.md', 'b.md'], 'c.md'],
+    };
     assert.equal(judge(question, run('The default TIMEOUT is five\nseconds.', ['/x/b.md'])).answerPass, true);
     assert.equal(judge(question, run('The default timeout is 5 minutes.')).answerPass, false);
     assert.equal(judge(question, run('timeout 5 seconds', ['/x/b.md'])).citationHit, 0.5);
@@ -116,7 +186,16 @@ describe('the docs development set (eval/docs-dev/questions.json)', () => {
   it('has at least 40 questions of every kind, over httpx and jinja', () => {
     assert.ok(questions.length >= 40, `${questions.length} questions`);
     const count = (kind: string) => questions.filter((q) => q.kind === kind).length;
-    const minimum: Record<string, number> = { 'single-fact': 8, 'how-to': 6, list: 4, 'multi-hop': 4, comparison: 4, calculation: 4, 'yes-no': 3, unanswerable: 5 };
+    const minimum: Record<string, number> = {
+      'single-fact': 8,
+      'how-to': 6,
+      list: 4,
+      'multi-hop': 4,
+      comparison: 4,
+      calculation: 4,
+      'yes-no': 3,
+      unanswerable: 5,
+    };
     for (const [kind, least] of Object.entries(minimum)) assert.ok(count(kind) >= least, `${kind}: ${count(kind)} < ${least}`);
     assert.deepEqual([...new Set(questions.map((q) => q.corpus))].sort(), ['httpx', 'jinja']);
     for (const q of questions) {
@@ -141,7 +220,8 @@ describe('the docs development set (eval/docs-dev/questions.json)', () => {
     const report = await runDocsEval();
     assert.equal(report.questions, questions.length);
     assert.deepEqual(Object.keys(report.byCorpus).sort(), ['httpx', 'jinja']);
-    for (const outcome of report.outcomes) assert.ok(FINISH_REASONS.includes(outcome.finishReason as never), `${outcome.id}: ${outcome.finishReason}`);
+    for (const outcome of report.outcomes)
+      assert.ok(FINISH_REASONS.includes(outcome.finishReason as never), `${outcome.id}: ${outcome.finishReason}`);
   });
 });
 
@@ -155,7 +235,10 @@ describe('the held-out docs set (eval/docs-heldout/questions.json)', () => {
     // The quick-start question is the reader's own test: it must not count as held out.
     assert.ok(!questions.some((q) => /citation that resolves to nothing/i.test(q.question)));
     for (const kind of ['single-fact', 'how-to', 'list', 'multi-hop', 'comparison', 'calculation', 'yes-no', 'unanswerable']) {
-      assert.ok(questions.some((q) => q.kind === kind), kind);
+      assert.ok(
+        questions.some((q) => q.kind === kind),
+        kind,
+      );
     }
   });
 });

@@ -14,7 +14,9 @@ import { REPO_ROOT, startCli, tempDir } from './helpers.ts';
 // The cluster is this file's own: stopping the shared DOSSIER_TEST_PG one would break the test
 // files running beside it.
 
-const SKIP = process.env.DOSSIER_TEST_PG ? false : 'DOSSIER_TEST_PG is unset: no PostgreSQL for the fault test (bash scripts/postgres-test-cluster.sh start)';
+const SKIP = process.env.DOSSIER_TEST_PG
+  ? false
+  : 'DOSSIER_TEST_PG is unset: no PostgreSQL for the fault test (bash scripts/postgres-test-cluster.sh start)';
 const run = promisify(execFile);
 const PG_DIR = `/tmp/dossier-pg-fault-${process.pid}`;
 // Below Linux's ephemeral range (32768–60999): the other test files' client connections take local
@@ -23,7 +25,9 @@ const PG_PORT = '29432';
 
 /** scripts/postgres-test-cluster.sh on this file's cluster: start, restart, down, up, stop. */
 async function cluster(command: 'start' | 'restart' | 'down' | 'up' | 'stop'): Promise<string> {
-  const { stdout } = await run('bash', [join(REPO_ROOT, 'scripts/postgres-test-cluster.sh'), command], { env: { ...process.env, DOSSIER_PG_DIR: PG_DIR, DOSSIER_PG_PORT: PG_PORT } });
+  const { stdout } = await run('bash', [join(REPO_ROOT, 'scripts/postgres-test-cluster.sh'), command], {
+    env: { ...process.env, DOSSIER_PG_DIR: PG_DIR, DOSSIER_PG_PORT: PG_PORT },
+  });
   return stdout.trim();
 }
 
@@ -58,14 +62,19 @@ function startLoad(url: string, stderrOf: () => string, searchers = 3) {
       await new Promise((resolve) => setTimeout(resolve, 15));
     }
   };
-  const search = { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: 'Tern-4 sea trial', k: 3 }) };
+  const search = {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ query: 'Tern-4 sea trial', k: 3 }),
+  };
   const loops = [...Array.from({ length: searchers }, () => loop('/v1/search', search)), loop('/ready')];
   return {
     samples,
     /** Waits until `test` holds for the samples (checked every 20 ms), at most `ms`. */
     async until(test: (samples: Sample[]) => boolean, ms: number, what: string) {
       for (const deadline = Date.now() + ms; !test(samples); await new Promise((resolve) => setTimeout(resolve, 20))) {
-        if (Date.now() > deadline) assert.fail(`${what} within ${ms} ms; last: ${JSON.stringify(samples.slice(-3))}; server stderr: ${stderrOf()}`);
+        if (Date.now() > deadline)
+          assert.fail(`${what} within ${ms} ms; last: ${JSON.stringify(samples.slice(-3))}; server stderr: ${stderrOf()}`);
       }
     },
     async stop() {
@@ -95,7 +104,12 @@ function assertOnlyOkOrUnavailable(samples: Sample[], stderr: string): void {
 }
 
 const alive = (child: ChildProcess) => child.exitCode === null && child.signalCode === null;
-const okSearches = (samples: Sample[], n: number) => samples.length >= n && samples.filter((s) => s.path === '/v1/search').slice(-n).every((s) => s.status === 200);
+const okSearches = (samples: Sample[], n: number) =>
+  samples.length >= n &&
+  samples
+    .filter((s) => s.path === '/v1/search')
+    .slice(-n)
+    .every((s) => s.status === 200);
 
 describe('dossier serve while PostgreSQL restarts', { skip: SKIP }, () => {
   let url: string;
@@ -137,7 +151,11 @@ describe('dossier serve while PostgreSQL restarts', { skip: SKIP }, () => {
       await load.until((s) => okSearches(s, 5), 10_000, 'searches answering before the restart');
       const restartedAt = Date.now();
       await cluster('restart');
-      await load.until((s) => s.filter((x) => x.at > restartedAt && x.path === '/v1/search').length >= 10 && okSearches(s, 10), 30_000, '10 searches answering in a row after the restart');
+      await load.until(
+        (s) => s.filter((x) => x.at > restartedAt && x.path === '/v1/search').length >= 10 && okSearches(s, 10),
+        30_000,
+        '10 searches answering in a row after the restart',
+      );
     } finally {
       await load.stop();
     }
@@ -154,10 +172,19 @@ describe('dossier serve while PostgreSQL restarts', { skip: SKIP }, () => {
       await cluster('down');
       downAt = Date.now();
       // Stay down until the clients have seen it: several failed searches and a failed /ready.
-      await load.until((s) => s.filter((x) => x.at > downAt && x.path === '/v1/search').length >= 10 && s.some((x) => x.at > downAt && x.path === '/ready'), 15_000, 'requests during the outage');
+      await load.until(
+        (s) =>
+          s.filter((x) => x.at > downAt && x.path === '/v1/search').length >= 10 && s.some((x) => x.at > downAt && x.path === '/ready'),
+        15_000,
+        'requests during the outage',
+      );
       upAt = Date.now();
       await cluster('up');
-      await load.until((s) => okSearches(s, 10) && s.some((x) => x.at > upAt && x.path === '/ready' && x.status === 200), 30_000, 'searches and /ready answering after the outage');
+      await load.until(
+        (s) => okSearches(s, 10) && s.some((x) => x.at > upAt && x.path === '/ready' && x.status === 200),
+        30_000,
+        'searches and /ready answering after the outage',
+      );
     } finally {
       await load.stop();
     }
@@ -166,13 +193,20 @@ describe('dossier serve while PostgreSQL restarts', { skip: SKIP }, () => {
     const during = load.samples.filter((s) => s.at > downAt && s.at < upAt);
     assert.ok(during.length >= 10, `requests during the outage: ${during.length}`);
     assert.deepEqual([...new Set(during.map((s) => s.status))], [503]);
-    assert.ok(during.some((s) => s.path === '/ready'), '/ready was asked during the outage');
+    assert.ok(
+      during.some((s) => s.path === '/ready'),
+      '/ready was asked during the outage',
+    );
     assert.ok(alive(child), `the server is still running: ${stderr}`);
 
     // The same process works fully again: its queue worker, woken by the enqueue notification on a
     // connection it opened again after the outage, ingests an upload, which is then searchable.
     const form = new FormData();
-    form.append('file', new Blob(['# Otter survey\n\nThe otter survey of the Lofoten coast counted 312 Eurasian otters.\n'], { type: 'text/markdown' }), 'otters.md');
+    form.append(
+      'file',
+      new Blob(['# Otter survey\n\nThe otter survey of the Lofoten coast counted 312 Eurasian otters.\n'], { type: 'text/markdown' }),
+      'otters.md',
+    );
     form.append('collection', 'default');
     const accepted = await fetch(`${serverUrl}/v1/documents`, { method: 'POST', body: form });
     assert.equal(accepted.status, 202, await accepted.clone().text());
@@ -184,7 +218,11 @@ describe('dossier serve while PostgreSQL restarts', { skip: SKIP }, () => {
       await new Promise((resolve) => setTimeout(resolve, 25));
     }
     assert.equal(polled.status, 'finished', JSON.stringify(polled));
-    const found = await fetch(`${serverUrl}/v1/search`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: 'otter survey Lofoten', k: 3 }) });
+    const found = await fetch(`${serverUrl}/v1/search`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ query: 'otter survey Lofoten', k: 3 }),
+    });
     assert.equal(found.status, 200);
     assert.match(JSON.stringify(await found.json()), /Eurasian otters/);
   });

@@ -20,7 +20,11 @@ function shapeOf(value: unknown): unknown {
     return [...shapes.values()];
   }
   if (typeof value === 'object') {
-    return Object.fromEntries(Object.keys(value as object).sort().map((key) => [key, shapeOf((value as Record<string, unknown>)[key])]));
+    return Object.fromEntries(
+      Object.keys(value as object)
+        .sort()
+        .map((key) => [key, shapeOf((value as Record<string, unknown>)[key])]),
+    );
   }
   return typeof value;
 }
@@ -111,7 +115,11 @@ describe('golden surfaces: CLI --json shapes, /openapi.json, the core HTTP respo
     const server = await startServer({ dossier, db, port: 0 });
     try {
       const call = async (method: string, path: string, body?: unknown) => {
-        const response = await fetch(`${server.url}${path}`, { method, headers: body ? { 'content-type': 'application/json' } : {}, body: body ? JSON.stringify(body) : undefined });
+        const response = await fetch(`${server.url}${path}`, {
+          method,
+          headers: body ? { 'content-type': 'application/json' } : {},
+          body: body ? JSON.stringify(body) : undefined,
+        });
         const text = await response.text();
         let json: unknown;
         try {
@@ -135,8 +143,14 @@ describe('golden surfaces: CLI --json shapes, /openapi.json, the core HTTP respo
         ask: await call('POST', '/v1/ask', { question: 'Where did the Tern-4 sea trial take place?' }),
         'ask (not found)': await call('POST', '/v1/ask', { question: 'What is the favourite colour of the chief executive officer?' }),
         conversation,
-        'ask (in a conversation)': await call('POST', '/v1/ask', { question: 'Who founded Halvorsen Instruments?', conversationId: conversation.body.id }),
-        'chat completions': await call('POST', '/v1/chat/completions', { model: 'dossier', messages: [{ role: 'user', content: 'How many engineers does the Deep Water Team have?' }] }),
+        'ask (in a conversation)': await call('POST', '/v1/ask', {
+          question: 'Who founded Halvorsen Instruments?',
+          conversationId: conversation.body.id,
+        }),
+        'chat completions': await call('POST', '/v1/chat/completions', {
+          model: 'dossier',
+          messages: [{ role: 'user', content: 'How many engineers does the Deep Water Team have?' }],
+        }),
         'missing document': await call('GET', '/v1/documents/999999'),
       };
       compareOrWrite('http-smoke.json', stable(responses));

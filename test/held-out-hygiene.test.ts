@@ -48,7 +48,11 @@ function readQuestions(): Question[] {
 
 /** The files git knows or would add (tracked, or untracked and not ignored), by path from the checkout. */
 function repositoryFiles(): string[] {
-  const out = execFileSync('git', ['ls-files', '--cached', '--others', '--exclude-standard', '-z'], { cwd: REPO_ROOT, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+  const out = execFileSync('git', ['ls-files', '--cached', '--others', '--exclude-standard', '-z'], {
+    cwd: REPO_ROOT,
+    encoding: 'utf8',
+    maxBuffer: 64 * 1024 * 1024,
+  });
   return [...new Set(out.split('\0').filter(Boolean))];
 }
 
@@ -73,7 +77,10 @@ function runsOf(words: string[], n: number): string[] {
  * unless a development question holds the same words (a shared "Who was born first" is no leak).
  * Keyed by their first two words, so one pass over a file's words finds them all.
  */
-function phrasesOf(development: Question[], heldOut: Question[]): Map<string, Array<{ words: string[]; question: Question; whole: boolean }>> {
+function phrasesOf(
+  development: Question[],
+  heldOut: Question[],
+): Map<string, Array<{ words: string[]; question: Question; whole: boolean }>> {
   const developmentText = development.map((q) => ` ${q.words.join(' ')} `);
   const inDevelopment = (words: string[]) => developmentText.some((text) => text.includes(` ${words.join(' ')} `));
   const byStart = new Map<string, Array<{ words: string[]; question: Question; whole: boolean }>>();
@@ -108,7 +115,9 @@ describe('held-out hygiene: HotpotQA questions 100–499', () => {
     assert.ok(questions.length > DEVELOPMENT, `${DATA_FILE} holds ${questions.length} questions, expected more than ${DEVELOPMENT}`);
     const byStart = phrasesOf(questions.slice(0, DEVELOPMENT), questions.slice(DEVELOPMENT));
     const searched = repositoryFiles().filter(
-      (path) => (SEARCHED.some((dir) => path.startsWith(dir)) || SEARCHED_FILES.includes(path)) && !NOT_SEARCHED.some((dir) => path.startsWith(dir)),
+      (path) =>
+        (SEARCHED.some((dir) => path.startsWith(dir)) || SEARCHED_FILES.includes(path)) &&
+        !NOT_SEARCHED.some((dir) => path.startsWith(dir)),
     );
     assert.ok(searched.length > 50, `only ${searched.length} files found to search`);
     const found = new Set<string>();
@@ -123,7 +132,10 @@ describe('held-out hygiene: HotpotQA questions 100–499', () => {
           if (i + phrase.length > words.length) continue;
           let same = true;
           for (let k = 2; k < phrase.length && same; k++) same = words[i + k] === phrase[k];
-          if (same) found.add(`${path}: held-out question at line ${question.line} of hotpotqa/dev-500.jsonl (question ${question.line - 1}, id ${question.id}), ${whole ? 'the whole question' : `a run of ${RUN} of its words`}`);
+          if (same)
+            found.add(
+              `${path}: held-out question at line ${question.line} of hotpotqa/dev-500.jsonl (question ${question.line - 1}, id ${question.id}), ${whole ? 'the whole question' : `a run of ${RUN} of its words`}`,
+            );
         }
       }
     }
@@ -131,9 +143,17 @@ describe('held-out hygiene: HotpotQA questions 100–499', () => {
   });
 
   it('no golden output recorded for a held-out question', { skip: dataMissing }, () => {
-    const heldOut = new Map(readQuestions().slice(DEVELOPMENT).map((q) => [q.id, q.line]));
+    const heldOut = new Map(
+      readQuestions()
+        .slice(DEVELOPMENT)
+        .map((q) => [q.id, q.line]),
+    );
     const goldenDir = join(REPO_ROOT, 'eval/golden');
-    const files = existsSync(goldenDir) ? readdirSync(goldenDir).filter((name) => name.endsWith('.jsonl')).sort() : [];
+    const files = existsSync(goldenDir)
+      ? readdirSync(goldenDir)
+          .filter((name) => name.endsWith('.jsonl'))
+          .sort()
+      : [];
     assert.ok(files.length > 0, 'no golden .jsonl files found in eval/golden/');
     const found: string[] = [];
     for (const name of files) {
@@ -142,7 +162,8 @@ describe('held-out hygiene: HotpotQA questions 100–499', () => {
         .forEach((line, index) => {
           if (!line.trim()) return;
           const { id } = JSON.parse(line) as { id?: unknown };
-          if (typeof id === 'string' && heldOut.has(id)) found.push(`eval/golden/${name}:${index + 1}: id ${id} is held-out question ${heldOut.get(id)! - 1} (line ${heldOut.get(id)})`);
+          if (typeof id === 'string' && heldOut.has(id))
+            found.push(`eval/golden/${name}:${index + 1}: id ${id} is held-out question ${heldOut.get(id)! - 1} (line ${heldOut.get(id)})`);
         });
     }
     assert.deepEqual(found, [], 'golden outputs hold development answers only');

@@ -1,6 +1,19 @@
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { chmodSync, copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  copyFileSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -27,7 +40,10 @@ export function writeTinyBeir(dir: string, queries: { id: string; text: string; 
   ];
   writeFileSync(join(dir, 'corpus.jsonl'), corpus.map((c) => JSON.stringify(c)).join('\n'));
   writeFileSync(join(dir, 'queries.jsonl'), queries.map((q) => JSON.stringify({ _id: q.id, text: q.text })).join('\n'));
-  writeFileSync(join(dir, 'qrels', 'test.tsv'), `query-id\tcorpus-id\tscore\n${queries.map((q) => `${q.id}\t${q.relevant}\t1\n`).join('')}`);
+  writeFileSync(
+    join(dir, 'qrels', 'test.tsv'),
+    `query-id\tcorpus-id\tscore\n${queries.map((q) => `${q.id}\t${q.relevant}\t1\n`).join('')}`,
+  );
 }
 
 export function tempDir(prefix = 'dossier-test-'): { dir: string; cleanup: () => void } {
@@ -69,7 +85,11 @@ export async function runCli(args: string[], options: { env?: Record<string, str
 
 /** The real binary in a child process (built JS in dist/): for start-up, signals, pipes. */
 export function startCli(args: string[], options: { cwd?: string; env?: Record<string, string> } = {}) {
-  return spawn(process.execPath, [CLI, ...args], { cwd: options.cwd ?? REPO_ROOT, env: { ...process.env, NO_COLOR: '1', ...options.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  return spawn(process.execPath, [CLI, ...args], {
+    cwd: options.cwd ?? REPO_ROOT,
+    env: { ...process.env, NO_COLOR: '1', ...options.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
 }
 
 export function runCliProcess(args: string[], options: { cwd?: string; env?: Record<string, string> } = {}): Promise<CliResult> {
@@ -145,7 +165,16 @@ async function cachedRegressionIndex(): Promise<string | undefined> {
  * A fresh index of the regression corpus (eval/regression/corpus) in a temporary folder (or, on
  * PostgreSQL, a fresh database); `env` is the Dossier's (e.g. a scripted model's DOSSIER_MODEL).
  */
-export async function regressionIndex(backend: ServerBackend = 'sqlite', options: { env?: Record<string, string | undefined> } = {}): Promise<{ dossier: import('../src/dossier.ts').Dossier; db: string; dir: string; cleanup: () => Promise<void>; removeFiles: () => Promise<void> }> {
+export async function regressionIndex(
+  backend: ServerBackend = 'sqlite',
+  options: { env?: Record<string, string | undefined> } = {},
+): Promise<{
+  dossier: import('../src/dossier.ts').Dossier;
+  db: string;
+  dir: string;
+  cleanup: () => Promise<void>;
+  removeFiles: () => Promise<void>;
+}> {
   const { createDossier } = await import('../src/dossier.ts');
   const { REGRESSION_DIR } = await import('../src/eval/regression.ts');
   const temp = await backendDb(backend);
@@ -200,8 +229,17 @@ export async function worldReadableBundle(entry: string, nativePackages: string[
   const dir = mkdtempSync(join(tmpdir(), 'dossier-bundle-'));
   const { build } = await import('esbuild');
   const module = join(dir, 'bundle.mjs');
-  await build({ entryPoints: [entry], bundle: true, platform: 'node', format: 'esm', external: nativePackages, outfile: module, logLevel: 'error' });
-  for (const name of nativePackages) cpSync(join(REPO_ROOT, 'node_modules', name), join(dir, 'node_modules', name), { recursive: true, dereference: true });
+  await build({
+    entryPoints: [entry],
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    external: nativePackages,
+    outfile: module,
+    logLevel: 'error',
+  });
+  for (const name of nativePackages)
+    cpSync(join(REPO_ROOT, 'node_modules', name), join(dir, 'node_modules', name), { recursive: true, dereference: true });
   const open = (path: string) => {
     chmodSync(path, statSync(path).isDirectory() ? 0o755 : 0o644 | (statSync(path).mode & 0o111 ? 0o111 : 0));
     if (statSync(path).isDirectory()) for (const child of readdirSync(path)) open(join(path, child));

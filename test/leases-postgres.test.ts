@@ -20,10 +20,14 @@ process.env.DOSSIER_RUN_LEASE_MS = String(LEASE_MS);
 
 type Server = Awaited<ReturnType<typeof startServer>>;
 const json = async (response: Response) => (await response.json()) as any;
-const post = (url: string, body: unknown, signal?: AbortSignal) => fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), signal });
+const post = (url: string, body: unknown, signal?: AbortSignal) =>
+  fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), signal });
 
 /** Reads an SSE body until `enough(frames)` holds (or, with `enough` never true, to its end). */
-async function readFrames(response: Response, enough: (frames: Frame[]) => boolean = () => false): Promise<{ frames: Frame[]; rest: () => Promise<Frame[]> }> {
+async function readFrames(
+  response: Response,
+  enough: (frames: Frame[]) => boolean = () => false,
+): Promise<{ frames: Frame[]; rest: () => Promise<Frame[]> }> {
   const reader = response.body!.getReader();
   const decoder = new TextDecoder();
   let text = '';
@@ -41,7 +45,11 @@ async function readFrames(response: Response, enough: (frames: Frame[]) => boole
 
 const ownFinish = (frames: Frame[]) => frames.filter((f) => f.event === 'run-finish' && f.data.path === undefined);
 
-describe('run leases: nodes on one PostgreSQL database close only runs whose node stopped', { skip: process.env.DOSSIER_TEST_PG ? false : 'DOSSIER_TEST_PG is unset: no PostgreSQL cluster for the lease test (bash scripts/postgres-test-cluster.sh start)' }, () => {
+describe('run leases: nodes on one PostgreSQL database close only runs whose node stopped', {
+  skip: process.env.DOSSIER_TEST_PG
+    ? false
+    : 'DOSSIER_TEST_PG is unset: no PostgreSQL cluster for the lease test (bash scripts/postgres-test-cluster.sh start)',
+}, () => {
   let db: string;
   let cleanup: () => Promise<void>;
   let model: OpenAIServer;
@@ -79,7 +87,11 @@ describe('run leases: nodes on one PostgreSQL database close only runs whose nod
     const a = await node();
     // The model answers after several leases' worth of time: only A's heartbeat keeps the run alive.
     model.chat.enqueue({ type: 'text', text: 'The Tern-4 sea trial took place in the Hardangerfjord.', delayMs: 4 * LEASE_MS });
-    const response = await post(`${a.url}/v1/ask`, { question: 'Where did the Tern-4 sea trial take place?', model: 'openai-compatible:slow', stream: true });
+    const response = await post(`${a.url}/v1/ask`, {
+      question: 'Where did the Tern-4 sea trial take place?',
+      model: 'openai-compatible:slow',
+      stream: true,
+    });
     assert.equal(response.status, 200);
     const runId = response.headers.get('x-dossier-run-id')!;
     const stream = await readFrames(response, (frames) => frames.some((f) => f.event === 'run-start'));
@@ -101,7 +113,9 @@ describe('run leases: nodes on one PostgreSQL database close only runs whose nod
     const survivor = servers[1] ?? (await node());
     // The dying node: the built CLI, its model call never answered, so its run is live when it dies.
     model.chat.enqueue({ type: 'hang' });
-    const child = startCli(['serve', '--port', '0', '--db', db, '--workers', '0'], { env: { DOSSIER_RUN_LEASE_MS: String(LEASE_MS), DOSSIER_BASE_URL: model.baseURL } });
+    const child = startCli(['serve', '--port', '0', '--db', db, '--workers', '0'], {
+      env: { DOSSIER_RUN_LEASE_MS: String(LEASE_MS), DOSSIER_BASE_URL: model.baseURL },
+    });
     killed = child;
     let stderr = '';
     child.stderr!.on('data', (data) => (stderr += data));
@@ -113,7 +127,11 @@ describe('run leases: nodes on one PostgreSQL database close only runs whose nod
       child.once('exit', (code) => reject(new Error(`serve exited ${code}: ${stderr}`)));
     });
     const controller = new AbortController();
-    const response = await post(`${url}/v1/ask`, { question: 'Who leads the team that built the Tern-4 salinity sensor?', model: 'openai-compatible:slow', stream: true }, controller.signal);
+    const response = await post(
+      `${url}/v1/ask`,
+      { question: 'Who leads the team that built the Tern-4 salinity sensor?', model: 'openai-compatible:slow', stream: true },
+      controller.signal,
+    );
     const runId = response.headers.get('x-dossier-run-id')!;
     await readFrames(response, (frames) => frames.some((f) => f.event === 'run-start'));
     // A client of the survivor follows the run (polling the stored events) from before the kill.
@@ -132,7 +150,11 @@ describe('run leases: nodes on one PostgreSQL database close only runs whose nod
     }
     assert.deepEqual([run.status, run.finishReason], ['failed', 'error'], 'closed by the surviving node, no restart needed');
     const frames = (await following).frames;
-    assert.deepEqual(frames.map((f) => f.id), frames.map((_, i) => i + 1), 'every stored event once, in order');
+    assert.deepEqual(
+      frames.map((f) => f.id),
+      frames.map((_, i) => i + 1),
+      'every stored event once, in order',
+    );
     const [error, finish] = frames.slice(-2);
     assert.deepEqual([error!.event, error!.data.code], ['error', 'interrupted']);
     assert.deepEqual([finish!.event, finish!.data.finishReason, finish!.data.path], ['run-finish', 'error', undefined]);

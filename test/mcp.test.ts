@@ -79,7 +79,9 @@ function coreSuite(connect: () => Client) {
   });
 
   it('research returns a cited report with its plan', async () => {
-    const { text, data, isError } = await call(connect(), 'research', { question: 'Where did the Tern-4 sea trial take place, and who led it?' });
+    const { text, data, isError } = await call(connect(), 'research', {
+      question: 'Where did the Tern-4 sea trial take place, and who led it?',
+    });
     assert.equal(isError, false, text);
     assert.ok(Array.isArray(data.plan) && data.plan.length >= 1);
     assert.match(text, /Plan:\n- \[(answered|open|failed)\] /);
@@ -99,10 +101,16 @@ function coreSuite(connect: () => Client) {
     assert.ok(staff && staff.chunks >= 2, listed.text);
     assert.match(listed.text, new RegExp(`^${staff.id} · Staff directory`, 'm'));
     const page = await call(client, 'list_documents', { limit: 2, offset: 1 });
-    assert.deepEqual(page.data.documents.map((d: any) => d.id), listed.data.documents.slice(1, 3).map((d: any) => d.id));
+    assert.deepEqual(
+      page.data.documents.map((d: any) => d.id),
+      listed.data.documents.slice(1, 3).map((d: any) => d.id),
+    );
     const one = await call(client, 'get_content', { documentId: staff.id, fromChunk: 1, toChunk: 1 });
     assert.equal(one.isError, false, one.text);
-    assert.deepEqual(one.data.chunks.map((c: any) => c.ordinal), [1]);
+    assert.deepEqual(
+      one.data.chunks.map((c: any) => c.ordinal),
+      [1],
+    );
     assert.match(one.text, /Staff directory/);
     const all = await call(client, 'get_content', { documentId: staff.id });
     assert.equal(all.data.chunks.length, staff.chunks);
@@ -120,7 +128,10 @@ function coreSuite(connect: () => Client) {
     assert.match(text, /^Title: Field notes from the Tern-4 sea trial\nSource: .*field-notes-injected\.md\n/);
     assert.match(text, /Hardangerfjord/);
     const { resourceTemplates } = await client.listResourceTemplates();
-    assert.deepEqual(resourceTemplates.map((t) => t.uriTemplate), ['dossier://documents/{id}']);
+    assert.deepEqual(
+      resourceTemplates.map((t) => t.uriTemplate),
+      ['dossier://documents/{id}'],
+    );
     await assert.rejects(client.readResource({ uri: 'dossier://documents/99999' }), /no document 99999/);
   });
 
@@ -152,7 +163,13 @@ describe('MCP over stdio: `dossier mcp` (the built binary)', () => {
     temp = tempDir();
     db = await regressionDb(temp.dir);
     // Run in the temp folder so no dossier.config.json of the checkout applies.
-    const transport = new StdioClientTransport({ command: process.execPath, args: [CLI, 'mcp', '--db', db], cwd: temp.dir, stderr: 'pipe', env: { ...getDefaultEnvironment(), ...model.env } });
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [CLI, 'mcp', '--db', db],
+      cwd: temp.dir,
+      stderr: 'pipe',
+      env: { ...getDefaultEnvironment(), ...model.env },
+    });
     transport.stderr?.on('data', (data) => (stderr += data));
     client = new Client({ name: 'dossier-test', version: '1.0.0' });
     // A stray line on stdout would break the framing and show up here.
@@ -223,7 +240,9 @@ describe('MCP over Streamable HTTP with keys: one tenant cannot reach another', 
 
   async function clientFor(key: string): Promise<Client> {
     const client = new Client({ name: 'dossier-test', version: '1.0.0' });
-    await client.connect(new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${key}` } } }));
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${key}` } } }),
+    );
     clients.push(client);
     return client;
   }
@@ -268,16 +287,23 @@ describe('MCP over Streamable HTTP with keys: one tenant cannot reach another', 
     const content = await call(alice, 'get_content', { documentId: secretId });
     assert.match(content.text, /AMBERFALCON/);
     // Her runs are shown the passage (the scripted model quotes it).
-    for (const tool of ['ask', 'research']) assert.match((await call(alice, tool, { question: 'What is the Nightjar launch code?' })).text, /AMBERFALCON/, tool);
+    for (const tool of ['ask', 'research'])
+      assert.match((await call(alice, tool, { question: 'What is the Nightjar launch code?' })).text, /AMBERFALCON/, tool);
     assert.ok(model.answers.some((a) => a.evidence.some((e) => e.text.includes('AMBERFALCON'))));
-    assert.deepEqual((await alice.listResources()).resources.map((r) => r.name), ['Nightjar launch plan']);
+    assert.deepEqual(
+      (await alice.listResources()).resources.map((r) => r.name),
+      ['Nightjar launch plan'],
+    );
   });
 
   it('user b cannot search, ask, research or list anything of collection a', async () => {
     const bob = await clientFor(bobKey);
     for (const mode of ['hybrid', 'fulltext', 'vector']) {
       const { text, data } = await call(bob, 'search', { query: 'Nightjar launch code AMBERFALCON', mode, k: 50 });
-      assert.ok(data.hits.every((hit: any) => hit.collection === 'b'), mode);
+      assert.ok(
+        data.hits.every((hit: any) => hit.collection === 'b'),
+        mode,
+      );
       assert.doesNotMatch(text, /AMBERFALCON|Nightjar/);
     }
     const named = await call(bob, 'search', { query: 'Nightjar', collections: ['a'] });
@@ -288,15 +314,30 @@ describe('MCP over Streamable HTTP with keys: one tenant cannot reach another', 
     for (const tool of ['ask', 'research']) {
       const run = await call(bob, tool, { question: 'What is the Nightjar launch code?' });
       assert.doesNotMatch(run.text, /AMBERFALCON/, tool);
-      assert.ok(model.answers.length > 0 && model.answers.every((a) => a.evidence.every((e) => !/AMBERFALCON|Nightjar/.test(e.text))), `${tool}: the model was shown nothing of collection a`);
-      assert.ok((run.data?.citations ?? []).every((c: any) => c.documentId !== secretId), tool);
-      assert.equal((await call(bob, tool, { question: 'What is the Nightjar launch code?', collections: ['a'] })).text, 'not-found: no collection "a"');
+      assert.ok(
+        model.answers.length > 0 && model.answers.every((a) => a.evidence.every((e) => !/AMBERFALCON|Nightjar/.test(e.text))),
+        `${tool}: the model was shown nothing of collection a`,
+      );
+      assert.ok(
+        (run.data?.citations ?? []).every((c: any) => c.documentId !== secretId),
+        tool,
+      );
+      assert.equal(
+        (await call(bob, tool, { question: 'What is the Nightjar launch code?', collections: ['a'] })).text,
+        'not-found: no collection "a"',
+      );
     }
     const listed = await call(bob, 'list_documents', {});
-    assert.deepEqual(listed.data.documents.map((d: any) => d.collection), ['b']);
+    assert.deepEqual(
+      listed.data.documents.map((d: any) => d.collection),
+      ['b'],
+    );
     assert.doesNotMatch(listed.text, /Nightjar/);
     assert.equal((await call(bob, 'list_documents', { collection: 'a' })).text, 'not-found: no collection "a"');
-    assert.deepEqual((await bob.listResources()).resources.map((r) => r.name), ['Sandpiper shipping']);
+    assert.deepEqual(
+      (await bob.listResources()).resources.map((r) => r.name),
+      ['Sandpiper shipping'],
+    );
   });
 
   it('user b guessing document ids gets "not found", never a title or text', async () => {
@@ -320,7 +361,11 @@ describe('MCP over Streamable HTTP with keys: one tenant cannot reach another', 
     const none = await fetch(`${server.url}/mcp`, { method: 'POST', headers, body });
     assert.equal(none.status, 401);
     assert.equal(((await none.json()) as any).error.code, 'unauthorized');
-    const wrong = await fetch(`${server.url}/mcp`, { method: 'POST', headers: { ...headers, authorization: 'Bearer dsk_not-a-key' }, body });
+    const wrong = await fetch(`${server.url}/mcp`, {
+      method: 'POST',
+      headers: { ...headers, authorization: 'Bearer dsk_not-a-key' },
+      body,
+    });
     assert.equal(wrong.status, 401);
     const client = new Client({ name: 'dossier-test', version: '1.0.0' });
     await assert.rejects(client.connect(new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`))), /401|nauthorized/);

@@ -41,7 +41,10 @@ describe('dossier migrate --from FILE.db --to postgres://…', { skip: SKIP }, (
       await local.grant('default', alice.id, 'owner');
       const conversation = await local.createConversation(alice.id, 'Who runs it?');
       await local.addMessage({ conversationId: conversation.id, role: 'user', content: 'Who is the CEO?' });
-      const run = await local.createRun({ id: 'run-1', userId: alice.id, conversationId: conversation.id, question: 'Who is the CEO?', mode: 'rag' }, { node: 'test', ms: 60_000 });
+      const run = await local.createRun(
+        { id: 'run-1', userId: alice.id, conversationId: conversation.id, question: 'Who is the CEO?', mode: 'rag' },
+        { node: 'test', ms: 60_000 },
+      );
       await local.appendEvent(run.id, 1, { type: 'run-start' });
       await local.appendEvent(run.id, 2, { type: 'run-finish' });
       await local.finishRun(run.id, 'finished', 'answered', { answer: 'Jonas Eide' });
@@ -58,13 +61,28 @@ describe('dossier migrate --from FILE.db --to postgres://…', { skip: SKIP }, (
       assert.equal(report.documents, documents.length - 1);
       assert.equal(report.vectors, report.chunks);
       assert.match(report.ids, /differ/);
-      assert.deepEqual(report.serverTables, { srv_users: 1, srv_keys: 1, srv_members: 1, srv_conversations: 1, srv_messages: 1, srv_runs: 1, srv_run_events: 2, srv_jobs: 1 });
+      assert.deepEqual(report.serverTables, {
+        srv_users: 1,
+        srv_keys: 1,
+        srv_members: 1,
+        srv_conversations: 1,
+        srv_messages: 1,
+        srv_runs: 1,
+        srv_run_events: 2,
+        srv_jobs: 1,
+      });
       const remote = await openServerState(db.url);
       try {
         assert.deepEqual(await remote.userByKey(apiKey), alice, 'the key (its hash) and the user arrive as they were');
         assert.deepEqual(await remote.memberships(alice.id), [{ collection: 'default', role: 'owner' }]);
-        assert.deepEqual((await remote.messages(conversation.id)).map((m) => m.content), ['Who is the CEO?']);
-        assert.deepEqual((await remote.events(run.id)).map((e) => e.event.type), ['run-start', 'run-finish']);
+        assert.deepEqual(
+          (await remote.messages(conversation.id)).map((m) => m.content),
+          ['Who is the CEO?'],
+        );
+        assert.deepEqual(
+          (await remote.events(run.id)).map((e) => e.event.type),
+          ['run-start', 'run-finish'],
+        );
         assert.deepEqual((await remote.run(run.id))?.result, { answer: 'Jonas Eide' });
         assert.deepEqual((await remote.job(job.id))?.report, { ingested: 1 });
       } finally {
@@ -83,13 +101,23 @@ describe('dossier migrate --from FILE.db --to postgres://…', { skip: SKIP }, (
       const sqliteDocuments = await sqliteIndex.store.listDocuments(ALL);
       const pgDocuments = await pgIndex.store.listDocuments(ALL);
       assert.deepEqual(pgDocuments.map(strip), sqliteDocuments.map(strip));
-      assert.ok(sqliteDocuments.some((d) => d.description.length > 0), 'descriptions are there to compare');
+      assert.ok(
+        sqliteDocuments.some((d) => d.description.length > 0),
+        'descriptions are there to compare',
+      );
       assert.deepEqual(pgDocuments[0].metadata.owner, { team: 'docs' });
       const chunksOf = async (dossier: Dossier, documentId: number) =>
         (await dossier.store.getChunkRange(ALL, documentId, 0, 1_000_000)).map(({ id: _id, documentId: _d, ...rest }: StoredChunk) => rest);
       for (let i = 0; i < sqliteDocuments.length; i++) {
-        assert.deepEqual(await chunksOf(pgIndex, pgDocuments[i].id), await chunksOf(sqliteIndex, sqliteDocuments[i].id), sqliteDocuments[i].source);
-        assert.equal(await pgIndex.store.getDocumentText(ALL, pgDocuments[i].id), await sqliteIndex.store.getDocumentText(ALL, sqliteDocuments[i].id));
+        assert.deepEqual(
+          await chunksOf(pgIndex, pgDocuments[i].id),
+          await chunksOf(sqliteIndex, sqliteDocuments[i].id),
+          sqliteDocuments[i].source,
+        );
+        assert.equal(
+          await pgIndex.store.getDocumentText(ALL, pgDocuments[i].id),
+          await sqliteIndex.store.getDocumentText(ALL, sqliteDocuments[i].id),
+        );
       }
 
       const { questions } = loadRegression();
@@ -98,7 +126,11 @@ describe('dossier migrate --from FILE.db --to postgres://…', { skip: SKIP }, (
         const pgText = await pgIndex.search({ query: question.question, mode: 'fulltext', k: 10 });
         const sqliteText = await sqliteIndex.search({ query: question.question, mode: 'fulltext', k: 10 });
         assert.deepEqual(pgText.map(key), sqliteText.map(key), question.id);
-        assert.deepEqual(pgText.map((h) => Math.round(h.score * 1e6)), sqliteText.map((h) => Math.round(h.score * 1e6)), question.id);
+        assert.deepEqual(
+          pgText.map((h) => Math.round(h.score * 1e6)),
+          sqliteText.map((h) => Math.round(h.score * 1e6)),
+          question.id,
+        );
         // Vectors: the same float32s (pgvector scores exactly, SQLite by int8): the same best hit.
         const pgVector = await pgIndex.search({ query: question.question, mode: 'vector', k: 5 });
         const sqliteVector = await sqliteIndex.search({ query: question.question, mode: 'vector', k: 5 });
@@ -118,7 +150,10 @@ describe('dossier migrate --from FILE.db --to postgres://…', { skip: SKIP }, (
         };
         assert.equal(resolved(pgAnswer), resolved(sqliteAnswer), question.id);
         assert.equal(pgAnswer.citations.length, sqliteAnswer.citations.length, question.id);
-        assert.ok(pgAnswer.citations.every((c) => c.text.length > 0), `${question.id}: cites stored chunks`);
+        assert.ok(
+          pgAnswer.citations.every((c) => c.text.length > 0),
+          `${question.id}: cites stored chunks`,
+        );
         if (pgAnswer.citations.length) cited++;
       }
       assert.ok(cited > 0, 'the offline agent answers with citations from the migrated index');

@@ -44,19 +44,36 @@ describe('what a model is shown (golden files)', () => {
 
   it('a second search in the run shows a passage already shown whole as a reference, not again', async () => {
     const model = new RepeatSearchModel('Skarv-5 sea trials');
-    await runAgent({ knowledge: index.dossier, question: 'Skarv-5 sea trials', model: { model, id: 'repeat', supportsTools: true }, maxSteps: 3, now: new Date('2026-01-01T00:00:00Z') });
+    await runAgent({
+      knowledge: index.dossier,
+      question: 'Skarv-5 sea trials',
+      model: { model, id: 'repeat', supportsTools: true },
+      maxSteps: 3,
+      now: new Date('2026-01-01T00:00:00Z'),
+    });
     const [first, second] = model.results;
-    const whole = parseEvidence(first).filter((block) => !block.cut && !block.reference).map((block) => block.id);
+    const whole = parseEvidence(first)
+      .filter((block) => !block.cut && !block.reference)
+      .map((block) => block.id);
     assert.ok(whole.length > 0, first);
     const again = new Map(parseEvidence(second).map((block) => [block.id, block]));
     for (const id of whole) assert.equal(again.get(id)?.reference, true, `${id} was shown whole already`);
-    assert.ok([...again.values()].some((block) => block.cut && !block.reference) || [...again.values()].every((block) => block.reference), 'a passage shown cut before is shown again (around the new query)');
+    assert.ok(
+      [...again.values()].some((block) => block.cut && !block.reference) || [...again.values()].every((block) => block.reference),
+      'a passage shown cut before is shown again (around the new query)',
+    );
   });
 });
 
 async function modelView(dossier: Dossier, question: string) {
   const model = new SearchOnceModel(question);
-  await runAgent({ knowledge: dossier, question, model: { model, id: 'search-once', supportsTools: true }, maxSteps: 2, now: new Date('2026-01-01T00:00:00Z') });
+  await runAgent({
+    knowledge: dossier,
+    question,
+    model: { model, id: 'search-once', supportsTools: true },
+    maxSteps: 2,
+    now: new Date('2026-01-01T00:00:00Z'),
+  });
   assert.ok(model.seen, 'the model got its second turn');
   return { prompt: model.seen.prompt, tools: model.seen.tools };
 }
@@ -65,10 +82,27 @@ async function modelView(dossier: Dossier, question: string) {
 class RepeatSearchModel extends SearchOnceModel {
   results: string[] = [];
   override async doGenerate(options: Parameters<SearchOnceModel['doGenerate']>[0]) {
-    const results = options.prompt.flatMap((message) => (message.role === 'tool' ? message.content : [])).filter((part) => part.type === 'tool-result');
+    const results = options.prompt
+      .flatMap((message) => (message.role === 'tool' ? message.content : []))
+      .filter((part) => part.type === 'tool-result');
     this.results = results.map((part) => (part.output.type === 'text' ? part.output.value : ''));
     if (results.length === 1) {
-      return { content: [{ type: 'tool-call' as const, toolCallId: 'search-2', toolName: 'search_knowledge', input: JSON.stringify({ query: 'Skarv-5 sea trials' }) }], finishReason: { unified: 'tool-calls' as const, raw: undefined }, usage: { inputTokens: { total: 0, noCache: 0, cacheRead: undefined, cacheWrite: undefined }, outputTokens: { total: 0, text: 0, reasoning: undefined } }, warnings: [] };
+      return {
+        content: [
+          {
+            type: 'tool-call' as const,
+            toolCallId: 'search-2',
+            toolName: 'search_knowledge',
+            input: JSON.stringify({ query: 'Skarv-5 sea trials' }),
+          },
+        ],
+        finishReason: { unified: 'tool-calls' as const, raw: undefined },
+        usage: {
+          inputTokens: { total: 0, noCache: 0, cacheRead: undefined, cacheWrite: undefined },
+          outputTokens: { total: 0, text: 0, reasoning: undefined },
+        },
+        warnings: [],
+      };
     }
     return super.doGenerate(options);
   }

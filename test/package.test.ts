@@ -12,7 +12,17 @@ import { after, before, describe, test } from 'node:test';
 const REPO = resolve(import.meta.dirname, '..');
 const TSC = join(REPO, 'node_modules', 'typescript', 'bin', 'tsc');
 /** What `npm pack` needs from the working tree (uncommitted changes included). */
-const PACK_INPUTS = ['package.json', 'tsconfig.json', 'tsconfig.build.json', 'scripts', 'src', 'bin', 'eval/regression', 'README.md', 'LICENSE'];
+const PACK_INPUTS = [
+  'package.json',
+  'tsconfig.json',
+  'tsconfig.build.json',
+  'scripts',
+  'src',
+  'bin',
+  'eval/regression',
+  'README.md',
+  'LICENSE',
+];
 
 let work: string;
 let project: string;
@@ -56,7 +66,10 @@ describe('the npm package', { timeout: 180_000 }, () => {
     const source = join(work, 'source');
     for (const entry of PACK_INPUTS) cpSync(join(REPO, entry), join(source, entry), { recursive: true });
     symlinkSync(join(REPO, 'node_modules'), join(source, 'node_modules'), 'dir');
-    const [packed] = JSON.parse(run('npm', ['pack', '--json', '--pack-destination', work], source)) as { filename: string; files: { path: string }[] }[];
+    const [packed] = JSON.parse(run('npm', ['pack', '--json', '--pack-destination', work], source)) as {
+      filename: string;
+      files: { path: string }[];
+    }[];
     packedFiles = packed.files.map((file) => file.path);
 
     // The consumer gets a real npm install of the tarball. Its dependencies are COPIES of the repo's
@@ -80,21 +93,41 @@ describe('the npm package', { timeout: 180_000 }, () => {
       join(project, 'package.json'),
       JSON.stringify({ name: 'consumer', private: true, type: 'module', devDependencies: { '@types/node': typesNode.version } }),
     );
-    run('npm', ['install', join(work, packed.filename), '--offline', '--ignore-scripts', '--no-package-lock', '--no-audit', '--no-fund'], project);
+    run(
+      'npm',
+      ['install', join(work, packed.filename), '--offline', '--ignore-scripts', '--no-package-lock', '--no-audit', '--no-fund'],
+      project,
+    );
   });
 
   after(() => rmSync(work, { recursive: true, force: true }));
 
   test('ships the build, the bin, the regression set, README and LICENSE, and nothing else', () => {
-    for (const file of ['LICENSE', 'README.md', 'bin/dossier.js', 'dist/index.js', 'dist/index.d.ts', 'dist/testing.js', 'dist/testing.d.ts', 'dist/cli/main.js', 'dist/ingest/prepare-worker-main.js', 'dist/ingest/parsers/pdf-worker.mjs', 'dist/ingest/ocr/tesseract-worker.cjs']) {
+    for (const file of [
+      'LICENSE',
+      'README.md',
+      'bin/dossier.js',
+      'dist/index.js',
+      'dist/index.d.ts',
+      'dist/testing.js',
+      'dist/testing.d.ts',
+      'dist/cli/main.js',
+      'dist/ingest/prepare-worker-main.js',
+      'dist/ingest/parsers/pdf-worker.mjs',
+      'dist/ingest/ocr/tesseract-worker.cjs',
+    ]) {
       assert.ok(packedFiles.includes(file), `${file} is packed`);
     }
-    const stray = packedFiles.filter((file) => !/^(dist\/|bin\/|eval\/regression\/|LICENSE$|README\.md$|package\.json$)/.test(file) || /\.test\.|test-data/.test(file));
+    const stray = packedFiles.filter(
+      (file) => !/^(dist\/|bin\/|eval\/regression\/|LICENSE$|README\.md$|package\.json$)/.test(file) || /\.test\.|test-data/.test(file),
+    );
     assert.deepEqual(stray, []);
     // tsx is a dev dependency: nothing shipped may need it. The one mention is the optional loader
     // for TypeScript user tools, tried only when such a file fails to load (and a clear error without it).
     const installed = join(project, 'node_modules', 'dossier');
-    const tsxUsers = packedFiles.filter((file) => /\.m?js$/.test(file) && /\bfrom ['"]tsx|import\(['"]tsx/.test(readFileSync(join(installed, file), 'utf8')));
+    const tsxUsers = packedFiles.filter(
+      (file) => /\.m?js$/.test(file) && /\bfrom ['"]tsx|import\(['"]tsx/.test(readFileSync(join(installed, file), 'utf8')),
+    );
     assert.deepEqual(tsxUsers, ['dist/agent/tools/registry.js']);
   });
 
@@ -103,8 +136,12 @@ describe('the npm package', { timeout: 180_000 }, () => {
     mkdirSync(corpus);
     // Eight files or more: ingestion runs in the worker pool, which must load the built worker.
     const topics = ['orchards', 'glaciers', 'bridges', 'violins', 'comets', 'tides', 'ferns'];
-    for (const topic of topics) writeFileSync(join(corpus, `${topic}.md`), `# About ${topic}\n\nThis note is about ${topic} and nothing else.\n`);
-    writeFileSync(join(corpus, 'lighthouse.md'), '# The harbour lighthouse\n\nThe harbour lighthouse was built in 1871. Its lamp can be seen from 18 nautical miles away.\n');
+    for (const topic of topics)
+      writeFileSync(join(corpus, `${topic}.md`), `# About ${topic}\n\nThis note is about ${topic} and nothing else.\n`);
+    writeFileSync(
+      join(corpus, 'lighthouse.md'),
+      '# The harbour lighthouse\n\nThe harbour lighthouse was built in 1871. Its lamp can be seen from 18 nautical miles away.\n',
+    );
     writeFileSync(join(corpus, 'observatory.pdf'), tinyPdf('The observatory telescope has a mirror of 2.4 metres.'));
     // An image: tesseract.js, its wasm core and the English weights load from the consumer's node_modules.
     const { createCanvas, GlobalFonts } = await import('@napi-rs/canvas');
@@ -153,8 +190,14 @@ console.log(JSON.stringify({ report, hits: hits.map((h) => h.source), pdfHits: p
     // Without tsx (a dev dependency), a TypeScript user tool is a clear one-line error; a .mjs one loads.
     const tools = join(project, 'tools');
     mkdirSync(tools);
-    writeFileSync(join(tools, 'shout.ts'), "export default { name: 'shout', description: 'x', inputSchema: null as any, execute: async () => ({}) };\n");
-    const refused = spawnSync(process.execPath, [bin, 'ask', 'x', '--db', join(work, 'index.db'), '--tools', tools], { cwd: project, encoding: 'utf8' });
+    writeFileSync(
+      join(tools, 'shout.ts'),
+      "export default { name: 'shout', description: 'x', inputSchema: null as any, execute: async () => ({}) };\n",
+    );
+    const refused = spawnSync(process.execPath, [bin, 'ask', 'x', '--db', join(work, 'index.db'), '--tools', tools], {
+      cwd: project,
+      encoding: 'utf8',
+    });
     assert.equal(refused.status, 1);
     assert.match(refused.stderr, /^dossier: tool file .*shout\.ts is TypeScript, which Node .* cannot load: install tsx beside Dossier/);
   });
@@ -185,7 +228,14 @@ console.log(report.ingested, hits.length, reason, ids, failure, embedder.dimensi
     writeFileSync(
       join(project, 'tsconfig.json'),
       JSON.stringify({
-        compilerOptions: { strict: true, module: 'NodeNext', moduleResolution: 'NodeNext', skipLibCheck: false, noEmit: true, types: ['node'] },
+        compilerOptions: {
+          strict: true,
+          module: 'NodeNext',
+          moduleResolution: 'NodeNext',
+          skipLibCheck: false,
+          noEmit: true,
+          types: ['node'],
+        },
         files: ['consumer.ts'],
       }),
     );

@@ -14,7 +14,9 @@ import { backendDb, runCli, startCli, tempDir, parseFrames } from './helpers.ts'
 // only enqueues while a separate `dossier worker` ingests. The built binary is used where a process
 // is killed or signalled (npm test builds first).
 
-const SKIP = process.env.DOSSIER_TEST_PG ? false : 'DOSSIER_TEST_PG is unset: no PostgreSQL cluster for the queue tests (bash scripts/postgres-test-cluster.sh start)';
+const SKIP = process.env.DOSSIER_TEST_PG
+  ? false
+  : 'DOSSIER_TEST_PG is unset: no PostgreSQL cluster for the queue tests (bash scripts/postgres-test-cluster.sh start)';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -23,7 +25,10 @@ function writeFiles(dir: string, count: number, paragraphs = 2): string[] {
   mkdirSync(dir, { recursive: true });
   return Array.from({ length: count }, (_, n) => {
     const path = join(dir, `note-${String(n).padStart(4, '0')}.md`);
-    const body = Array.from({ length: paragraphs }, (_, p) => `Buoy ${n} paragraph ${p}: salinity ${n * 7 + p} and temperature ${(n % 17) + p} were logged while the tide turned.`).join('\n\n');
+    const body = Array.from(
+      { length: paragraphs },
+      (_, p) => `Buoy ${n} paragraph ${p}: salinity ${n * 7 + p} and temperature ${(n % 17) + p} were logged while the tide turned.`,
+    ).join('\n\n');
     writeFileSync(path, `# Note ${n}\n\n${body}\n`);
     return path;
   });
@@ -32,7 +37,8 @@ function writeFiles(dir: string, count: number, paragraphs = 2): string[] {
 /** Documents per source: every value must be 1 for "committed exactly once". */
 async function countsBySource(dossier: Dossier): Promise<Map<string, number>> {
   const counts = new Map<string, number>();
-  for (const document of await dossier.listDocuments({ limit: 10_000 })) counts.set(document.source, (counts.get(document.source) ?? 0) + 1);
+  for (const document of await dossier.listDocuments({ limit: 10_000 }))
+    counts.set(document.source, (counts.get(document.source) ?? 0) + 1);
   return counts;
 }
 
@@ -81,8 +87,16 @@ describe('the PostgreSQL ingestion queue', { skip: SKIP }, () => {
     const otherState = await openServerState(place.db);
     const stop = new AbortController();
     const claims: Array<{ job: string; worker: string }> = [];
-    const base: Omit<WorkerOptions, 'dossier' | 'queue'> = { concurrency: 2, signal: stop.signal, pollMs: 20, onJob: ({ job, worker, outcome }) => (assert.equal(outcome, 'finished'), claims.push({ job: job.id, worker })) };
-    const workers = [runWorker({ ...base, dossier, queue, name: 'a' }), runWorker({ ...base, dossier: otherDossier, queue: otherState.queue()!, name: 'b' })];
+    const base: Omit<WorkerOptions, 'dossier' | 'queue'> = {
+      concurrency: 2,
+      signal: stop.signal,
+      pollMs: 20,
+      onJob: ({ job, worker, outcome }) => (assert.equal(outcome, 'finished'), claims.push({ job: job.id, worker })),
+    };
+    const workers = [
+      runWorker({ ...base, dossier, queue, name: 'a' }),
+      runWorker({ ...base, dossier: otherDossier, queue: otherState.queue()!, name: 'b' }),
+    ];
     try {
       const ended = await waitFor('every job to finish', async () => {
         const rows = await Promise.all(jobs.map((job) => state.job(job.id)));
@@ -96,7 +110,10 @@ describe('the PostgreSQL ingestion queue', { skip: SKIP }, () => {
       assert.deepEqual(claims.map((c) => c.job).sort(), jobs.map((j) => j.id).sort());
       for (const row of ended) assert.equal(row!.attempts, 1);
       const counts = await countsBySource(dossier);
-      assert.deepEqual(files.map((path) => counts.get(path)), files.map(() => 1));
+      assert.deepEqual(
+        files.map((path) => counts.get(path)),
+        files.map(() => 1),
+      );
     } finally {
       stop.abort();
       await Promise.all(workers);
@@ -106,7 +123,9 @@ describe('the PostgreSQL ingestion queue', { skip: SKIP }, () => {
 
     // The claim itself under contention: many claims at once on a few queued jobs never hand one out twice.
     const more = await Promise.all(Array.from({ length: 6 }, () => queue.enqueueJob(user.id, 'parallel', { paths: [] })));
-    const raced = await Promise.all(Array.from({ length: 20 }, async (_, n) => ({ worker: `racer-${n}`, job: await queue.claimJob(`racer-${n}`, 60_000, 3) })));
+    const raced = await Promise.all(
+      Array.from({ length: 20 }, async (_, n) => ({ worker: `racer-${n}`, job: await queue.claimJob(`racer-${n}`, 60_000, 3) })),
+    );
     const claimed = raced.filter((r) => r.job !== undefined);
     assert.deepEqual(claimed.map((r) => r.job!.id).sort(), more.map((job) => job.id).sort());
     // Only the claimant may end a job.
@@ -114,7 +133,7 @@ describe('the PostgreSQL ingestion queue', { skip: SKIP }, () => {
     for (const r of claimed) assert.equal(await queue.completeJob(r.job!.id, r.worker, { status: 'failed', error: 'raced' }), true);
   });
 
-  it('a SIGKILLed worker\'s job is retried after its lease expires and commits each document once', async () => {
+  it("a SIGKILLed worker's job is retried after its lease expires and commits each document once", async () => {
     const files = writeFiles(join(place.dir, 'killed'), 600, 6);
     const env = { DOSSIER_JOB_LEASE_MS: '1200', DOSSIER_JOB_POLL_MS: '50' };
     // Enqueued from the command line: the paths are what the worker reads (a shared file system).
@@ -126,28 +145,47 @@ describe('the PostgreSQL ingestion queue', { skip: SKIP }, () => {
     const first = startCli(['worker', '--db', place.db], { env });
     children.push(first);
     // Kill it in the middle: some documents committed, not all.
-    const progress = await waitFor('the first worker to be inside the job', async () => {
-      const job = await state.job(id);
-      const done = (job?.progress as { done?: number } | undefined)?.done ?? 0;
-      return job?.status === 'running' && done >= 20 ? done : undefined;
-    }, 20_000, 10);
+    const progress = await waitFor(
+      'the first worker to be inside the job',
+      async () => {
+        const job = await state.job(id);
+        const done = (job?.progress as { done?: number } | undefined)?.done ?? 0;
+        return job?.status === 'running' && done >= 20 ? done : undefined;
+      },
+      20_000,
+      10,
+    );
     assert.equal(await kill(first), null);
     const interrupted = await state.job(id);
     assert.equal(interrupted!.status, 'running', 'a killed worker leaves its job running until the lease runs out');
     assert.equal(interrupted!.attempts, 1);
     const atKill = await countsBySource(dossier);
     const committedBefore = files.filter((path) => atKill.has(path)).length;
-    assert.ok(committedBefore > 0 && committedBefore < files.length, `killed mid-job (progress ${progress}, ${committedBefore} of ${files.length} committed)`);
+    assert.ok(
+      committedBefore > 0 && committedBefore < files.length,
+      `killed mid-job (progress ${progress}, ${committedBefore} of ${files.length} committed)`,
+    );
 
     // Another worker claims it once the lease has expired, and finishes it.
     const stop = new AbortController();
     const outcomes: string[] = [];
-    const worker = runWorker({ dossier, queue: state.queue()!, signal: stop.signal, leaseMs: 1200, pollMs: 50, onJob: ({ outcome, detail }) => outcomes.push(`${outcome}: ${detail}`) });
+    const worker = runWorker({
+      dossier,
+      queue: state.queue()!,
+      signal: stop.signal,
+      leaseMs: 1200,
+      pollMs: 50,
+      onJob: ({ outcome, detail }) => outcomes.push(`${outcome}: ${detail}`),
+    });
     try {
-      const done = await waitFor('the retried job to end', async () => {
-        const job = await state.job(id);
-        return job?.status === 'finished' || job?.status === 'failed' ? job : undefined;
-      }, 30_000);
+      const done = await waitFor(
+        'the retried job to end',
+        async () => {
+          const job = await state.job(id);
+          return job?.status === 'finished' || job?.status === 'failed' ? job : undefined;
+        },
+        30_000,
+      );
       assert.equal(done.status, 'finished', JSON.stringify(done));
       assert.equal(done.attempts, 2);
       const report = done.report as { ingested: number; skipped: number; failed: unknown[] };
@@ -157,9 +195,15 @@ describe('the PostgreSQL ingestion queue', { skip: SKIP }, () => {
       stop.abort();
       await worker;
     }
-    assert.deepEqual(outcomes.map((line) => line.split(':')[0]), ['finished']);
+    assert.deepEqual(
+      outcomes.map((line) => line.split(':')[0]),
+      ['finished'],
+    );
     const counts = await countsBySource(dossier);
-    assert.deepEqual(files.map((path) => counts.get(path)), files.map(() => 1));
+    assert.deepEqual(
+      files.map((path) => counts.get(path)),
+      files.map(() => 1),
+    );
   });
 
   it('a server with --workers 0 enqueues, a separate dossier worker ingests, and the job events stream to the end', async () => {
@@ -185,13 +229,18 @@ describe('the PostgreSQL ingestion queue', { skip: SKIP }, () => {
 
     // The stream is open before any worker exists: it must follow the row from queued to finished.
     const stream = fetch(`${url}/v1/jobs/${job.id}/events`).then((r) => r.text());
-    const worker = startCli(['worker', '--db', place.db, '--concurrency', '2'], { env: { DOSSIER_JOB_LEASE_MS: '900', DOSSIER_JOB_POLL_MS: '50' } });
+    const worker = startCli(['worker', '--db', place.db, '--concurrency', '2'], {
+      env: { DOSSIER_JOB_LEASE_MS: '900', DOSSIER_JOB_POLL_MS: '50' },
+    });
     children.push(worker);
     let workerErr = '';
     worker.stderr!.on('data', (data) => (workerErr += data));
     const frames = parseFrames(await stream);
     assert.equal(frames[0]!.data.status, 'queued');
-    assert.ok(frames.some((f) => f.event === 'progress' && f.data.status === 'running'), 'progress while running');
+    assert.ok(
+      frames.some((f) => f.event === 'progress' && f.data.status === 'running'),
+      'progress while running',
+    );
     const last = frames[frames.length - 1]!;
     assert.equal(last.event, 'job-finish');
     assert.equal(last.data.status, 'finished');

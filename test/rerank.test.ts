@@ -33,7 +33,8 @@ before(async () => {
   ({ dir, cleanup } = tempDir('dossier-rerank-'));
   db = join(dir, 'index.db');
   const dossier = await createDossier({ db, env: {} });
-  for (const [title, text] of FACTS) await dossier.ingestRecord({ source: `note:${title}`, title, mediaType: 'text/plain', blocks: [{ type: 'text', text }] });
+  for (const [title, text] of FACTS)
+    await dossier.ingestRecord({ source: `note:${title}`, title, mediaType: 'text/plain', blocks: [{ type: 'text', text }] });
   await dossier.close();
 });
 after(async () => {
@@ -63,10 +64,22 @@ describe('reranking: the library option', () => {
       const sent = rerankDocuments(cohere.rerank.requests[0].body);
       assert.equal(sent.length, everything.length);
       const expected = [...everything].reverse().slice(0, 3);
-      assert.deepEqual(hits.map((hit) => hit.chunkId), expected.map((hit) => hit.chunkId));
-      assert.deepEqual(hits.map((hit) => hit.score), expected.map((hit) => hit.score));
-      assert.deepEqual(hits.map((hit) => hit.rerankScore), [1, (sent.length - 1) / sent.length, (sent.length - 2) / sent.length]);
-      assert.equal(fused.every((hit) => hit.rerankScore === undefined), true);
+      assert.deepEqual(
+        hits.map((hit) => hit.chunkId),
+        expected.map((hit) => hit.chunkId),
+      );
+      assert.deepEqual(
+        hits.map((hit) => hit.score),
+        expected.map((hit) => hit.score),
+      );
+      assert.deepEqual(
+        hits.map((hit) => hit.rerankScore),
+        [1, (sent.length - 1) / sent.length, (sent.length - 2) / sent.length],
+      );
+      assert.equal(
+        fused.every((hit) => hit.rerankScore === undefined),
+        true,
+      );
     } finally {
       await plain.close();
       await dossier.close();
@@ -92,7 +105,8 @@ describe('reranking: the library option', () => {
     try {
       for (const mode of ['hybrid', 'fulltext', 'vector'] as const) {
         for (const k of [1, 2, 5]) {
-          const ids = async (d: Dossier) => (await d.search({ query: 'lighthouse at sea', k, mode })).map((hit) => [hit.chunkId, hit.score]);
+          const ids = async (d: Dossier) =>
+            (await d.search({ query: 'lighthouse at sea', k, mode })).map((hit) => [hit.chunkId, hit.score]);
           assert.deepEqual(await ids(dossier), await ids(plain), `${mode} k=${k}`);
         }
       }
@@ -124,8 +138,14 @@ describe('reranking: the library option', () => {
       const fused = await plain.search({ query: 'lighthouse', k: 4 });
       cohere.rerank.enqueue({ type: 'ranking', order: [2] });
       const hits = await dossier.search({ query: 'lighthouse', k: 4 });
-      assert.deepEqual(hits.map((hit) => hit.chunkId), [fused[2], fused[0], fused[1], fused[3]].map((hit) => hit.chunkId));
-      assert.deepEqual(hits.map((hit) => hit.rerankScore !== undefined), [true, false, false, false]);
+      assert.deepEqual(
+        hits.map((hit) => hit.chunkId),
+        [fused[2], fused[0], fused[1], fused[3]].map((hit) => hit.chunkId),
+      );
+      assert.deepEqual(
+        hits.map((hit) => hit.rerankScore !== undefined),
+        [true, false, false, false],
+      );
     } finally {
       await plain.close();
       await dossier.close();
@@ -134,7 +154,10 @@ describe('reranking: the library option', () => {
 
   it('takes any Reranker object', async () => {
     const calls: string[] = [];
-    const last: Reranker = { id: 'test:last-first', rerank: async (query, documents) => (calls.push(query), documents.map((_, i) => ({ index: documents.length - 1 - i, score: i }))) };
+    const last: Reranker = {
+      id: 'test:last-first',
+      rerank: async (query, documents) => (calls.push(query), documents.map((_, i) => ({ index: documents.length - 1 - i, score: i }))),
+    };
     const dossier = await open({ reranker: last });
     try {
       const hits = await dossier.search({ query: 'lighthouse', k: 2 });
@@ -150,16 +173,25 @@ describe('reranking: the library option', () => {
     const dossier = await open({ reranker: 'cohere:rerank-test' });
     try {
       cohere.rerank.enqueue({ type: 'status', status: 500, headers: { 'retry-after': '0' } }, 3);
-      await assert.rejects(dossier.search({ query: 'lighthouse', k: 2 }), { code: 'remote-failed', message: /^reranker cohere:rerank-test failed: HTTP 500: scripted 500 \(gave up after 3 attempts\)$/ });
+      await assert.rejects(dossier.search({ query: 'lighthouse', k: 2 }), {
+        code: 'remote-failed',
+        message: /^reranker cohere:rerank-test failed: HTTP 500: scripted 500 \(gave up after 3 attempts\)$/,
+      });
     } finally {
       await dossier.close();
     }
   });
 
   it('a bad spec or a missing key fails createDossier with one config line', async () => {
-    await assert.rejects(open({ reranker: 'cohere:rerank-test', env: {} }), { code: 'config', message: 'COHERE_API_KEY is not set (needed for reranker cohere:rerank-test)' });
+    await assert.rejects(open({ reranker: 'cohere:rerank-test', env: {} }), {
+      code: 'config',
+      message: 'COHERE_API_KEY is not set (needed for reranker cohere:rerank-test)',
+    });
     await assert.rejects(open({ reranker: 'offline' }), { code: 'config', message: /^there is no offline reranker/ });
-    await assert.rejects(open({ env: { DOSSIER_RERANKER: 'openai:gpt-4o' } }), { code: 'config', message: /^provider "openai" has no rerankers/ });
+    await assert.rejects(open({ env: { DOSSIER_RERANKER: 'openai:gpt-4o' } }), {
+      code: 'config',
+      message: /^provider "openai" has no rerankers/,
+    });
     const fromEnv = await open({ env: { ...env(), DOSSIER_RERANKER: 'cohere:from-env' } });
     assert.equal(fromEnv.retriever.reranker?.id, 'cohere:from-env');
     await fromEnv.close();
@@ -183,7 +215,10 @@ describe('reranking: the agent and the surfaces', () => {
     try {
       cohere.rerank.otherwise({ type: 'status', status: 401 });
       const events: { type: string; [key: string]: unknown }[] = [];
-      await dossier.ask({ question: 'What lets a lighthouse lamp be seen far out at sea?', onEvent: (event) => void events.push(event as never) });
+      await dossier.ask({
+        question: 'What lets a lighthouse lamp be seen far out at sea?',
+        onEvent: (event) => void events.push(event as never),
+      });
       const results = events.filter((event) => event.type === 'tool-result');
       assert.ok(results.length > 0);
       assert.match(JSON.stringify(results), /reranker cohere:rerank-test failed: HTTP 401/);
@@ -194,7 +229,9 @@ describe('reranking: the agent and the surfaces', () => {
 
   it('dossier search --reranker reorders and reports rerankScore; a bad spec is one line and exit 1', async () => {
     cohere.rerank.enqueue(reversed);
-    const search = await runCli(['search', 'lighthouse lamp', '--k', '2', '--reranker', 'cohere:rerank-test', '--db', db, '--json'], { env: env() });
+    const search = await runCli(['search', 'lighthouse lamp', '--k', '2', '--reranker', 'cohere:rerank-test', '--db', db, '--json'], {
+      env: env(),
+    });
     assert.equal(search.status, 0, search.stderr);
     assert.equal(search.json.hits.length, 2);
     assert.equal(typeof search.json.hits[0].rerankScore, 'number');
@@ -236,11 +273,15 @@ describe('reranking: the agent and the surfaces', () => {
         contexts: FACTS.map(([title, text]) => ({ title, paragraph_text: text, is_supporting: title === 'Lighthouse lenses' })),
       };
       writeFileSync(join(hotpot, 'dev.jsonl'), `${JSON.stringify(row)}\n`);
-      const result = await runCli(['eval', 'hotpotqa', join(hotpot, 'dev.jsonl'), '--reranker', 'cohere:rerank-test', '--json'], { env: env() });
+      const result = await runCli(['eval', 'hotpotqa', join(hotpot, 'dev.jsonl'), '--reranker', 'cohere:rerank-test', '--json'], {
+        env: env(),
+      });
       assert.equal(result.status, 0, result.stderr);
       assert.equal(result.json.questions, 1);
       assert.ok(cohere.rerank.requests.length >= 2, `${cohere.rerank.requests.length} rerank requests`);
-      const bad = await runCli(['eval', 'hotpotqa', join(hotpot, 'dev.jsonl'), '--reranker', 'cohere:rerank-test', '--json'], { env: { ...env(), COHERE_API_KEY: '' } });
+      const bad = await runCli(['eval', 'hotpotqa', join(hotpot, 'dev.jsonl'), '--reranker', 'cohere:rerank-test', '--json'], {
+        env: { ...env(), COHERE_API_KEY: '' },
+      });
       assert.equal(bad.status, 1);
       assert.match(bad.stderr, /COHERE_API_KEY is not set/);
     } finally {
@@ -266,7 +307,11 @@ describe('reranking: the agent and the surfaces', () => {
     try {
       assert.equal(cohere.rerank.requests.length, 0, 'the warm-up search does not call the reranker');
       cohere.rerank.enqueue(reversed);
-      const response = await fetch(`${server.url}/v1/search`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: 'lighthouse lamp', k: 2 }) });
+      const response = await fetch(`${server.url}/v1/search`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ query: 'lighthouse lamp', k: 2 }),
+      });
       assert.equal(response.status, 200);
       const body = (await response.json()) as { hits: { rerankScore?: number }[] };
       assert.equal(body.hits.length, 2);

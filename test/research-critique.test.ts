@@ -16,7 +16,17 @@ import { toAskResult } from '../src/ask/ask.ts';
 import { parseEvidence } from '../src/evidence/evidence-format.ts';
 import { startOpenAIServer } from '../src/testing/protocol-server/openai.ts';
 import { regressionIndex } from './helpers.ts';
-import { call, calledTools, contentText, firstUser, isPlanner, scriptedAnswer, systemOf, toolResults, type ChatBody } from './scripted-model.ts';
+import {
+  call,
+  calledTools,
+  contentText,
+  firstUser,
+  isPlanner,
+  scriptedAnswer,
+  systemOf,
+  toolResults,
+  type ChatBody,
+} from './scripted-model.ts';
 
 const QUESTION = 'Who founded Halvorsen Instruments, and when?';
 const BRIEF = 'Name the founder and the year.';
@@ -24,7 +34,8 @@ const SUBS = ['Who founded Halvorsen Instruments?', 'What colour is the CEO car?
 const evidenceIds = (text: string) => [...new Set([...text.matchAll(/id=(E\d+)/g)].map((m) => m[1]))];
 const lastUser = (body: ChatBody) => contentText([...body.messages].reverse().find((m) => m.role === 'user')?.content);
 const isCritic = (body: ChatBody) => systemOf(body).startsWith('You check a research report claim by claim');
-const claimsOf = (body: ChatBody) => [...(firstUser(body).split('\nCLAIMS:\n')[1]?.split('\nPASSAGES:')[0] ?? '').matchAll(/^(\d+)\. (.*)$/gm)].map((m) => m[2]);
+const claimsOf = (body: ChatBody) =>
+  [...(firstUser(body).split('\nCLAIMS:\n')[1]?.split('\nPASSAGES:')[0] ?? '').matchAll(/^(\d+)\. (.*)$/gm)].map((m) => m[2]);
 
 describe('research critique with a real model, through the protocol server', () => {
   let dossier: Dossier;
@@ -45,7 +56,11 @@ describe('research critique with a real model, through the protocol server', () 
    * A run with a scripted planner (plan two sub-questions, ask rag for S1, then `answer`), scripted
    * nested agents (search once, quote the first passage) and a scripted critique model (`critic`).
    */
-  const research = async (answer: (ids: string[], body: ChatBody) => unknown, critic: (claims: string[], body: ChatBody) => string, extra: Partial<ResearchOptions> = {}) => {
+  const research = async (
+    answer: (ids: string[], body: ChatBody) => unknown,
+    critic: (claims: string[], body: ChatBody) => string,
+    extra: Partial<ResearchOptions> = {},
+  ) => {
     const planner = (body: ChatBody) => {
       const called = calledTools(body);
       if (!called.includes('plan')) return { type: 'tool-calls', calls: [call('plan', { brief: BRIEF, subQuestions: SUBS })] };
@@ -54,19 +69,32 @@ describe('research critique with a real model, through the protocol server', () 
       return typeof reply === 'string' ? { type: 'text', text: reply } : reply;
     };
     const nested = (body: ChatBody) =>
-      calledTools(body).includes('search_knowledge') ? { type: 'text', text: scriptedAnswer(parseEvidence(toolResults(body).join('\n'))) } : { type: 'tool-calls', calls: [call('search_knowledge', { query: firstUser(body) })] };
-    openai.chat.otherwise(((body: ChatBody) => (isPlanner(body) ? planner(body) : isCritic(body) ? { type: 'text', text: critic(claimsOf(body), body) } : nested(body))) as never);
+      calledTools(body).includes('search_knowledge')
+        ? { type: 'text', text: scriptedAnswer(parseEvidence(toolResults(body).join('\n'))) }
+        : { type: 'tool-calls', calls: [call('search_knowledge', { query: firstUser(body) })] };
+    openai.chat.otherwise(((body: ChatBody) =>
+      isPlanner(body) ? planner(body) : isCritic(body) ? { type: 'text', text: critic(claimsOf(body), body) } : nested(body)) as never);
     const model = await resolveModel('openai-compatible:scripted', { env: { DOSSIER_BASE_URL: openai.baseURL } });
     const events: AgentEvent[] = [];
-    const result = await runResearch({ knowledge: dossier, question: QUESTION, model, modelTimeoutMs: 5000, maxRetries: 0, ...extra, onEvent: (e) => events.push(e) });
+    const result = await runResearch({
+      knowledge: dossier,
+      question: QUESTION,
+      model,
+      modelTimeoutMs: 5000,
+      maxRetries: 0,
+      ...extra,
+      onEvent: (e) => events.push(e),
+    });
     const bodies = openai.chat.requests.map((r) => r.body as ChatBody);
     return { result, events, json: toAskResult(result, model.id), bodies, critiques: bodies.filter(isCritic) };
   };
-  const verdicts = (...list: Array<'supported' | 'unsupported' | 'contradicted'>) => JSON.stringify({ claims: list.map((verdict, i) => ({ n: i + 1, verdict, reason: `${verdict}, says the script` })) });
+  const verdicts = (...list: Array<'supported' | 'unsupported' | 'contradicted'>) =>
+    JSON.stringify({ claims: list.map((verdict, i) => ({ n: i + 1, verdict, reason: `${verdict}, says the script` })) });
 
   it('the gate asks the critique model claim by claim; the answer is delivered word for word, the findings beside it, the gate run at most once after the final answer', async () => {
     let sentBack = '';
-    const first = (id: string) => `Marit Halvorsen founded Halvorsen Instruments [${id}]. It was founded in 1987 [${id}]. Its logo is green [${id}].`;
+    const first = (id: string) =>
+      `Marit Halvorsen founded Halvorsen Instruments [${id}]. It was founded in 1987 [${id}]. Its logo is green [${id}].`;
     const second = (id: string) => `Marit Halvorsen founded Halvorsen Instruments [${id}]. Its logo is green [${id}].`;
     const { result, events, json, critiques } = await research(
       (ids, body) => {
@@ -81,7 +109,13 @@ describe('research critique with a real model, through the protocol server', () 
     // Judged by the model, claim by claim, against the cited passages.
     assert.equal(critiques.length, 2, 'one critique of the first answer, one of the final answer: no more');
     const prompt = firstUser(critiques[0]);
-    assert.deepEqual(claimsOf(critiques[0]), first('E1').split(/(?<=\.) /).map((c) => `${c}`).map((c) => c.replace('E1', result.citations[0]?.id ?? 'E1')));
+    assert.deepEqual(
+      claimsOf(critiques[0]),
+      first('E1')
+        .split(/(?<=\.) /)
+        .map((c) => `${c}`)
+        .map((c) => c.replace('E1', result.citations[0]?.id ?? 'E1')),
+    );
     assert.match(prompt, /QUESTION: Who founded Halvorsen Instruments, and when\?/);
     assert.match(prompt, /<<<EVIDENCE id=E\d+ title="[^"]*"[\s\S]*Marit Halvorsen[\s\S]*EVIDENCE>>>/, 'the cited passage, fenced');
     assert.match(sentBack, /\[unsupported\] "Its logo is green[^"]*": unsupported, says the script/);
@@ -90,9 +124,17 @@ describe('research critique with a real model, through the protocol server', () 
     assert.doesNotMatch(result.answer, /uncertain|Open:/);
     // The findings and the open sub-question in their own fields, each with who raised it.
     assert.equal(json.critique?.model, 'openai-compatible:scripted');
-    assert.deepEqual(json.critique?.findings.map((f) => [f.claim, f.finding, f.by, f.verdict]), [[`Its logo is green [${result.citations[0].id}].`, 'unsupported, says the script', 'critique', 'unsupported']]);
-    assert.deepEqual(json.critique?.checks.map((c) => c.verdict), ['supported', 'unsupported']);
-    assert.deepEqual(json.warnings, [{ by: 'planner', subQuestion: 'S2', message: 'S2: What colour is the CEO car? (not answered from the evidence)' }]);
+    assert.deepEqual(
+      json.critique?.findings.map((f) => [f.claim, f.finding, f.by, f.verdict]),
+      [[`Its logo is green [${result.citations[0].id}].`, 'unsupported, says the script', 'critique', 'unsupported']],
+    );
+    assert.deepEqual(
+      json.critique?.checks.map((c) => c.verdict),
+      ['supported', 'unsupported'],
+    );
+    assert.deepEqual(json.warnings, [
+      { by: 'planner', subQuestion: 'S2', message: 'S2: What colour is the CEO car? (not answered from the evidence)' },
+    ]);
     // The stream: a critique event per critique run; the last, before the final answer, is the answer's, with the warnings.
     const critiqueEvents = events.filter((e) => e.type === 'critique' && !e.path);
     assert.equal(critiqueEvents.length, 2);
@@ -105,10 +147,15 @@ describe('research critique with a real model, through the protocol server', () 
 
   it('a reply the critique model cannot read is a stated finding, never a crash; the answer stands as written', async () => {
     const answer = (id: string) => `Marit Halvorsen founded Halvorsen Instruments [${id}].`;
-    const { result, json } = await research((ids) => answer(ids[0]), () => 'Looks fine to me!');
+    const { result, json } = await research(
+      (ids) => answer(ids[0]),
+      () => 'Looks fine to me!',
+    );
     assert.equal(result.finishReason, 'stop');
     assert.equal(result.answer, answer(result.citations[0].id));
-    assert.deepEqual(json.critique?.findings, [{ claim: '', finding: 'the critique model\'s reply holds no JSON verdicts: "Looks fine to me!"', by: 'critique' }]);
+    assert.deepEqual(json.critique?.findings, [
+      { claim: '', finding: 'the critique model\'s reply holds no JSON verdicts: "Looks fine to me!"', by: 'critique' },
+    ]);
   });
 
   it('a number python computed is supported by its P entry (word-match and model critique alike)', async () => {
@@ -116,23 +163,32 @@ describe('research critique with a real model, through the protocol server', () 
     for (const critiqueModel of [offline, undefined]) {
       const { result, critiques } = await research(
         (ids, body) => {
-          if (!calledTools(body).includes('python')) return { type: 'tool-calls', calls: [call('python', { code: 'print(10, 1987 + 10)' })] };
+          if (!calledTools(body).includes('python'))
+            return { type: 'tool-calls', calls: [call('python', { code: 'print(10, 1987 + 10)' })] };
           return `It was 10 in 1997 [${ids[0]}].`;
         },
         (claims) => verdicts(...claims.map(() => 'supported' as const)),
         { tools: [createPythonTool()], critiqueModel },
       );
-      const computed = result.critique.checks.find((c) => c.claim.includes("10 in 1997"))!;
+      const computed = result.critique.checks.find((c) => c.claim.includes('10 in 1997'))!;
       assert.equal(computed.verdict, 'supported', computed.reason);
       if (critiqueModel) {
         assert.match(computed.reason, /computed in P1/);
         assert.equal(result.critique.model, 'offline');
-      } else assert.match(firstUser(critiques[0]), /COMPUTED RESULTS[\s\S]*id=P1[\s\S]*print\(10, 1987 \+ 10\)[\s\S]*1997/, 'the critique model is shown P1');
+      } else
+        assert.match(
+          firstUser(critiques[0]),
+          /COMPUTED RESULTS[\s\S]*id=P1[\s\S]*print\(10, 1987 \+ 10\)[\s\S]*1997/,
+          'the critique model is shown P1',
+        );
     }
   });
 
-  it("nested agents are told the research question and the brief besides their sub-question", async () => {
-    const { bodies } = await research((ids) => `Marit Halvorsen founded Halvorsen Instruments [${ids[0]}].`, (claims) => verdicts(...claims.map(() => 'supported' as const)));
+  it('nested agents are told the research question and the brief besides their sub-question', async () => {
+    const { bodies } = await research(
+      (ids) => `Marit Halvorsen founded Halvorsen Instruments [${ids[0]}].`,
+      (claims) => verdicts(...claims.map(() => 'supported' as const)),
+    );
     const nested = bodies.filter((b) => !isPlanner(b) && !isCritic(b));
     assert.ok(nested.length >= 2);
     for (const body of nested) {

@@ -15,14 +15,30 @@ describe('research mode offline, through the CLI', () => {
   after(() => cleanup());
 
   it('plans the parts of a question, answers each with a nested agent, and reports with citations (--json)', async () => {
-    const result = await runCli(['ask', 'Who founded Halvorsen Instruments, and when did the company move its headquarters to Trondheim?', '--mode', 'research', '--db', db, '--json']);
+    const result = await runCli([
+      'ask',
+      'Who founded Halvorsen Instruments, and when did the company move its headquarters to Trondheim?',
+      '--mode',
+      'research',
+      '--db',
+      db,
+      '--json',
+    ]);
     assert.equal(result.status, 0, result.stderr);
     const json = result.json;
     assert.equal(json.finishReason, 'stop');
     assert.equal(json.model, 'offline');
-    assert.deepEqual(json.plan.map((p: { id: string; status: string }) => [p.id, p.status]), [['S1', 'answered'], ['S2', 'answered']]);
+    assert.deepEqual(
+      json.plan.map((p: { id: string; status: string }) => [p.id, p.status]),
+      [
+        ['S1', 'answered'],
+        ['S2', 'answered'],
+      ],
+    );
     assert.equal(json.subagents.length, 2);
-    assert.ok(json.subagents.every((s: { citations: string[]; finishReason: string }) => s.citations.length > 0 && s.finishReason === 'stop'));
+    assert.ok(
+      json.subagents.every((s: { citations: string[]; finishReason: string }) => s.citations.length > 0 && s.finishReason === 'stop'),
+    );
     const [direct] = json.answer.split('\n');
     assert.match(direct, /Marit Halvorsen \[E\d+\]; 2004 \[E\d+\]/, 'the direct answer first');
     assert.match(json.answer, /## S1\. Who founded Halvorsen Instruments\?/);
@@ -31,9 +47,20 @@ describe('research mode offline, through the CLI', () => {
   });
 
   it('does the arithmetic of a calculation in the Python sandbox, operands cited', async () => {
-    const result = await runCli(['ask', 'By how many million euros did revenue grow from 2023 to 2024?', '--mode', 'research', '--db', db, '--json']);
+    const result = await runCli([
+      'ask',
+      'By how many million euros did revenue grow from 2023 to 2024?',
+      '--mode',
+      'research',
+      '--db',
+      db,
+      '--json',
+    ]);
     assert.equal(result.status, 0, result.stderr);
-    assert.match(result.json.answer.split('\n')[0], /^55\.2 − 48\.0 = 7\.2 million euros \[E\d+\]\[E\d+\] \(computed in the Python sandbox\)$/);
+    assert.match(
+      result.json.answer.split('\n')[0],
+      /^55\.2 − 48\.0 = 7\.2 million euros \[E\d+\]\[E\d+\] \(computed in the Python sandbox\)$/,
+    );
     assert.equal(result.json.citations.length, 2);
   });
 
@@ -54,7 +81,11 @@ describe('research mode offline, through the CLI', () => {
     const { resolveModel } = await import('../src/providers/index.ts');
     const dossier = await createDossier({ db, readonly: true });
     try {
-      const result = await runResearch({ knowledge: dossier, question: 'Where did the Tern-4 sea trial take place?', model: await resolveModel('offline') });
+      const result = await runResearch({
+        knowledge: dossier,
+        question: 'Where did the Tern-4 sea trial take place?',
+        model: await resolveModel('offline'),
+      });
       assert.equal(result.finishReason, 'stop');
       assert.equal(result.plan.length, 1);
       assert.equal(result.subagents[0].finishReason, 'stop');

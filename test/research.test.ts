@@ -32,7 +32,10 @@ function nestedAgent(body: ChatBody) {
   const question = textOf(body.messages.find((m) => m.role === 'user')?.content);
   if (results.length === 0) return { type: 'tool-calls' as const, calls: [call('search_knowledge', { query: question })], delayMs: 150 };
   const [first] = evidenceIds(results.join('\n'));
-  return { type: 'text' as const, text: first ? `From the documents: ${question.replace(/\?$/, '')} [${first}].` : 'Not found in the documents.' };
+  return {
+    type: 'text' as const,
+    text: first ? `From the documents: ${question.replace(/\?$/, '')} [${first}].` : 'Not found in the documents.',
+  };
 }
 
 describe('research mode through a real provider client and the protocol server', () => {
@@ -70,17 +73,30 @@ describe('research mode through a real provider client and the protocol server',
   };
 
   /** The planner: plan → both sub-questions at once → critique → the report (or what `report` returns). */
-  const planner =
-    (report: (body: ChatBody, ids: string[]) => string) =>
-    (body: ChatBody) => {
-      const called = calledTools(body);
-      if (!called.includes('plan')) return { type: 'tool-calls', calls: [call('plan', { brief: 'Two facts.', subQuestions: ['Who founded Halvorsen Instruments?', 'Where did the Tern-4 sea trial take place?'] })] };
-      if (!called.includes('rag'))
-        return { type: 'tool-calls', calls: [call('rag', { question: 'Who founded Halvorsen Instruments?', subQuestion: 'S1' }), call('rag', { question: 'Where did the Tern-4 sea trial take place?', subQuestion: 'S2' })] };
-      const ids = evidenceIds(toolResults(body).join('\n'));
-      if (!called.includes('critique')) return { type: 'tool-calls', calls: [call('critique', { draft: report(body, ids) })] };
-      return { type: 'text', text: report(body, ids) };
-    };
+  const planner = (report: (body: ChatBody, ids: string[]) => string) => (body: ChatBody) => {
+    const called = calledTools(body);
+    if (!called.includes('plan'))
+      return {
+        type: 'tool-calls',
+        calls: [
+          call('plan', {
+            brief: 'Two facts.',
+            subQuestions: ['Who founded Halvorsen Instruments?', 'Where did the Tern-4 sea trial take place?'],
+          }),
+        ],
+      };
+    if (!called.includes('rag'))
+      return {
+        type: 'tool-calls',
+        calls: [
+          call('rag', { question: 'Who founded Halvorsen Instruments?', subQuestion: 'S1' }),
+          call('rag', { question: 'Where did the Tern-4 sea trial take place?', subQuestion: 'S2' }),
+        ],
+      };
+    const ids = evidenceIds(toolResults(body).join('\n'));
+    if (!called.includes('critique')) return { type: 'tool-calls', calls: [call('critique', { draft: report(body, ids) })] };
+    return { type: 'text', text: report(body, ids) };
+  };
 
   it('plans, runs nested agents in parallel with their events tagged, and moves their citations into its ledger', async () => {
     const { result, events } = await research(
@@ -91,13 +107,27 @@ describe('research mode through a real provider client and the protocol server',
       }),
     );
     assert.equal(result.finishReason, 'stop', result.answer);
-    assert.deepEqual(result.plan.map((p) => [p.id, p.status]), [['S1', 'answered'], ['S2', 'answered']]);
+    assert.deepEqual(
+      result.plan.map((p) => [p.id, p.status]),
+      [
+        ['S1', 'answered'],
+        ['S2', 'answered'],
+      ],
+    );
     assert.equal(result.subagents.length, 2);
     assert.ok(openai.chat.maxInFlight >= 2, 'the two nested agents ran at the same time');
-    assert.ok(events.some((e) => e.type === 'plan' && e.items.length === 2), 'a plan event');
+    assert.ok(
+      events.some((e) => e.type === 'plan' && e.items.length === 2),
+      'a plan event',
+    );
     for (const id of ['rag:1', 'rag:2']) {
-      assert.ok(events.some((e) => e.type === 'tool-call' && e.toolName === 'search_knowledge' && e.path?.join('/') === `research/${id}`), `${id}'s searches reach the stream tagged with its path`);
-      assert.ok(events.some((e) => e.type === 'subagent-start' && e.id === id) && events.some((e) => e.type === 'subagent-finish' && e.id === id));
+      assert.ok(
+        events.some((e) => e.type === 'tool-call' && e.toolName === 'search_knowledge' && e.path?.join('/') === `research/${id}`),
+        `${id}'s searches reach the stream tagged with its path`,
+      );
+      assert.ok(
+        events.some((e) => e.type === 'subagent-start' && e.id === id) && events.some((e) => e.type === 'subagent-finish' && e.id === id),
+      );
     }
     assert.deepEqual(result.unresolvedCitations, []);
     assert.ok(result.citations.length >= 2);
@@ -105,8 +135,12 @@ describe('research mode through a real provider client and the protocol server',
     assert.match(texts, /Marit Halvorsen/);
     assert.match(texts, /Hardangerfjord/);
     // The report's ids are the research ledger's, each naming the chunk the nested agent cited.
-    for (const sub of result.subagents) for (const id of sub.citations) assert.ok(result.citations.some((c) => c.id === id) || result.evidence.some((e) => e.id === id));
-    assert.ok(result.critique.checks.length >= 2 && result.critique.checks.every((c) => c.verdict === 'supported'), JSON.stringify(result.critique));
+    for (const sub of result.subagents)
+      for (const id of sub.citations) assert.ok(result.citations.some((c) => c.id === id) || result.evidence.some((e) => e.id === id));
+    assert.ok(
+      result.critique.checks.length >= 2 && result.critique.checks.every((c) => c.verdict === 'supported'),
+      JSON.stringify(result.critique),
+    );
   });
 
   it('a critique finding sends the draft back, and the final report has it fixed', async () => {
@@ -129,17 +163,26 @@ describe('research mode through a real provider client and the protocol server',
   });
 
   it('what the critique still finds is reported beside the answer, never written into it, and open sub-questions are warnings', async () => {
-    const { result } = await research(
-      (body) => {
-        const called = calledTools(body);
-        if (!called.includes('plan')) return { type: 'tool-calls', calls: [call('plan', { brief: 'b', subQuestions: ['Who founded Halvorsen Instruments?', 'What is the colour of the CEO car?'] })] };
-        if (!called.includes('rag')) return { type: 'tool-calls', calls: [call('rag', { question: 'Who founded Halvorsen Instruments?', subQuestion: 'S1' })] };
-        return { type: 'text', text: 'The founder was Sigrid Olsen [E1].' };
-      },
-    );
+    const { result } = await research((body) => {
+      const called = calledTools(body);
+      if (!called.includes('plan'))
+        return {
+          type: 'tool-calls',
+          calls: [call('plan', { brief: 'b', subQuestions: ['Who founded Halvorsen Instruments?', 'What is the colour of the CEO car?'] })],
+        };
+      if (!called.includes('rag'))
+        return { type: 'tool-calls', calls: [call('rag', { question: 'Who founded Halvorsen Instruments?', subQuestion: 'S1' })] };
+      return { type: 'text', text: 'The founder was Sigrid Olsen [E1].' };
+    });
     assert.equal(result.answer, 'The founder was Sigrid Olsen [E1].', 'the answer is delivered word for word');
-    assert.ok(result.critique.findings.some((f) => f.by === 'critique' && f.claim.includes('Sigrid Olsen')), JSON.stringify(result.critique.findings));
-    assert.ok(result.warnings.some((w) => w.by === 'planner' && w.subQuestion === 'S2' && /colour of the CEO car/.test(w.message)), JSON.stringify(result.warnings));
+    assert.ok(
+      result.critique.findings.some((f) => f.by === 'critique' && f.claim.includes('Sigrid Olsen')),
+      JSON.stringify(result.critique.findings),
+    );
+    assert.ok(
+      result.warnings.some((w) => w.by === 'planner' && w.subQuestion === 'S2' && /colour of the CEO car/.test(w.message)),
+      JSON.stringify(result.warnings),
+    );
   });
 
   it('budgets: told to answer at 85%, cut off at the limit with a partial report naming open sub-questions', async () => {
@@ -148,8 +191,10 @@ describe('research mode through a real provider client and the protocol server',
     const { result } = await research(
       (body) => {
         if (/budget is spent/.test(lastUser(body))) told = true;
-        if (!calledTools(body).includes('plan')) return { type: 'tool-calls', calls: [call('plan', { brief: 'b', subQuestions: ['Who founded Halvorsen Instruments?'] })] };
-        if (body.messages.at(-1)?.role === 'user' && /limit of this run/.test(lastUser(body))) return { type: 'text', text: 'Partial: nothing settled yet.' };
+        if (!calledTools(body).includes('plan'))
+          return { type: 'tool-calls', calls: [call('plan', { brief: 'b', subQuestions: ['Who founded Halvorsen Instruments?'] })] };
+        if (body.messages.at(-1)?.role === 'user' && /limit of this run/.test(lastUser(body)))
+          return { type: 'text', text: 'Partial: nothing settled yet.' };
         return { type: 'tool-calls', calls: [call('search_knowledge', { query: `query ${n++}` })] };
       },
       { toolCallBudget: 10, stagnationSteps: 100 },
@@ -157,7 +202,10 @@ describe('research mode through a real provider client and the protocol server',
     assert.ok(told, 'the planner was told to answer at 85% of its tool-call budget');
     assert.equal(result.finishReason, 'budget');
     assert.equal(result.partial, true);
-    assert.ok(result.warnings.some((w) => w.subQuestion === 'S1' && /Who founded Halvorsen Instruments\?/.test(w.message)), JSON.stringify(result.warnings));
+    assert.ok(
+      result.warnings.some((w) => w.subQuestion === 'S1' && /Who founded Halvorsen Instruments\?/.test(w.message)),
+      JSON.stringify(result.warnings),
+    );
   });
 
   it('a nested agent whose model fails: the report says which sub-question failed; the run does not crash', async () => {
@@ -168,7 +216,10 @@ describe('research mode through a real provider client and the protocol server',
         return `${evidenceIds(ok).length ? `Marit Halvorsen founded it [${evidenceIds(ok)[0]}].` : ''}\n${failed ? `Open: S2 failed: ${/SUB-QUESTION S2 \(rag:\d\): (.*)/.exec(failed)?.[1]}` : ''}`;
       }),
       {},
-      (body) => (textOf(body.messages.find((m) => m.role === 'user')?.content).includes('Tern-4') ? { type: 'status', status: 500, headers: { 'retry-after-ms': '1' } } : nestedAgent(body)) as never,
+      (body) =>
+        (textOf(body.messages.find((m) => m.role === 'user')?.content).includes('Tern-4')
+          ? { type: 'status', status: 500, headers: { 'retry-after-ms': '1' } }
+          : nestedAgent(body)) as never,
     );
     assert.notEqual(result.finishReason, 'error');
     const failed = result.subagents.find((s) => s.question.includes('Tern-4'))!;
@@ -183,16 +234,30 @@ describe('research mode through a real provider client and the protocol server',
     const { dir, cleanup: clean } = tempDir();
     try {
       const report = (body: ChatBody, ids: string[]) => `Halvorsen Instruments was founded in 1987 by Marit Halvorsen [${ids[0]}].`;
-      const { result, events } = await research(planner(report), { holdForApproval: 'the question matches the high-risk pattern /founded/' });
+      const { result, events } = await research(planner(report), {
+        holdForApproval: 'the question matches the high-risk pattern /founded/',
+      });
       assert.equal(result.finishReason, 'needs-approval');
       assert.ok(events.some((e) => e.type === 'approval-required' && !e.path));
-      assert.ok(!events.some((e) => e.type === 'final-answer' || e.type === 'text-delta'), "nothing of the held answer reached the stream, not even the nested agents' answers");
+      assert.ok(
+        !events.some((e) => e.type === 'final-answer' || e.type === 'text-delta'),
+        "nothing of the held answer reached the stream, not even the nested agents' answers",
+      );
       assert.match(result.held!.answer, /founded in 1987 by Marit Halvorsen \[E\d+\]/);
       assert.doesNotMatch(result.answer, /1987/);
       const { approve, toAskResult } = await import('../src/ask/ask.ts');
       const { PausedRuns } = await import('../src/ask/paused-runs.ts');
       const { reason, ...held } = result.held!;
-      new PausedRuns(dir).save({ runId: result.runId, question: 'q', mode: 'research', reason, pausedAt: new Date().toISOString(), index: await dossier.store.identity(), result: toAskResult(result, 'scripted'), held });
+      new PausedRuns(dir).save({
+        runId: result.runId,
+        question: 'q',
+        mode: 'research',
+        reason,
+        pausedAt: new Date().toISOString(),
+        index: await dossier.store.identity(),
+        result: toAskResult(result, 'scripted'),
+        held,
+      });
       const released = await approve(dossier, result.runId, { runsDir: dir, by: 'carol' });
       assert.equal(released.finishReason, 'stop');
       assert.equal(released.answer, result.held!.answer);
@@ -219,7 +284,10 @@ describe('research mode through a real provider client and the protocol server',
     );
     assert.ok(offered.some((t) => t.includes('"rag"')));
     assert.ok(!offered.some((t) => t.includes('reasoning') || t.includes('get_content')), offered.join());
-    assert.ok(nestedOffered.some((t) => t.includes('search_knowledge')) && !nestedOffered.some((t) => t.includes('get_content')), nestedOffered.join());
+    assert.ok(
+      nestedOffered.some((t) => t.includes('search_knowledge')) && !nestedOffered.some((t) => t.includes('get_content')),
+      nestedOffered.join(),
+    );
   });
 });
 
@@ -232,14 +300,29 @@ describe('approval: a high-risk question pauses before its answer; approve relea
       const config = join(dir, 'dossier.config.json');
       writeFileSync(config, JSON.stringify({ approval: { patterns: ['headquarters'] } }));
       const trace = join(dir, 'run.jsonl');
-      const asked = await runCli(['ask', 'When did the company move its headquarters to Trondheim?', '--mode', 'research', '--config', config, '--trace', trace, '--db', db, '--json']);
+      const asked = await runCli([
+        'ask',
+        'When did the company move its headquarters to Trondheim?',
+        '--mode',
+        'research',
+        '--config',
+        config,
+        '--trace',
+        trace,
+        '--db',
+        db,
+        '--json',
+      ]);
       assert.equal(asked.status, 0, asked.stderr);
       assert.equal(asked.json.finishReason, 'needs-approval');
       assert.doesNotMatch(asked.json.answer, /2004/, 'nothing of the answer is shown before approval');
       assert.deepEqual(asked.json.citations, []);
       const runId = asked.json.runId;
       assert.ok(existsSync(join(`${db}.runs`, `${runId}.json`)));
-      const events = readFileSync(trace, 'utf8').trim().split('\n').map((line) => JSON.parse(line));
+      const events = readFileSync(trace, 'utf8')
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line));
       assert.ok(events.some((e) => e.type === 'approval-required'));
       assert.ok(!events.some((e) => e.type === 'final-answer' && !e.path), 'the trace holds no final answer yet');
 
@@ -249,8 +332,14 @@ describe('approval: a high-risk question pauses before its answer; approve relea
       assert.equal(approved.json.by, 'alice');
       assert.match(approved.json.answer, /2004/);
       assert.ok(approved.json.citations.length > 0);
-      const after = readFileSync(trace, 'utf8').trim().split('\n').map((line) => JSON.parse(line));
-      assert.deepEqual(after.slice(-3).map((e) => e.type), ['approval', 'final-answer', 'run-finish']);
+      const after = readFileSync(trace, 'utf8')
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line));
+      assert.deepEqual(
+        after.slice(-3).map((e) => e.type),
+        ['approval', 'final-answer', 'run-finish'],
+      );
       assert.equal(after.at(-3).by, 'alice');
 
       const again = await runCli(['approve', runId, '--deny', '--by', 'bob', '--db', db]);

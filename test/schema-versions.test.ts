@@ -19,7 +19,8 @@ import { startScriptedModel, type ScriptedModel } from './scripted-model.ts';
 // index (store) and the server tables are versioned separately, on both backends.
 
 const json = async (response: Response) => (await response.json()) as any;
-const post = (url: string, body: unknown) => fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+const post = (url: string, body: unknown) =>
+  fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
 const oneLineNaming = (found: number, reads: number) => (error: unknown) => {
   const message = (error as Error).message;
   assert.doesNotMatch(message, /\n/);
@@ -48,7 +49,11 @@ describe('server tables on SQLite', () => {
       raw.exec(`DROP INDEX srv_runs_running; ALTER TABLE srv_runs DROP COLUMN node; ALTER TABLE srv_runs DROP COLUMN lease_until;
         ALTER TABLE srv_jobs DROP COLUMN worker; ALTER TABLE srv_jobs DROP COLUMN lease_until; DROP TABLE srv_meta;`);
       raw.prepare("INSERT INTO srv_users (id, name, admin, created_at) VALUES ('u1', 'local', 1, '2026-01-01T00:00:00.000Z')").run();
-      raw.prepare("INSERT INTO srv_runs (id, user_id, question, mode, status, created_at) VALUES (?, 'u1', 'q', 'rag', 'running', '2026-01-01T00:00:00.000Z')").run(OLD_RUN);
+      raw
+        .prepare(
+          "INSERT INTO srv_runs (id, user_id, question, mode, status, created_at) VALUES (?, 'u1', 'q', 'rag', 'running', '2026-01-01T00:00:00.000Z')",
+        )
+        .run(OLD_RUN);
       raw.close();
 
       const server = await startServer({ dossier, db: file, port: 0 });
@@ -57,7 +62,10 @@ describe('server tables on SQLite', () => {
         const columns = (table: string) => (check.pragma(`table_info(${table})`) as Array<{ name: string }>).map((c) => c.name);
         assert.ok(columns('srv_runs').includes('node') && columns('srv_runs').includes('lease_until'));
         assert.ok(columns('srv_jobs').includes('worker') && columns('srv_jobs').includes('lease_until'));
-        assert.equal((check.prepare("SELECT value FROM srv_meta WHERE key = 'schema_version'").get() as { value: string }).value, String(SQLITE_SERVER_SCHEMA_VERSION));
+        assert.equal(
+          (check.prepare("SELECT value FROM srv_meta WHERE key = 'schema_version'").get() as { value: string }).value,
+          String(SQLITE_SERVER_SCHEMA_VERSION),
+        );
         check.close();
         const old = await json(await fetch(`${server.url}/v1/runs/${OLD_RUN}`));
         assert.deepEqual([old.status, old.finishReason], ['failed', 'error']);
@@ -92,14 +100,21 @@ describe('server tables on SQLite', () => {
       const served = await runCli(['serve', '--port', '0', '--db', file]);
       assert.notEqual(served.status, 0);
       assert.equal(served.stderr.trim().split('\n').length, 1, served.stderr);
-      assert.match(served.stderr, new RegExp(`schema version ${SQLITE_SERVER_SCHEMA_VERSION + 1}, newer than this Dossier reads \\(${SQLITE_SERVER_SCHEMA_VERSION}\\)`));
+      assert.match(
+        served.stderr,
+        new RegExp(
+          `schema version ${SQLITE_SERVER_SCHEMA_VERSION + 1}, newer than this Dossier reads \\(${SQLITE_SERVER_SCHEMA_VERSION}\\)`,
+        ),
+      );
     } finally {
       cleanup();
     }
   });
 });
 
-const SKIP = process.env.DOSSIER_TEST_PG ? false : 'DOSSIER_TEST_PG is unset: no PostgreSQL cluster for the schema tests (bash scripts/postgres-test-cluster.sh start)';
+const SKIP = process.env.DOSSIER_TEST_PG
+  ? false
+  : 'DOSSIER_TEST_PG is unset: no PostgreSQL cluster for the schema tests (bash scripts/postgres-test-cluster.sh start)';
 
 /** One transaction on a pool of its own, closed after. */
 async function withClient(url: string, work: (client: pg.PoolClient) => Promise<void>): Promise<void> {
@@ -129,7 +144,11 @@ describe('schema versions on PostgreSQL', { skip: SKIP }, () => {
       const stores = await Promise.all(Array.from({ length: 4 }, () => PgStore.open(db.url)));
       try {
         const pending = PG_MIGRATIONS.filter((m) => m.version > 1).map((m) => m.version);
-        assert.deepEqual(stores.map((s) => s.migrated).sort((x, y) => y.length - x.length), [pending, [], [], []], 'one node migrated, the others found it done');
+        assert.deepEqual(
+          stores.map((s) => s.migrated).sort((x, y) => y.length - x.length),
+          [pending, [], [], []],
+          'one node migrated, the others found it done',
+        );
       } finally {
         for (const store of stores) await store.close();
       }
@@ -150,7 +169,11 @@ describe('schema versions on PostgreSQL', { skip: SKIP }, () => {
     const db = await freshDatabase();
     try {
       await (await PgStore.open(db.url)).close();
-      await withClient(db.url, async (client) => void (await client.query("UPDATE meta SET value = $1 WHERE key = 'schema_version'", [String(PG_SCHEMA_VERSION + 1)])));
+      await withClient(
+        db.url,
+        async (client) =>
+          void (await client.query("UPDATE meta SET value = $1 WHERE key = 'schema_version'", [String(PG_SCHEMA_VERSION + 1)])),
+      );
       await assert.rejects(() => PgStore.open(db.url), oneLineNaming(PG_SCHEMA_VERSION + 1, PG_SCHEMA_VERSION));
       await assert.rejects(() => PgStore.open(db.url, { readonly: true }), oneLineNaming(PG_SCHEMA_VERSION + 1, PG_SCHEMA_VERSION));
     } finally {
@@ -167,11 +190,17 @@ describe('schema versions on PostgreSQL', { skip: SKIP }, () => {
         for (const migration of before) await client.query(migration.sql);
         await client.query("INSERT INTO srv_meta (key, value) VALUES ('schema_version', $1)", [String(before.at(-1)!.version)]);
         await client.query("INSERT INTO srv_users (id, name, admin, created_at) VALUES ('u1', 'local', true, '2026-01-01T00:00:00.000Z')");
-        await client.query("INSERT INTO srv_runs (id, user_id, question, mode, status, created_at) VALUES ($1, 'u1', 'q', 'rag', 'running', '2026-01-01T00:00:00.000Z')", [OLD_RUN]);
+        await client.query(
+          "INSERT INTO srv_runs (id, user_id, question, mode, status, created_at) VALUES ($1, 'u1', 'q', 'rag', 'running', '2026-01-01T00:00:00.000Z')",
+          [OLD_RUN],
+        );
       });
       const states = (await Promise.all(Array.from({ length: 3 }, () => openServerState(db.url)))) as PgServerState[];
       try {
-        assert.deepEqual(states.map((s) => s.migrated).sort((x, y) => y.length - x.length), [[SERVER_SCHEMA_VERSION], [], []]);
+        assert.deepEqual(
+          states.map((s) => s.migrated).sort((x, y) => y.length - x.length),
+          [[SERVER_SCHEMA_VERSION], [], []],
+        );
       } finally {
         for (const state of states) await state.close();
       }
@@ -190,7 +219,10 @@ describe('schema versions on PostgreSQL', { skip: SKIP }, () => {
         try {
           const row = (await client.query('SELECT node, status FROM srv_runs WHERE id = $1', [runId])).rows[0];
           assert.ok(row?.node, `the new run names its node: ${JSON.stringify(row)}`);
-          assert.equal((await client.query("SELECT value FROM srv_meta WHERE key = 'schema_version'")).rows[0].value, String(SERVER_SCHEMA_VERSION));
+          assert.equal(
+            (await client.query("SELECT value FROM srv_meta WHERE key = 'schema_version'")).rows[0].value,
+            String(SERVER_SCHEMA_VERSION),
+          );
         } finally {
           await client.end();
         }
@@ -207,12 +239,19 @@ describe('schema versions on PostgreSQL', { skip: SKIP }, () => {
     const db = await freshDatabase();
     try {
       await (await openServerState(db.url)).close();
-      await withClient(db.url, async (client) => void (await client.query("UPDATE srv_meta SET value = $1 WHERE key = 'schema_version'", [String(SERVER_SCHEMA_VERSION + 1)])));
+      await withClient(
+        db.url,
+        async (client) =>
+          void (await client.query("UPDATE srv_meta SET value = $1 WHERE key = 'schema_version'", [String(SERVER_SCHEMA_VERSION + 1)])),
+      );
       await assert.rejects(() => openServerState(db.url), oneLineNaming(SERVER_SCHEMA_VERSION + 1, SERVER_SCHEMA_VERSION));
       const served = await runCli(['serve', '--port', '0', '--db', db.url]);
       assert.notEqual(served.status, 0);
       assert.equal(served.stderr.trim().split('\n').length, 1, served.stderr);
-      assert.match(served.stderr, new RegExp(`schema version ${SERVER_SCHEMA_VERSION + 1}, newer than this Dossier reads \\(${SERVER_SCHEMA_VERSION}\\)`));
+      assert.match(
+        served.stderr,
+        new RegExp(`schema version ${SERVER_SCHEMA_VERSION + 1}, newer than this Dossier reads \\(${SERVER_SCHEMA_VERSION}\\)`),
+      );
     } finally {
       await db.drop();
     }

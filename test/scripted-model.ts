@@ -31,7 +31,12 @@ export interface ChatBody {
   messages: Array<{ role: string; content?: unknown; tool_calls?: Array<{ function: { name: string; arguments: string } }> }>;
 }
 
-export const contentText = (content: unknown) => (typeof content === 'string' ? content : Array.isArray(content) ? content.map((part) => part?.text ?? '').join('') : JSON.stringify(content ?? ''));
+export const contentText = (content: unknown) =>
+  typeof content === 'string'
+    ? content
+    : Array.isArray(content)
+      ? content.map((part) => part?.text ?? '').join('')
+      : JSON.stringify(content ?? '');
 export const systemOf = (body: ChatBody) => contentText(body.messages.find((m) => m.role === 'system')?.content);
 export const isPlanner = (body: ChatBody) => systemOf(body).includes('research planner');
 export const toolResults = (body: ChatBody) => body.messages.filter((m) => m.role === 'tool').map((m) => contentText(m.content));
@@ -55,14 +60,22 @@ export function scriptedAnswer(evidence: readonly ParsedEvidence[]): string {
  * The script's answer as a caller must receive it: word for word, with one citation for each id it
  * cites, in order, each one's chunk holding the sentence the script quoted before the marker.
  */
-export function assertDelivered(received: { answer: string; citations: ReadonlyArray<{ id: string; text: string }> }, scripted: string): void {
+export function assertDelivered(
+  received: { answer: string; citations: ReadonlyArray<{ id: string; text: string }> },
+  scripted: string,
+): void {
   assert.equal(received.answer, scripted);
-  assert.deepEqual(received.citations.map((c) => c.id), citedIds(scripted), 'one citation for each id the answer cites');
+  assert.deepEqual(
+    received.citations.map((c) => c.id),
+    citedIds(scripted),
+    'one citation for each id the answer cites',
+  );
   let from = 0;
   for (const marker of parseCitationMarkers(scripted)) {
     const sentence = scripted.slice(from, marker.start).trim();
     from = marker.end;
-    for (const id of marker.ids) assert.ok(received.citations.find((c) => c.id === id)!.text.includes(sentence), `${id}'s chunk holds "${sentence}"`);
+    for (const id of marker.ids)
+      assert.ok(received.citations.find((c) => c.id === id)!.text.includes(sentence), `${id}'s chunk holds "${sentence}"`);
   }
 }
 
@@ -91,7 +104,8 @@ export async function startScriptedModel(options: ScriptOptions = {}): Promise<S
 
   const rag = (body: ChatBody): ChatTurn => {
     const question = firstUser(body);
-    if (!calledTools(body).includes('search_knowledge')) return { type: 'tool-calls', calls: [call('search_knowledge', { query: question })] };
+    if (!calledTools(body).includes('search_knowledge'))
+      return { type: 'tool-calls', calls: [call('search_knowledge', { query: question })] };
     const evidence = parseEvidence(toolResults(body).join('\n'));
     const answer = scriptedAnswer(evidence);
     answers.push({ role: 'rag', question, answer, evidence });
@@ -102,10 +116,14 @@ export async function startScriptedModel(options: ScriptOptions = {}): Promise<S
     const question = firstUser(body);
     const called = calledTools(body);
     const subs = subQuestions(question);
-    if (!called.includes('plan')) return { type: 'tool-calls', calls: [call('plan', { brief: `Answer: ${question}`, subQuestions: subs })] };
-    if (!called.includes('rag')) return { type: 'tool-calls', calls: subs.map((sub, i) => call('rag', { question: sub, subQuestion: `S${i + 1}` })) };
+    if (!called.includes('plan'))
+      return { type: 'tool-calls', calls: [call('plan', { brief: `Answer: ${question}`, subQuestions: subs })] };
+    if (!called.includes('rag'))
+      return { type: 'tool-calls', calls: subs.map((sub, i) => call('rag', { question: sub, subQuestion: `S${i + 1}` })) };
     const results = toolResults(body).filter((text) => text.startsWith('SUB-QUESTION'));
-    const nested = results.map((text) => /\nANSWER:\n([\s\S]*?)\nEND ANSWER/.exec(text)?.[1] ?? '').filter((answer) => answer && answer !== NOT_FOUND);
+    const nested = results
+      .map((text) => /\nANSWER:\n([\s\S]*?)\nEND ANSWER/.exec(text)?.[1] ?? '')
+      .filter((answer) => answer && answer !== NOT_FOUND);
     const draft = nested.length ? nested.join(' ') : NOT_FOUND;
     if (!called.includes('critique')) return { type: 'tool-calls', calls: [call('critique', { draft })] };
     answers.push({ role: 'planner', question, answer: draft, evidence: parseEvidence(results.join('\n')) });
@@ -114,8 +132,14 @@ export async function startScriptedModel(options: ScriptOptions = {}): Promise<S
 
   // A model critique: every numbered claim of its prompt is supported.
   const critic = (body: ChatBody): ChatTurn => {
-    const claims = firstUser(body).split('\nPASSAGES:')[0]!.match(/^\d+\. /gm) ?? [];
-    return { type: 'text', text: JSON.stringify({ claims: claims.map((_, i) => ({ n: i + 1, verdict: 'supported', reason: 'scripted' })) }) };
+    const claims =
+      firstUser(body)
+        .split('\nPASSAGES:')[0]!
+        .match(/^\d+\. /gm) ?? [];
+    return {
+      type: 'text',
+      text: JSON.stringify({ claims: claims.map((_, i) => ({ n: i + 1, verdict: 'supported', reason: 'scripted' })) }),
+    };
   };
 
   // A search strategy's one-shot generation (query variants, HyDE): the prompt back, as one line.

@@ -35,7 +35,14 @@ async function indexedServer(options: { auth?: 'keys'; before?: (db: string) => 
   const dossier: Dossier = await createDossier({ db, env: { ...process.env, ...model.env } });
   await dossier.ingest([join(REGRESSION_DIR, 'corpus')]);
   await options.before?.(db);
-  const server = await startServer({ dossier, db, port: 0, auth: options.auth, ...(options.model ? { ask: { model: options.model } } : {}), extra: await optionalRouteGroups() });
+  const server = await startServer({
+    dossier,
+    db,
+    port: 0,
+    auth: options.auth,
+    ...(options.model ? { ask: { model: options.model } } : {}),
+    extra: await optionalRouteGroups(),
+  });
   return {
     server,
     close: async () => {
@@ -51,7 +58,13 @@ const userMessage = (text: string, id = 'u1'): UIMessage => ({ id, role: 'user',
 /** One chat turn through DefaultChatTransport: every chunk, and the message readUIMessageStream assembles from them. */
 async function chat(server: Server, messages: UIMessage[], options: { body?: object; headers?: Record<string, string> } = {}) {
   const transport = new DefaultChatTransport<UIMessage>({ api: `${server.url}/v1/chat`, headers: options.headers, body: options.body });
-  const stream = await transport.sendMessages({ chatId: 'chat-1', messages, trigger: 'submit-message', messageId: undefined, abortSignal: undefined });
+  const stream = await transport.sendMessages({
+    chatId: 'chat-1',
+    messages,
+    trigger: 'submit-message',
+    messageId: undefined,
+    abortSignal: undefined,
+  });
   const chunks: UIMessageChunk[] = [];
   for await (const chunk of stream as unknown as AsyncIterable<UIMessageChunk>) chunks.push(chunk);
   const errors: string[] = [];
@@ -62,7 +75,8 @@ async function chat(server: Server, messages: UIMessage[], options: { body?: obj
       controller.close();
     },
   });
-  for await (const state of readUIMessageStream<UIMessage>({ stream: replay, onError: (error) => errors.push((error as Error).message) })) message = state;
+  for await (const state of readUIMessageStream<UIMessage>({ stream: replay, onError: (error) => errors.push((error as Error).message) }))
+    message = state;
   assert.ok(message, 'the stream assembled a message');
   return { chunks, message, errors };
 }
@@ -76,7 +90,11 @@ describe('POST /v1/chat: the AI SDK UI message stream', () => {
   after(async () => s.close());
 
   it('speaks the protocol: header, start, text, sources, data-run, finish', async () => {
-    const raw = await fetch(`${s.server.url}/v1/chat`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ id: 'c', messages: [userMessage('Where did the Tern-4 sea trial take place?')], trigger: 'submit-message' }) });
+    const raw = await fetch(`${s.server.url}/v1/chat`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ id: 'c', messages: [userMessage('Where did the Tern-4 sea trial take place?')], trigger: 'submit-message' }),
+    });
     assert.equal(raw.status, 200);
     assert.equal(raw.headers.get('x-vercel-ai-ui-message-stream'), 'v1');
     assert.match(raw.headers.get('content-type') ?? '', /^text\/event-stream/);
@@ -112,7 +130,10 @@ describe('POST /v1/chat: the AI SDK UI message stream', () => {
 
     // The searches as tool parts, each with its output.
     const tools = partsOf(message, 'dynamic-tool');
-    assert.ok(tools.some((p) => p.toolName === 'search_knowledge' && p.state === 'output-available'), JSON.stringify(tools.map((p) => [p.toolName, p.state])));
+    assert.ok(
+      tools.some((p) => p.toolName === 'search_knowledge' && p.state === 'output-available'),
+      JSON.stringify(tools.map((p) => [p.toolName, p.state])),
+    );
 
     // data-run: the run id and its finish; the stored run's answer is exactly the last text part.
     const [run] = partsOf(message, 'data-run');
@@ -121,7 +142,10 @@ describe('POST /v1/chat: the AI SDK UI message stream', () => {
     assert.deepEqual((message.metadata as any).runId, run.data.runId);
     const stored: any = await (await fetch(`${s.server.url}/v1/runs/${run.data.runId}`)).json();
     assert.equal(partsOf(message, 'text').at(-1).text, stored.result.answer);
-    assert.deepEqual(stored.result.citations.map((c: any) => c.chunkId), sources.map((p) => p.providerMetadata.dossier.chunkId));
+    assert.deepEqual(
+      stored.result.citations.map((c: any) => c.chunkId),
+      sources.map((p) => p.providerMetadata.dossier.chunkId),
+    );
   });
 
   it('rewrites a follow-up from the earlier messages', async () => {
@@ -136,18 +160,25 @@ describe('POST /v1/chat: the AI SDK UI message stream', () => {
   });
 
   it('continues a server conversation given conversationId, and records the turns', async () => {
-    const { id } = (await (await fetch(`${s.server.url}/v1/conversations`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })).json()) as any;
+    const { id } = (await (
+      await fetch(`${s.server.url}/v1/conversations`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })
+    ).json()) as any;
     await chat(s.server, [userMessage('Who founded Halvorsen Instruments?')], { body: { conversationId: id } });
     // The client sends only the new turn: the context is the conversation stored on the server.
     const { message } = await chat(s.server, [userMessage('When was it founded?')], { body: { conversationId: id } });
     assert.equal(partsOf(message, 'data-run')[0].data.question, 'When was Halvorsen Instruments founded?');
     assert.equal(textOf(message), scripted('When was Halvorsen Instruments founded?'));
     const { messages } = (await (await fetch(`${s.server.url}/v1/conversations/${id}/messages`)).json()) as any;
-    assert.deepEqual(messages.map((m: any) => m.role), ['user', 'assistant', 'user', 'assistant']);
+    assert.deepEqual(
+      messages.map((m: any) => m.role),
+      ['user', 'assistant', 'user', 'assistant'],
+    );
   });
 
   it('research mode streams the plan, the sub-agents and the critique as data parts', async () => {
-    const { message, errors } = await chat(s.server, [userMessage('Who leads the team that built the Tern-4 salinity sensor?')], { body: { mode: 'research' } });
+    const { message, errors } = await chat(s.server, [userMessage('Who leads the team that built the Tern-4 salinity sensor?')], {
+      body: { mode: 'research' },
+    });
     assert.deepEqual(errors, []);
     const [plan] = partsOf(message, 'data-plan');
     assert.ok(plan.data.items.length >= 1);
@@ -155,7 +186,10 @@ describe('POST /v1/chat: the AI SDK UI message stream', () => {
     const subagents = partsOf(message, 'data-subagent');
     assert.ok(subagents.length >= 1);
     // One part per sub-agent, updated in place when it finishes.
-    assert.ok(subagents.every((p) => p.data.status === 'finished'), JSON.stringify(subagents));
+    assert.ok(
+      subagents.every((p) => p.data.status === 'finished'),
+      JSON.stringify(subagents),
+    );
     assert.ok(partsOf(message, 'data-critique').length >= 1);
     // The report is the planner's; every id it cites is a source part.
     const report = model.answers.filter((a) => a.role === 'planner').map((a) => a.answer);
@@ -170,7 +204,9 @@ describe('POST /v1/chat: the AI SDK UI message stream', () => {
   });
 
   it('a failed run ends with an error part carrying the message', async () => {
-    const { chunks, errors, message } = await chat(s.server, [userMessage('Where did the Tern-4 sea trial take place?')], { body: { model: 'no-such-provider:x' } });
+    const { chunks, errors, message } = await chat(s.server, [userMessage('Where did the Tern-4 sea trial take place?')], {
+      body: { model: 'no-such-provider:x' },
+    });
     const last = chunks.at(-1) as any;
     assert.equal(last.type, 'error');
     assert.match(last.errorText, /no-such-provider/);
@@ -180,7 +216,11 @@ describe('POST /v1/chat: the AI SDK UI message stream', () => {
   });
 
   it('refuses a request without a question as a plain 400', async () => {
-    const response = await fetch(`${s.server.url}/v1/chat`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ messages: [{ id: 'a', role: 'assistant', parts: [{ type: 'text', text: 'hi' }] }] }) });
+    const response = await fetch(`${s.server.url}/v1/chat`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ messages: [{ id: 'a', role: 'assistant', parts: [{ type: 'text', text: 'hi' }] }] }),
+    });
     assert.equal(response.status, 400);
     assert.equal(((await response.json()) as any).error.code, 'bad-input');
   });
@@ -230,7 +270,12 @@ describe('POST /v1/chat/completions: OpenAI-compatible', () => {
       assert.ok(completion.usage!.total_tokens > 0);
       assert.equal(completion.usage!.total_tokens, completion.usage!.prompt_tokens + completion.usage!.completion_tokens);
 
-      const stream = await client.chat.completions.create({ model: mode, messages: [{ role: 'user', content: question }], stream: true, stream_options: { include_usage: true } });
+      const stream = await client.chat.completions.create({
+        model: mode,
+        messages: [{ role: 'user', content: question }],
+        stream: true,
+        stream_options: { include_usage: true },
+      });
       const { chunks, content: streamed } = await collect(stream);
       assert.ok(chunks.every((c) => c.object === 'chat.completion.chunk'));
       // The answer arrives in pieces, and adds up to the non-streaming content (the scripted model is deterministic).
@@ -238,7 +283,10 @@ describe('POST /v1/chat/completions: OpenAI-compatible', () => {
       assert.equal(streamed, content);
       const last = [...chunks].reverse().find((c) => c.choices.length > 0);
       assert.equal(last.choices[0].finish_reason, 'stop');
-      assert.deepEqual(last.citations.map((c: any) => c.chunkId), citations.map((c) => c.chunkId));
+      assert.deepEqual(
+        last.citations.map((c: any) => c.chunkId),
+        citations.map((c) => c.chunkId),
+      );
       assert.ok(chunks.at(-1).usage.total_tokens > 0);
     });
   }
@@ -254,18 +302,23 @@ describe('POST /v1/chat/completions: OpenAI-compatible', () => {
       ],
     });
     // The model was asked the follow-up made standalone from the earlier messages.
-    assert.ok((completion.choices[0]!.message.content ?? '').startsWith(`${scripted('When was Halvorsen Instruments founded?')}\n\nSources:\n`));
+    assert.ok(
+      (completion.choices[0]!.message.content ?? '').startsWith(`${scripted('When was Halvorsen Instruments founded?')}\n\nSources:\n`),
+    );
   });
 
   it('an unknown model is a 404 in OpenAI error shape', async () => {
-    await assert.rejects(client.chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }] }), (error: unknown) => {
-      assert.ok(error instanceof OpenAI.NotFoundError);
-      assert.equal(error.status, 404);
-      assert.equal(error.code, 'model_not_found');
-      assert.equal(error.type, 'invalid_request_error');
-      assert.match(error.message, /gpt-4o/);
-      return true;
-    });
+    await assert.rejects(
+      client.chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }] }),
+      (error: unknown) => {
+        assert.ok(error instanceof OpenAI.NotFoundError);
+        assert.equal(error.status, 404);
+        assert.equal(error.code, 'model_not_found');
+        assert.equal(error.type, 'invalid_request_error');
+        assert.match(error.message, /gpt-4o/);
+        return true;
+      },
+    );
     await assert.rejects(client.models.retrieve('gpt-4o'), OpenAI.NotFoundError);
   });
 });
@@ -289,14 +342,25 @@ describe('chat endpoints with API keys', () => {
 
   it('no key: 401 for /v1/chat, /v1/chat/completions and /v1/models', async () => {
     const json = { 'content-type': 'application/json' };
-    const chatResponse = await fetch(`${s.server.url}/v1/chat`, { method: 'POST', headers: json, body: JSON.stringify({ messages: [userMessage('Where did the Tern-4 sea trial take place?')] }) });
+    const chatResponse = await fetch(`${s.server.url}/v1/chat`, {
+      method: 'POST',
+      headers: json,
+      body: JSON.stringify({ messages: [userMessage('Where did the Tern-4 sea trial take place?')] }),
+    });
     assert.equal(chatResponse.status, 401);
     assert.equal(((await chatResponse.json()) as any).error.code, 'unauthorized');
-    const completions = await fetch(`${s.server.url}/v1/chat/completions`, { method: 'POST', headers: json, body: JSON.stringify({ model: 'dossier', messages: [{ role: 'user', content: 'Where did the Tern-4 sea trial take place?' }] }) });
+    const completions = await fetch(`${s.server.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: json,
+      body: JSON.stringify({ model: 'dossier', messages: [{ role: 'user', content: 'Where did the Tern-4 sea trial take place?' }] }),
+    });
     assert.equal(completions.status, 401);
     assert.equal((await fetch(`${s.server.url}/v1/models`)).status, 401);
     const wrong = new OpenAI({ baseURL: `${s.server.url}/v1`, apiKey: 'dsk_not-a-key' });
-    await assert.rejects(wrong.chat.completions.create({ model: 'dossier', messages: [{ role: 'user', content: 'hi' }] }), OpenAI.AuthenticationError);
+    await assert.rejects(
+      wrong.chat.completions.create({ model: 'dossier', messages: [{ role: 'user', content: 'hi' }] }),
+      OpenAI.AuthenticationError,
+    );
   });
 
   it('a valid key answers; the run is scoped to what the key may read, as on /v1/ask', async () => {
@@ -316,7 +380,13 @@ describe('chat endpoints with API keys', () => {
     assert.deepEqual((unseen as any).citations, []);
     const guestChat = await chat(s.server, [userMessage(question)], { headers: { authorization: `Bearer ${keys.guest}` } });
     assert.deepEqual(partsOf(guestChat.message, 'source-document'), []);
-    assert.deepEqual(model.answers.map((a) => [a.answer, a.evidence.length]), [[NOT_FOUND, 0], [NOT_FOUND, 0]]);
+    assert.deepEqual(
+      model.answers.map((a) => [a.answer, a.evidence.length]),
+      [
+        [NOT_FOUND, 0],
+        [NOT_FOUND, 0],
+      ],
+    );
     assert.equal(unseen.choices[0]!.message.content, NOT_FOUND);
     assert.equal(textOf(guestChat.message), NOT_FOUND);
   });

@@ -42,7 +42,8 @@ async function kill(child: ChildProcess): Promise<void> {
 }
 
 const json = async (response: Response) => (await response.json()) as any;
-const post = (url: string, body: unknown, signal?: AbortSignal) => fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), signal });
+const post = (url: string, body: unknown, signal?: AbortSignal) =>
+  fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), signal });
 
 async function upload(url: string, files: Array<{ name: string; blob: Blob }>): Promise<string> {
   const form = new FormData();
@@ -91,7 +92,10 @@ for (const backend of serverBackends()) {
       let server = await serve(db);
       current = server.child;
       const corpus = readdirSync(join(REGRESSION_DIR, 'corpus')).map((name) => ({ name, path: join(REGRESSION_DIR, 'corpus', name) }));
-      const committed = await waitForJob(server.url, await upload(server.url, await Promise.all(corpus.map(async (f) => ({ name: f.name, blob: await openAsBlob(f.path) })))));
+      const committed = await waitForJob(
+        server.url,
+        await upload(server.url, await Promise.all(corpus.map(async (f) => ({ name: f.name, blob: await openAsBlob(f.path) })))),
+      );
       assert.equal(committed.status, 'finished');
       assert.equal(committed.report.ingested, corpus.length);
       const before = (await json(await fetch(`${server.url}/v1/documents?limit=1000`))).documents;
@@ -114,7 +118,14 @@ for (const backend of serverBackends()) {
       server = await serve(db, restart);
       current = server.child;
       const restartedOnce = server;
-      const job = backend === 'postgres' ? (await json(await fetch(`${server.url}/v1/jobs/${interruptedJob}`))).job : await eventually(async () => (await json(await fetch(`${restartedOnce.url}/v1/jobs/${interruptedJob}`))).job, (j) => j.status !== 'running', 'the interrupted job is failed once its lease ran out');
+      const job =
+        backend === 'postgres'
+          ? (await json(await fetch(`${server.url}/v1/jobs/${interruptedJob}`))).job
+          : await eventually(
+              async () => (await json(await fetch(`${restartedOnce.url}/v1/jobs/${interruptedJob}`))).job,
+              (j) => j.status !== 'running',
+              'the interrupted job is failed once its lease ran out',
+            );
       if (backend === 'postgres') assert.match(job.status, /^(queued|running)$/, JSON.stringify(job));
       else {
         assert.equal(job.status, 'failed');
@@ -129,7 +140,11 @@ for (const backend of serverBackends()) {
       // is live (not finished) when the kill comes.
       model.server.chat.enqueue({ type: 'tool-calls', calls: [call('python', { code: 'import time\ntime.sleep(60)\nprint(1)' })] });
       const controller = new AbortController();
-      const response = await post(`${server.url}/v1/ask`, { question: 'By how many million euros did revenue grow from 2023 to 2024?', mode: 'research', stream: true }, controller.signal);
+      const response = await post(
+        `${server.url}/v1/ask`,
+        { question: 'By how many million euros did revenue grow from 2023 to 2024?', mode: 'research', stream: true },
+        controller.signal,
+      );
       const runId = response.headers.get('x-dossier-run-id')!;
       const reader = response.body!.getReader();
       const decoder = new TextDecoder();
@@ -148,14 +163,24 @@ for (const backend of serverBackends()) {
       server = await serve(db, restart);
       current = server.child;
       const restarted = server;
-      const run = await eventually(async () => json(await fetch(`${restarted.url}/v1/runs/${runId}`)), (r) => r.status !== 'running', 'the interrupted run is closed once its lease ran out');
+      const run = await eventually(
+        async () => json(await fetch(`${restarted.url}/v1/runs/${runId}`)),
+        (r) => r.status !== 'running',
+        'the interrupted run is closed once its lease ran out',
+      );
       assert.equal(run.status, 'failed');
       assert.equal(run.finishReason, 'error');
       const stream = await fetch(`${server.url}/v1/runs/${runId}/events`);
       const frames = parseFrames(await stream.text());
       assert.equal(frames[0].data.type, 'run-start');
-      assert.ok(frames.some((f) => f.data.type === 'tool-call' && f.data.toolName === 'python'), 'what happened before the kill is kept');
-      assert.deepEqual(frames.map((f) => f.id), frames.map((_, i) => i + 1));
+      assert.ok(
+        frames.some((f) => f.data.type === 'tool-call' && f.data.toolName === 'python'),
+        'what happened before the kill is kept',
+      );
+      assert.deepEqual(
+        frames.map((f) => f.id),
+        frames.map((_, i) => i + 1),
+      );
       const [error, finish] = frames.slice(-2).map((f) => f.data);
       assert.equal(error.type, 'error');
       assert.equal(error.code, 'interrupted');

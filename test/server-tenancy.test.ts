@@ -29,7 +29,8 @@ function client(url: string, key: string) {
   return {
     get: (path: string, extra: Record<string, string> = {}) => fetch(`${url}${path}`, { headers: { ...auth, ...extra } }),
     del: (path: string) => fetch(`${url}${path}`, { method: 'DELETE', headers: auth }),
-    send: (method: string, path: string, body: unknown) => fetch(`${url}${path}`, { method, headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify(body) }),
+    send: (method: string, path: string, body: unknown) =>
+      fetch(`${url}${path}`, { method, headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify(body) }),
     upload: (name: string, text: string, collection: string) => {
       const form = new FormData();
       form.append('file', new Blob([text], { type: 'text/markdown' }), name);
@@ -70,7 +71,16 @@ for (const backend of serverBackends()) {
     let b: Client;
     let cleanup: () => Promise<void>;
     let bobScope: ReturnType<Principal['readScope']>;
-    const ids = { aDocs: [] as number[], bDocs: [] as number[], aJob: '', bJob: '', aRun: '', bRun: '', aConversation: '', bConversation: '' };
+    const ids = {
+      aDocs: [] as number[],
+      bDocs: [] as number[],
+      aJob: '',
+      bJob: '',
+      aRun: '',
+      bRun: '',
+      aConversation: '',
+      bConversation: '',
+    };
 
     before(async () => {
       const place = await backendDb(backend);
@@ -89,9 +99,19 @@ for (const backend of serverBackends()) {
       a = client(server.url, keys.a);
       b = client(server.url, keys.b);
 
-      ids.aJob = await uploadAndWait(a, 'vault.md', `# Project Plinthwort\n\nThe vault code for Project Plinthwort is ${SECRET}. Only the night guard knows it.\n`, 'a');
+      ids.aJob = await uploadAndWait(
+        a,
+        'vault.md',
+        `# Project Plinthwort\n\nThe vault code for Project Plinthwort is ${SECRET}. Only the night guard knows it.\n`,
+        'a',
+      );
       await uploadAndWait(a, 'garden.md', '# Garden\n\nThe roses in the garden bloom in June and need water every morning.\n', 'a');
-      ids.bJob = await uploadAndWait(b, 'harbour.md', '# Harbour\n\nThe harbour opens at six. The ferry to the island leaves every hour and the vault code of the harbour office changes weekly.\n', 'b');
+      ids.bJob = await uploadAndWait(
+        b,
+        'harbour.md',
+        '# Harbour\n\nThe harbour opens at six. The ferry to the island leaves every hour and the vault code of the harbour office changes weekly.\n',
+        'b',
+      );
       await uploadAndWait(b, 'garden-b.md', '# Orchard\n\nThe apple trees in the orchard bloom in May and the garden roses follow.\n', 'b');
       ids.aDocs = (await body(await a.get('/v1/documents'))).documents.map((d: any) => d.id);
       ids.bDocs = (await body(await b.get('/v1/documents'))).documents.map((d: any) => d.id);
@@ -100,7 +120,10 @@ for (const backend of serverBackends()) {
 
       ids.aConversation = (await body(await a.send('POST', '/v1/conversations', { title: 'vault' }))).id;
       ids.bConversation = (await body(await b.send('POST', '/v1/conversations', { title: 'harbour' }))).id;
-      const asked = await a.send('POST', '/v1/ask', { question: 'What is the vault code for Project Plinthwort?', conversationId: ids.aConversation });
+      const asked = await a.send('POST', '/v1/ask', {
+        question: 'What is the vault code for Project Plinthwort?',
+        conversationId: ids.aConversation,
+      });
       ids.aRun = asked.headers.get('x-dossier-run-id')!;
       const aAnswer: string = (await body(asked)).answer;
       assert.equal(aAnswer, model.answersTo('What is the vault code for Project Plinthwort?').at(-1)!);
@@ -144,7 +167,10 @@ for (const backend of serverBackends()) {
       await assertNotFound(await b.get(`${conversation}/messages`), 'messages');
       await assertNotFound(await b.get(`${conversation}/export`), 'export');
       await assertNotFound(await b.del(conversation), 'delete conversation');
-      await assertNotFound(await b.send('POST', '/v1/ask', { question: 'What was the code again?', conversationId: ids.aConversation }), 'ask in A’s conversation');
+      await assertNotFound(
+        await b.send('POST', '/v1/ask', { question: 'What was the code again?', conversationId: ids.aConversation }),
+        'ask in A’s conversation',
+      );
       const listed = (await body(await b.get('/v1/conversations'))).conversations.map((c: any) => c.id);
       assert.deepEqual(listed, [ids.bConversation]);
       // A still has all of it, and B's own things still work for B.
@@ -165,7 +191,10 @@ for (const backend of serverBackends()) {
         assert.equal(error.code, 'not-found');
         // Same wording as for a collection that does not exist: the answer confirms nothing.
         assert.equal(error.message.replace(/"[^"]*"(, )?/g, ''), unknownMessage.replace(/"[^"]*"/g, ''));
-        await assertNotFound(await b.send('POST', '/v1/ask', { question: 'What is the vault code for Project Plinthwort?', collections }), `ask ${collections}`);
+        await assertNotFound(
+          await b.send('POST', '/v1/ask', { question: 'What is the vault code for Project Plinthwort?', collections }),
+          `ask ${collections}`,
+        );
       }
       await assertNotFound(await b.get('/v1/documents?collection=a'), 'list ?collection=a');
       await assertNotFound(await b.upload('x.md', '# X\n\nB writes into a.\n', 'a'), 'upload into a');
@@ -173,62 +202,111 @@ for (const backend of serverBackends()) {
       // B is a writer of b, not an owner: no granting there either, and no keys for others.
       assert.equal((await b.send('PUT', '/v1/collections/b/members/alice', { role: 'reader' })).status, 403);
       assert.equal((await b.send('POST', '/v1/keys', { user: 'alice' })).status, 403);
-      assert.deepEqual((await body(await b.get('/v1/collections'))).collections.map((c: any) => c.name), ['b']);
+      assert.deepEqual(
+        (await body(await b.get('/v1/collections'))).collections.map((c: any) => c.name),
+        ['b'],
+      );
     });
 
     it('lists and searches only B’s documents, whatever the filter says', async () => {
       const listed = (await body(await b.get('/v1/documents'))).documents;
-      assert.deepEqual(listed.map((d: any) => d.collection), ['b', 'b']);
+      assert.deepEqual(
+        listed.map((d: any) => d.collection),
+        ['b', 'b'],
+      );
       for (const filter of [{ collection: 'a' }, { $or: [{ collection: 'a' }, { collection: 'b' }] }, { collection: { $ne: 'b' } }]) {
         const documents = (await body(await b.get(`/v1/documents?filter=${encodeURIComponent(JSON.stringify(filter))}`))).documents;
-        assert.ok(documents.every((d: any) => ids.bDocs.includes(d.id)), JSON.stringify(filter));
+        assert.ok(
+          documents.every((d: any) => ids.bDocs.includes(d.id)),
+          JSON.stringify(filter),
+        );
         for (const mode of ['fulltext', 'vector', 'hybrid']) {
-          const hits = (await body(await b.send('POST', '/v1/search', { query: 'vault code garden roses bloom', mode, filter, k: 50 }))).hits;
-          assert.ok(hits.every((h: any) => ids.bDocs.includes(h.documentId)), `${mode} ${JSON.stringify(filter)}`);
+          const hits = (await body(await b.send('POST', '/v1/search', { query: 'vault code garden roses bloom', mode, filter, k: 50 })))
+            .hits;
+          assert.ok(
+            hits.every((h: any) => ids.bDocs.includes(h.documentId)),
+            `${mode} ${JSON.stringify(filter)}`,
+          );
         }
       }
       for (const mode of ['fulltext', 'vector', 'hybrid']) {
         // Words both tenants use: B's documents come back, A's never.
-        const hits = (await body(await b.send('POST', '/v1/search', { query: 'vault code Plinthwort garden roses bloom', mode, k: 50 }))).hits;
+        const hits = (await body(await b.send('POST', '/v1/search', { query: 'vault code Plinthwort garden roses bloom', mode, k: 50 })))
+          .hits;
         assert.ok(hits.length > 0, mode);
-        assert.ok(hits.every((h: any) => ids.bDocs.includes(h.documentId)), mode);
+        assert.ok(
+          hits.every((h: any) => ids.bDocs.includes(h.documentId)),
+          mode,
+        );
         assert.doesNotMatch(JSON.stringify(hits), /Plinthwort|4471/, mode);
         // And A's search does see her own, so the words do match.
         const aHits = (await body(await a.send('POST', '/v1/search', { query: 'Plinthwort vault code', mode, k: 50 }))).hits;
-        assert.ok(aHits.some((h: any) => ids.aDocs.includes(h.documentId)), `${mode}: A finds it`);
+        assert.ok(
+          aHits.some((h: any) => ids.aDocs.includes(h.documentId)),
+          `${mode}: A finds it`,
+        );
       }
     });
 
     it("never lets B's agent read A's chunks, in rag or research mode", async () => {
       for (const mode of ['rag', 'research']) {
         const seen = model.answers.length;
-        const response = await b.send('POST', '/v1/ask', { question: 'What is the vault code for Project Plinthwort?', mode, stream: true });
+        const response = await b.send('POST', '/v1/ask', {
+          question: 'What is the vault code for Project Plinthwort?',
+          mode,
+          stream: true,
+        });
         const text = await response.text();
         // The secret is only in A's document: it must not be in any event of B's run (tool results,
         // evidence, citations, the answer).
         assert.doesNotMatch(text, new RegExp(SECRET), mode);
         const events = parseFrames(text).map((frame) => frame.data);
         const cited = events.filter((e) => e.type === 'citation').map((e) => e.citation.documentId);
-        assert.ok(cited.every((id) => !ids.aDocs.includes(id)), `${mode}: cites ${cited}`);
+        assert.ok(
+          cited.every((id) => !ids.aDocs.includes(id)),
+          `${mode}: cites ${cited}`,
+        );
         const evidence = events.filter((e) => e.type === 'evidence-added');
         // B's harbour note also speaks of a vault code: the agent did read evidence, B's own.
         assert.ok(evidence.length > 0, `${mode}: no evidence at all`);
-        assert.ok(evidence.every((e) => typeof e.evidence.documentId === 'number'), mode);
-        assert.ok(evidence.every((e) => ids.bDocs.includes(e.evidence.documentId)), `${mode}: evidence from A`);
+        assert.ok(
+          evidence.every((e) => typeof e.evidence.documentId === 'number'),
+          mode,
+        );
+        assert.ok(
+          evidence.every((e) => ids.bDocs.includes(e.evidence.documentId)),
+          `${mode}: evidence from A`,
+        );
         assert.equal(events.at(-1).type, 'run-finish');
         const json = await body(await b.send('POST', '/v1/ask', { question: 'What is the vault code for Project Plinthwort?', mode }));
         assert.doesNotMatch(json.answer, new RegExp(SECRET));
-        assert.ok(json.citations.every((c: any) => !ids.aDocs.includes(c.documentId)), mode);
+        assert.ok(
+          json.citations.every((c: any) => !ids.aDocs.includes(c.documentId)),
+          mode,
+        );
         // Nor was the model shown any of it.
         const shown = model.answers.slice(seen);
-        assert.ok(shown.length > 0 && shown.every((a) => a.evidence.length > 0 && a.evidence.every((e) => !e.text.includes(SECRET) && !e.text.includes('Plinthwort'))), `${mode}: the model was shown A's text`);
+        assert.ok(
+          shown.length > 0 &&
+            shown.every(
+              (a) => a.evidence.length > 0 && a.evidence.every((e) => !e.text.includes(SECRET) && !e.text.includes('Plinthwort')),
+            ),
+          `${mode}: the model was shown A's text`,
+        );
       }
     });
 
     it("scopes the agent's tools: B's run cannot read A's documents even by id", async () => {
       assert.deepEqual(bobScope, { collections: ['b'] });
-      const context = () => ({ knowledge: dossier, scope: bobScope, ledger: new EvidenceLedger(), step: 1, signal: new AbortController().signal, resultTokens: 1200 });
-      const run = <T,>(tool: AgentTool<T>, input: unknown) => tool.execute(tool.inputSchema.parse(input) as T, context());
+      const context = () => ({
+        knowledge: dossier,
+        scope: bobScope,
+        ledger: new EvidenceLedger(),
+        step: 1,
+        signal: new AbortController().signal,
+        resultTokens: 1200,
+      });
+      const run = <T>(tool: AgentTool<T>, input: unknown) => tool.execute(tool.inputSchema.parse(input) as T, context());
       // A model steered by the question ("read document 1") gets an error, not A's text.
       for (const documentId of ids.aDocs) await assert.rejects(run(getContent, { documentId }), /no document/);
       const own = await run(getContent, { documentId: ids.bDocs[0] });

@@ -19,8 +19,10 @@ function api(url: string, key?: string) {
   return {
     get: (path: string, extra?: Record<string, string>) => fetch(`${url}${path}`, { headers: headers(extra) }),
     del: (path: string) => fetch(`${url}${path}`, { method: 'DELETE', headers: headers() }),
-    send: (method: string, path: string, body: unknown) => fetch(`${url}${path}`, { method, headers: headers({ 'content-type': 'application/json' }), body: JSON.stringify(body) }),
-    post: (path: string, body: unknown) => fetch(`${url}${path}`, { method: 'POST', headers: headers({ 'content-type': 'application/json' }), body: JSON.stringify(body) }),
+    send: (method: string, path: string, body: unknown) =>
+      fetch(`${url}${path}`, { method, headers: headers({ 'content-type': 'application/json' }), body: JSON.stringify(body) }),
+    post: (path: string, body: unknown) =>
+      fetch(`${url}${path}`, { method: 'POST', headers: headers({ 'content-type': 'application/json' }), body: JSON.stringify(body) }),
     upload: (name: string, text: string, fields: Record<string, string> = {}) => {
       const form = new FormData();
       form.append('file', new Blob([text], { type: 'text/markdown' }), name);
@@ -85,16 +87,25 @@ for (const backend of serverBackends()) {
     });
 
     it('uploads into a collection as a job, lists with a filter and pages, patches metadata, searches and deletes', async () => {
-      const zebra = await uploadAndWait(client, 'zebra.md', '# Zebra notes\n\nThe quokka festival happens in Perth every May.\n', { collection: 'notes', metadata: JSON.stringify({ team: 'blue', year: 2020 }) });
+      const zebra = await uploadAndWait(client, 'zebra.md', '# Zebra notes\n\nThe quokka festival happens in Perth every May.\n', {
+        collection: 'notes',
+        metadata: JSON.stringify({ team: 'blue', year: 2020 }),
+      });
       assert.equal(zebra.status, 'finished');
       assert.equal(zebra.report.ingested, 1);
       assert.deepEqual(zebra.report.failed, []);
-      const yak = await uploadAndWait(client, 'yak.md', '# Yak notes\n\nThe quokka census counts animals on Rottnest Island.\n', { collection: 'notes', metadata: JSON.stringify({ team: 'red' }) });
+      const yak = await uploadAndWait(client, 'yak.md', '# Yak notes\n\nThe quokka census counts animals on Rottnest Island.\n', {
+        collection: 'notes',
+        metadata: JSON.stringify({ team: 'red' }),
+      });
       assert.equal(yak.report.ingested, 1);
 
       const list = async (query: string) => ((await (await client.get(`/v1/documents?${query}`)).json()) as any).documents as any[];
       const blue = await list(`filter=${encodeURIComponent(JSON.stringify({ 'metadata.team': 'blue' }))}`);
-      assert.deepEqual(blue.map((d) => d.title), ['Zebra notes']);
+      assert.deepEqual(
+        blue.map((d) => d.title),
+        ['Zebra notes'],
+      );
       assert.deepEqual(blue[0].metadata, { team: 'blue', year: 2020 });
       assert.equal(blue[0].collection, 'notes');
       // Paging: two pages of one document each, together the whole collection, no overlap.
@@ -121,36 +132,52 @@ for (const backend of serverBackends()) {
       assert.equal(patched.status, 200);
       assert.deepEqual(((await patched.json()) as any).document.metadata, { year: 2020, status: 'reviewed' });
       assert.deepEqual((await list(`filter=${encodeURIComponent(JSON.stringify({ 'metadata.team': 'blue' }))}`)).length, 0);
-      assert.deepEqual((await list(`filter=${encodeURIComponent(JSON.stringify({ 'metadata.status': 'reviewed' }))}`)).map((d) => d.id), [id]);
+      assert.deepEqual(
+        (await list(`filter=${encodeURIComponent(JSON.stringify({ 'metadata.status': 'reviewed' }))}`)).map((d) => d.id),
+        [id],
+      );
 
       // Both documents match the words; the filter keeps only the reviewed one, in every mode.
       for (const mode of ['fulltext', 'vector', 'hybrid']) {
-        const unfiltered = ((await (await client.post('/v1/search', { query: 'quokka', mode, k: 10, collections: ['notes'] })).json()) as any).hits;
-        assert.ok(unfiltered.some((h: any) => h.documentId !== id), `${mode}: the other document matches without the filter`);
+        const unfiltered = (
+          (await (await client.post('/v1/search', { query: 'quokka', mode, k: 10, collections: ['notes'] })).json()) as any
+        ).hits;
+        assert.ok(
+          unfiltered.some((h: any) => h.documentId !== id),
+          `${mode}: the other document matches without the filter`,
+        );
         const response = await client.post('/v1/search', { query: 'quokka', mode, k: 10, filter: { 'metadata.status': 'reviewed' } });
         assert.equal(response.status, 200, mode);
         const body = (await response.json()) as any;
         assert.ok(body.hits.length >= 1, mode);
-        assert.ok(body.hits.every((h: any) => h.documentId === id), mode);
+        assert.ok(
+          body.hits.every((h: any) => h.documentId === id),
+          mode,
+        );
         assert.equal(typeof body.ms, 'number');
       }
 
       const collections = ((await (await client.get('/v1/collections')).json()) as any).collections;
-      assert.deepEqual(collections.find((c: any) => c.name === 'notes'), { name: 'notes', documents: 2, role: 'owner' });
+      assert.deepEqual(
+        collections.find((c: any) => c.name === 'notes'),
+        { name: 'notes', documents: 2, role: 'owner' },
+      );
       assert.equal(collections.find((c: any) => c.name === 'default').documents, 7);
 
       // The uploaded copy is kept while the document is (the index cites it) and goes with it.
       const otherSource = (await list('collection=notes')).find((d) => d.id !== id).source;
       assert.ok(existsSync(document.source), document.source);
       assert.equal((await client.del(`/v1/documents/${id}`)).status, 200);
-      assert.ok(!existsSync(document.source), 'the deleted document\'s upload is removed');
+      assert.ok(!existsSync(document.source), "the deleted document's upload is removed");
       assert.ok(!existsSync(dirname(document.source)), 'and its now empty upload folder');
       assert.ok(existsSync(otherSource), 'another upload stays');
       const gone = await client.get(`/v1/documents/${id}`);
       assert.equal(gone.status, 404);
       assert.equal(await errorCode(gone), 'not-found');
       assert.equal((await client.get(`/v1/documents/${id}/chunks`)).status, 404);
-      const afterDelete = ((await (await client.post('/v1/search', { query: 'quokka festival', mode: 'fulltext', collections: ['notes'] })).json()) as any).hits;
+      const afterDelete = (
+        (await (await client.post('/v1/search', { query: 'quokka festival', mode: 'fulltext', collections: ['notes'] })).json()) as any
+      ).hits;
       assert.ok(afterDelete.every((h: any) => h.documentId !== id));
     });
 
@@ -167,8 +194,15 @@ for (const backend of serverBackends()) {
       const frames = await readAll(response);
       assert.equal(frames[0].event, 'run-start');
       assert.equal(frames[0].data.runId, runId);
-      assert.deepEqual(frames.map((f) => f.id), frames.map((_, i) => i + 1), 'ids are 1..n');
-      assert.ok(frames.every((f) => f.event === f.data.type), 'event is the event type');
+      assert.deepEqual(
+        frames.map((f) => f.id),
+        frames.map((_, i) => i + 1),
+        'ids are 1..n',
+      );
+      assert.ok(
+        frames.every((f) => f.event === f.data.type),
+        'event is the event type',
+      );
       assert.equal(frames.at(-1)!.event, 'run-finish');
       assert.equal(frames.at(-1)!.data.finishReason, 'stop');
       assert.equal(model.answersTo(question).length, 2);
@@ -180,7 +214,12 @@ for (const backend of serverBackends()) {
 
     it('resumes a dropped stream with Last-Event-ID: exactly the rest, no loss, no duplicates', async () => {
       const controller = new AbortController();
-      const response = await fetch(`${open.url}/v1/ask`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ question: 'Who leads the team that built the Tern-4 salinity sensor?', mode: 'research', stream: true }), signal: controller.signal });
+      const response = await fetch(`${open.url}/v1/ask`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ question: 'Who leads the team that built the Tern-4 salinity sensor?', mode: 'research', stream: true }),
+        signal: controller.signal,
+      });
       const runId = response.headers.get('x-dossier-run-id')!;
       const reader = response.body!.getReader();
       const decoder = new TextDecoder();
@@ -201,7 +240,11 @@ for (const backend of serverBackends()) {
       assert.equal(rest.at(-1)!.event, 'run-finish');
       assert.equal(rest.at(-1)!.data.path, undefined, 'the run’s own run-finish, not a nested one');
       const joined = [...seen, ...rest];
-      assert.deepEqual(joined.map((f) => f.id), joined.map((_, i) => i + 1), 'no gap and no duplicate');
+      assert.deepEqual(
+        joined.map((f) => f.id),
+        joined.map((_, i) => i + 1),
+        'no gap and no duplicate',
+      );
       // The same stream read from the start is exactly the two halves joined.
       const whole = await readAll(await client.get(`/v1/runs/${runId}/events`));
       assert.deepEqual(whole, joined);
@@ -217,12 +260,24 @@ for (const backend of serverBackends()) {
       const nested = frames.filter((f) => Array.isArray(f.data.path));
       assert.ok(nested.length > 0, 'nested agent events are in the stream');
       const subagent = frames.find((f) => f.event === 'subagent-start')!.data.id;
-      assert.ok(nested.some((f) => f.data.path.includes(subagent)), 'the path names the subagent');
-      assert.ok(nested.some((f) => f.event === 'run-finish'), 'the nested run finishes too');
+      assert.ok(
+        nested.some((f) => f.data.path.includes(subagent)),
+        'the path names the subagent',
+      );
+      assert.ok(
+        nested.some((f) => f.event === 'run-finish'),
+        'the nested run finishes too',
+      );
       assert.equal(frames.at(-1)!.event, 'run-finish');
       assert.equal(frames.at(-1)!.data.path, undefined);
       // The plan is the planner's (the script plans the question itself), answered by its nested agent.
-      assert.deepEqual(frames.filter((f) => f.event === 'plan').at(-1)!.data.items.map((p: any) => [p.question, p.status]), [[question, 'answered']]);
+      assert.deepEqual(
+        frames
+          .filter((f) => f.event === 'plan')
+          .at(-1)!
+          .data.items.map((p: any) => [p.question, p.status]),
+        [[question, 'answered']],
+      );
       // The report is the planner's, its ids the research run's, each resolving to the chunk it quotes.
       const report = model.answers.filter((a) => a.role === 'planner');
       assert.equal(report.length, 1);
@@ -234,7 +289,9 @@ for (const backend of serverBackends()) {
       const created = await client.post('/v1/conversations', { title: 'History' });
       assert.equal(created.status, 201);
       const { id } = (await created.json()) as any;
-      const first = (await (await client.post('/v1/ask', { question: 'Who founded Halvorsen Instruments?', conversationId: id })).json()) as any;
+      const first = (await (
+        await client.post('/v1/ask', { question: 'Who founded Halvorsen Instruments?', conversationId: id })
+      ).json()) as any;
       assertDelivered(first, model.answersTo('Who founded Halvorsen Instruments?')[0]);
       const followUp = await client.post('/v1/ask', { question: 'When was it founded?', conversationId: id });
       const runId = followUp.headers.get('x-dossier-run-id')!;
@@ -250,12 +307,18 @@ for (const backend of serverBackends()) {
       const got = (await (await client.get(`/v1/conversations/${id}`)).json()) as any;
       assert.equal(got.messages.length, 4);
       const { messages } = (await (await client.get(`/v1/conversations/${id}/messages`)).json()) as any;
-      assert.deepEqual(messages.map((m: any) => m.role), ['user', 'assistant', 'user', 'assistant']);
+      assert.deepEqual(
+        messages.map((m: any) => m.role),
+        ['user', 'assistant', 'user', 'assistant'],
+      );
       assert.equal(messages[2].content, 'When was it founded?');
       // A thread: each message's parent is the one before it.
       for (let i = 1; i < messages.length; i++) assert.equal(messages[i].parentId, messages[i - 1].id);
       assert.deepEqual([messages[1].content, messages[3].content], [first.answer, second.answer]);
-      assert.deepEqual(messages[3].citations.map((c: any) => c.chunkId), second.citations.map((c: any) => c.chunkId));
+      assert.deepEqual(
+        messages[3].citations.map((c: any) => c.chunkId),
+        second.citations.map((c: any) => c.chunkId),
+      );
       const exported = await client.get(`/v1/conversations/${id}/export`);
       assert.match(exported.headers.get('content-type') ?? '', /text\/markdown/);
       const markdown = await exported.text();
@@ -278,7 +341,14 @@ for (const backend of serverBackends()) {
       const at = '2026-01-01T00:00:00Z';
       const history: MessageRecord[] = [
         { id: '1', conversationId: 'c', role: 'user', content: 'Who founded Halvorsen Instruments?', createdAt: at },
-        { id: '2', conversationId: 'c', parentId: '1', role: 'assistant', content: 'Marit Halvorsen [E1]\nHalvorsen Instruments was founded in 1987 by Marit Halvorsen. [E1]', createdAt: at },
+        {
+          id: '2',
+          conversationId: 'c',
+          parentId: '1',
+          role: 'assistant',
+          content: 'Marit Halvorsen [E1]\nHalvorsen Instruments was founded in 1987 by Marit Halvorsen. [E1]',
+          createdAt: at,
+        },
       ];
       assert.equal(standaloneQuestion('When was it founded?', history), 'When was Halvorsen Instruments founded?');
       assert.equal(standaloneQuestion('Where is its headquarters?', history), "Where is Halvorsen Instruments's headquarters?");
@@ -351,14 +421,20 @@ for (const backend of serverBackends()) {
 
       const keyed = await startServer({ dossier, db, port: 0, auth: 'keys' });
       try {
-        for (const response of [await api(keyed.url).get('/v1/collections'), await api(keyed.url, 'dsk_not-a-key').get('/v1/collections')]) {
+        for (const response of [
+          await api(keyed.url).get('/v1/collections'),
+          await api(keyed.url, 'dsk_not-a-key').get('/v1/collections'),
+        ]) {
           assert.equal(response.status, 401);
           assert.equal(await errorCode(response), 'unauthorized');
         }
         // Both of rita's keys work, and she sees only what she was granted.
         for (const apiKey of [reader.json.apiKey, key.json.apiKey]) {
           const seen = ((await (await api(keyed.url, apiKey).get('/v1/collections')).json()) as any).collections;
-          assert.deepEqual(seen.map((c: any) => [c.name, c.role]), [['notes', 'reader']]);
+          assert.deepEqual(
+            seen.map((c: any) => [c.name, c.role]),
+            [['notes', 'reader']],
+          );
         }
         const rita = api(keyed.url, key.json.apiKey);
         const write = await rita.upload('r.md', '# R\n\nA reader tries to write.\n', { collection: 'notes' });

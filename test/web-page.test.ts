@@ -16,8 +16,19 @@ import { REPO_ROOT, regressionIndex, tempDir } from './helpers.ts';
 import { startScriptedModel, type ScriptedModel } from './scripted-model.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
-const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
-const skip = existsSync(CHROMIUM) ? false : `Chromium is not installed at ${CHROMIUM} (apt-get install chromium); the web page test needs a real browser`;
+const ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+const skip = existsSync(CHROMIUM)
+  ? false
+  : `Chromium is not installed at ${CHROMIUM} (apt-get install chromium); the web page test needs a real browser`;
 
 /** Distinct colours (quantised to 5 bits a channel) of a region of an RGBA image, and how many pixels differ from the region's most common colour. */
 function colours(data: Uint8ClampedArray, width: number, box: { x: number; y: number; width: number; height: number }) {
@@ -46,11 +57,15 @@ async function assertShown(answer: Locator, scripted: string) {
     if (text) assert.ok(shown.includes(text.replace(/\s+/g, ' ')), `"${text}" in "${shown}"`);
     from = marker.end;
   }
-  assert.deepEqual(await answer.locator('button.cite').allInnerTexts(), markers.flatMap((m) => m.ids));
+  assert.deepEqual(
+    await answer.locator('button.cite').allInnerTexts(),
+    markers.flatMap((m) => m.ids),
+  );
 }
 
 /** "A, and b?" asks two sub-questions, "A?" and "B?" (the scripted planner's plan). */
-const subQuestions = (question: string) => question.split(/, and /).map((part, i, all) => `${part.charAt(0).toUpperCase()}${part.slice(1)}${i < all.length - 1 ? '?' : ''}`);
+const subQuestions = (question: string) =>
+  question.split(/, and /).map((part, i, all) => `${part.charAt(0).toUpperCase()}${part.slice(1)}${i < all.length - 1 ? '?' : ''}`);
 
 describe('the web page, in Chromium, against a live server', { skip }, () => {
   let dossier: Dossier;
@@ -110,7 +125,17 @@ describe('the web page, in Chromium, against a live server', { skip }, () => {
       assert.doesNotMatch(await module.text(), /from ['"][^'"]+\.ts['"]|^import type /m, name);
     }
     assert.match((await fetch(`${keyed.url}/assets/ui/style.css`)).headers.get('content-type') ?? '', /text\/css/);
-    for (const name of ['app.js', 'route.ts', '..%2Froute.ts', 'web/route.js', 'ui/index.html', 'ui/tsconfig.json', 'ui/app.ts', 'protocol/events.js', 'server/index.js']) {
+    for (const name of [
+      'app.js',
+      'route.ts',
+      '..%2Froute.ts',
+      'web/route.js',
+      'ui/index.html',
+      'ui/tsconfig.json',
+      'ui/app.ts',
+      'protocol/events.js',
+      'server/index.js',
+    ]) {
       assert.equal((await fetch(`${keyed.url}/assets/${name}`)).status, 404, name);
     }
   });
@@ -159,13 +184,21 @@ describe('the web page, in Chromium, against a live server', { skip }, () => {
     await page.click('#ask-button');
     await page.locator('.msg.assistant').nth(1).locator('.answer[aria-busy="false"]').waitFor();
     // The follow-up, made standalone, is what the model was asked; its answer is shown.
-    await assertShown(page.locator('.msg.assistant').nth(1).locator('.answer'), model.answersTo('When was Halvorsen Instruments founded?')[0]!);
+    await assertShown(
+      page.locator('.msg.assistant').nth(1).locator('.answer'),
+      model.answersTo('When was Halvorsen Instruments founded?')[0]!,
+    );
     const conversations = page.locator('#conversation-list button');
     assert.equal(await conversations.count(), 1);
     assert.equal(await conversations.first().getAttribute('aria-current'), 'true');
     const conversationId = await conversations.first().getAttribute('data-conversation-id');
-    const { messages } = (await (await fetch(`${server.url}/v1/conversations/${conversationId}/messages`)).json()) as { messages: Array<{ role: string; content: string }> };
-    assert.deepEqual(messages.map((m) => m.role), ['user', 'assistant', 'user', 'assistant']);
+    const { messages } = (await (await fetch(`${server.url}/v1/conversations/${conversationId}/messages`)).json()) as {
+      messages: Array<{ role: string; content: string }>;
+    };
+    assert.deepEqual(
+      messages.map((m) => m.role),
+      ['user', 'assistant', 'user', 'assistant'],
+    );
     assert.equal(messages[2].content, 'When was it founded?');
     // Reopening the conversation shows its messages, markers included.
     await page.click('#new-conversation');
@@ -210,7 +243,8 @@ describe('the web page, in Chromium, against a live server', { skip }, () => {
     await page.locator('#document-rows tr').first().waitFor();
     const before = await page.locator('#document-rows tr').count();
     // Plain text with markup in it: the page must show the markup as text, never build elements from it.
-    const text = 'The Kittiwake-5 wave buoy was tested off Stad in March 2025.\nMarkup stays text: <img src=x id=injected> <b id=bold>bold</b>\n';
+    const text =
+      'The Kittiwake-5 wave buoy was tested off Stad in March 2025.\nMarkup stays text: <img src=x id=injected> <b id=bold>bold</b>\n';
     await page.setInputFiles('#upload-file', { name: 'kittiwake.txt', mimeType: 'text/plain', buffer: Buffer.from(text) });
     await page.click('#upload-button');
     await page.locator('#upload-progress-text[data-state="finished"]').waitFor({ timeout: 20_000 });
@@ -267,7 +301,10 @@ describe('the web page, in Chromium, against a live server', { skip }, () => {
     } finally {
       await keyedPage.close();
     }
-    assert.deepEqual(errors.filter((e) => !/401 \(Unauthorized\)/.test(e)), []);
+    assert.deepEqual(
+      errors.filter((e) => !/401 \(Unauthorized\)/.test(e)),
+      [],
+    );
   });
 });
 
@@ -294,8 +331,15 @@ describe('the web page as code', () => {
     const tsc = join(REPO_ROOT, 'node_modules/typescript/bin/tsc');
     const config = join(REPO_ROOT, 'src/ui/tsconfig.json');
     const listed = spawnSync(process.execPath, [tsc, '-p', config, '--listFilesOnly'], { encoding: 'utf8' });
-    const files = listed.stdout.split('\n').filter((f) => f && !f.includes('node_modules/typescript/lib/')).map((f) => f.slice(REPO_ROOT.length + 1));
-    assert.deepEqual(files.filter((f) => !/^src\/(ui|client|protocol)\/[\w-]+\.ts$|^src\/store\/types\.ts$/.test(f)), [], 'files outside the page, the client and the wire types');
+    const files = listed.stdout
+      .split('\n')
+      .filter((f) => f && !f.includes('node_modules/typescript/lib/'))
+      .map((f) => f.slice(REPO_ROOT.length + 1));
+    assert.deepEqual(
+      files.filter((f) => !/^src\/(ui|client|protocol)\/[\w-]+\.ts$|^src\/store\/types\.ts$/.test(f)),
+      [],
+      'files outside the page, the client and the wire types',
+    );
     assert.ok(files.includes('src/ui/app.ts'));
     const check = spawnSync(process.execPath, [tsc, '-p', config], { encoding: 'utf8' });
     assert.equal(check.status, 0, `tsc found errors:\n${check.stdout}${check.stderr}`);
@@ -305,7 +349,10 @@ describe('the web page as code', () => {
   });
 
   const built = join(REPO_ROOT, 'dist/web/route.js');
-  it('the built page (dist/, as the bin serves it) loads in Chromium with the same files', { skip: skip || (existsSync(built) ? false : 'dist/ is not built (npm run build)'), timeout: 60_000 }, async () => {
+  it('the built page (dist/, as the bin serves it) loads in Chromium with the same files', {
+    skip: skip || (existsSync(built) ? false : 'dist/ is not built (npm run build)'),
+    timeout: 60_000,
+  }, async () => {
     const { dir, cleanup } = tempDir();
     const { createDossier } = await import('../src/dossier.ts');
     const db = join(dir, 'index.db');

@@ -43,6 +43,16 @@ export async function modelTurn(params: ModelTurnParams): Promise<{ action: Turn
   const action = protocol.read(result, { step, allowTools: params.allowTools });
   if (!protocol.streamsAnswer && action.type === 'answer' && action.text) emit({ type: 'text-delta', step, delta: action.text });
   const usage = { inputTokens: result.usage.inputTokens ?? 0, outputTokens: result.usage.outputTokens ?? 0 };
-  emit({ type: 'model-output', step, text: result.text, toolCalls: result.toolCalls, usage: { ...result.usage }, ms: Math.round(performance.now() - started), ...(result.metadata.notFound ? { notFound: true as const } : {}), ...(result.metadata.answeredBy ? { answeredBy: result.metadata.answeredBy } : {}), ...(result.metadata.questionRule ? { questionRule: result.metadata.questionRule } : {}) });
+  emit({
+    type: 'model-output',
+    step,
+    text: result.text,
+    toolCalls: result.toolCalls,
+    usage: { ...result.usage },
+    ms: Math.round(performance.now() - started),
+    ...(result.metadata.notFound ? { notFound: true as const } : {}),
+    ...(result.metadata.answeredBy ? { answeredBy: result.metadata.answeredBy } : {}),
+    ...(result.metadata.questionRule ? { questionRule: result.metadata.questionRule } : {}),
+  });
   return { action, usage, notFound: result.metadata.notFound === true };
 }

@@ -3,7 +3,7 @@ import { FENCE_CLOSE, FENCE_OPEN } from '../evidence/evidence-format.ts';
 /** The RAG system prompt. Rules are fixed here; nothing retrieved can change them. */
 export function ragSystemPrompt(options: { now: Date; toolNames: readonly string[] }): string {
   return [
-    'You are Dossier, a research assistant that answers questions from the user\'s indexed documents only.',
+    "You are Dossier, a research assistant that answers questions from the user's indexed documents only.",
     `Today is ${options.now.toISOString().slice(0, 10)}.`,
     `Tools: ${options.toolNames.join(', ')}.`,
     '',
@@ -22,4 +22,4 @@ export const FINAL_ANSWER_NOW =
 
 /** Told once when a share of any budget (steps, tokens, tool calls, time) is spent (research mode: 85%). */
 export const BUDGET_NEARLY_SPENT =
-  'Most of this run\'s budget is spent. Write the final answer now from the evidence gathered, citing evidence ids, and say which sub-questions remain open.';
+  "Most of this run's budget is spent. Write the final answer now from the evidence gathered, citing evidence ids, and say which sub-questions remain open.";

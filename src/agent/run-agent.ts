@@ -12,7 +12,17 @@ import { decideFinishReason, type RunEnd, type RunError } from './finish-reason.
 import { EvidenceLedger, type LedgerEntry, type LedgerOptions } from '../evidence/ledger.ts';
 import { modelTurn } from './model-turn.ts';
 import { BUDGET_NEARLY_SPENT, FINAL_ANSWER_NOW, ragSystemPrompt } from './prompts.ts';
-import { abortedBy, budgetSpent, noNewEvidenceFor, stepCountIs, stopReason, timeBudgetIs, tokenBudgetIs, toolCallBudgetIs, type StepRecord } from './stop-conditions.ts';
+import {
+  abortedBy,
+  budgetSpent,
+  noNewEvidenceFor,
+  stepCountIs,
+  stopReason,
+  timeBudgetIs,
+  tokenBudgetIs,
+  toolCallBudgetIs,
+  type StepRecord,
+} from './stop-conditions.ts';
 import { toolProtocolFor } from './tool-protocol/index.ts';
 import { runToolCalls } from './tool-runner.ts';
 import { ToolRegistry, ragTools } from './tools/registry.ts';
@@ -118,7 +128,8 @@ export async function runAgent(options: AgentOptions): Promise<AgentResult> {
   const maxSteps = options.maxSteps ?? AGENT_DEFAULTS.maxSteps;
   const question = options.question.trim();
   if (!question) throw new DossierError('bad-input', 'the question is empty');
-  if (!Number.isInteger(maxSteps) || maxSteps < 1 || maxSteps > 100) throw new DossierError('bad-input', `max steps must be an integer from 1 to 100, got ${maxSteps}`);
+  if (!Number.isInteger(maxSteps) || maxSteps < 1 || maxSteps > 100)
+    throw new DossierError('bad-input', `max steps must be an integer from 1 to 100, got ${maxSteps}`);
   const scope = options.scope ?? { collections: '*' };
   const canGenerate = options.model.id !== 'offline';
   // Descriptions from the index (the metadata keys a filter can name), strategies the model can run.
@@ -156,7 +167,11 @@ export async function runAgent(options: AgentOptions): Promise<AgentResult> {
   let answer: string | undefined;
 
   const turn = async (allowTools: boolean) => {
-    const { action, usage: spent, notFound } = await modelTurn({
+    const {
+      action,
+      usage: spent,
+      notFound,
+    } = await modelTurn({
       model: options.model.model,
       protocol,
       system,
@@ -181,10 +196,29 @@ export async function runAgent(options: AgentOptions): Promise<AgentResult> {
   };
   // One-shot generation for strategies that need the model's words (RAG-Fusion variants, HyDE passages).
   const generate = async (prompt: string, signal: AbortSignal) =>
-    (await callModel({ model: options.model.model, system: 'You help a search engine. Reply with only what is asked.', messages: [{ role: 'user', content: prompt }], abortSignal: signal, timeoutMs: options.modelTimeoutMs, maxRetries: options.maxRetries })).text;
+    (
+      await callModel({
+        model: options.model.model,
+        system: 'You help a search engine. Reply with only what is asked.',
+        messages: [{ role: 'user', content: prompt }],
+        abortSignal: signal,
+        timeoutMs: options.modelTimeoutMs,
+        maxRetries: options.maxRetries,
+      })
+    ).text;
 
   const index = await options.knowledge.store.identity();
-  emit({ type: 'run-start', runId, question, mode: options.runLabel ?? 'rag', model: options.model.id, textTools: protocol.name === 'text', time: now.toISOString(), index, maxSteps });
+  emit({
+    type: 'run-start',
+    runId,
+    question,
+    mode: options.runLabel ?? 'rag',
+    model: options.model.id,
+    textTools: protocol.name === 'text',
+    time: now.toISOString(),
+    index,
+    maxSteps,
+  });
   let warned = false;
   let reviews = 0;
   try {
@@ -195,7 +229,12 @@ export async function runAgent(options: AgentOptions): Promise<AgentResult> {
         end = limit === 'aborted' ? { type: 'aborted' } : { type: 'limit', reason: limit };
         break;
       }
-      if (options.answerNowAt !== undefined && !warned && budgetSpent(progress, { steps: maxSteps, tokens: tokenBudget, toolCalls: options.toolCallBudget, ms: timeBudgetMs }) >= options.answerNowAt) {
+      if (
+        options.answerNowAt !== undefined &&
+        !warned &&
+        budgetSpent(progress, { steps: maxSteps, tokens: tokenBudget, toolCalls: options.toolCallBudget, ms: timeBudgetMs }) >=
+          options.answerNowAt
+      ) {
         warned = true;
         messages.push({ role: 'user', content: BUDGET_NEARLY_SPENT });
       }
@@ -208,7 +247,8 @@ export async function runAgent(options: AgentOptions): Promise<AgentResult> {
         continue;
       }
       if (action.type === 'answer') {
-        const review = options.reviewAnswer && reviews < MAX_REVIEWS ? await options.reviewAnswer(action.text, { ledger, step }) : undefined;
+        const review =
+          options.reviewAnswer && reviews < MAX_REVIEWS ? await options.reviewAnswer(action.text, { ledger, step }) : undefined;
         if (review !== undefined) {
           // The draft goes back with what to fix; the model answers again.
           reviews++;
@@ -224,12 +264,30 @@ export async function runAgent(options: AgentOptions): Promise<AgentResult> {
       toolCallCount += action.calls.length;
       const outcomes = await runToolCalls(
         action.calls,
-        { knowledge: options.knowledge, scope, ledger, step, emit, resultTokens: options.resultTokens ?? AGENT_DEFAULTS.resultTokens, generate: canGenerate ? generate : undefined },
-        { tools, concurrency: options.toolConcurrency ?? AGENT_DEFAULTS.toolConcurrency, timeoutMs: options.toolTimeoutMs ?? AGENT_DEFAULTS.toolTimeoutMs, signal: options.signal, emit },
+        {
+          knowledge: options.knowledge,
+          scope,
+          ledger,
+          step,
+          emit,
+          resultTokens: options.resultTokens ?? AGENT_DEFAULTS.resultTokens,
+          generate: canGenerate ? generate : undefined,
+        },
+        {
+          tools,
+          concurrency: options.toolConcurrency ?? AGENT_DEFAULTS.toolConcurrency,
+          timeoutMs: options.toolTimeoutMs ?? AGENT_DEFAULTS.toolTimeoutMs,
+          signal: options.signal,
+          emit,
+        },
       );
       protocol.appendToolResults(messages, outcomes);
       const searches = outcomes.filter((o) => o.searches);
-      steps.push({ step, toolCalls: outcomes.length, searches: { calls: searches.length, newEvidence: searches.reduce((sum, o) => sum + o.newEvidence, 0) } });
+      steps.push({
+        step,
+        toolCalls: outcomes.length,
+        searches: { calls: searches.length, newEvidence: searches.reduce((sum, o) => sum + o.newEvidence, 0) },
+      });
     }
   } catch (error) {
     end = fail(error);
@@ -259,8 +317,10 @@ export async function runAgent(options: AgentOptions): Promise<AgentResult> {
     }
   }
   const checked = checkCitations(answer, ledger);
-  const hold = options.holdForApproval !== undefined && (end.type === 'answered' || end.type === 'limit') ? options.holdForApproval : undefined;
-  const finishReason = hold !== undefined ? 'needs-approval' : decideFinishReason(end, { ledgerSize: ledger.size, citations: checked.citations.length });
+  const hold =
+    options.holdForApproval !== undefined && (end.type === 'answered' || end.type === 'limit') ? options.holdForApproval : undefined;
+  const finishReason =
+    hold !== undefined ? 'needs-approval' : decideFinishReason(end, { ledgerSize: ledger.size, citations: checked.citations.length });
   if (hold !== undefined) {
     // The answer waits for a person; nothing of it is shown until then.
     emit({ type: 'approval-required', runId, reason: hold });
@@ -273,7 +333,10 @@ export async function runAgent(options: AgentOptions): Promise<AgentResult> {
   emit({ type: 'run-finish', finishReason, steps: step, toolCalls: toolCallCount, usage: { ...usage }, ms });
   const cited = checked.citations.flatMap((c) => ledger.get(c.id) ?? []);
   const error = end.type === 'failed' ? end.error : end.type === 'aborted' ? ABORTED : undefined;
-  const held = hold !== undefined ? { answer: checked.answer, citations: checked.citations, unresolvedCitations: checked.unresolved, reason: hold } : undefined;
+  const held =
+    hold !== undefined
+      ? { answer: checked.answer, citations: checked.citations, unresolvedCitations: checked.unresolved, reason: hold }
+      : undefined;
   return {
     runId,
     model: options.model.id,

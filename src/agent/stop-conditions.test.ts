@@ -36,11 +36,19 @@ describe('stop conditions', () => {
 describe('finish reason', () => {
   it('is decided from how the run ended and what the answer cites', () => {
     assert.equal(decideFinishReason({ type: 'answered' }, { ledgerSize: 3, citations: 1 }), 'stop');
-    assert.equal(decideFinishReason({ type: 'answered' }, { ledgerSize: 3, citations: 0 }), 'no-evidence', 'an answer citing nothing is unsupported');
+    assert.equal(
+      decideFinishReason({ type: 'answered' }, { ledgerSize: 3, citations: 0 }),
+      'no-evidence',
+      'an answer citing nothing is unsupported',
+    );
     assert.equal(decideFinishReason({ type: 'limit', reason: 'max-steps' }, { ledgerSize: 0, citations: 0 }), 'max-steps');
     assert.equal(decideFinishReason({ type: 'limit', reason: 'stagnation' }, { ledgerSize: 0, citations: 0 }), 'no-evidence');
     assert.equal(decideFinishReason({ type: 'limit', reason: 'stagnation' }, { ledgerSize: 2, citations: 0 }), 'stagnation');
-    assert.equal(decideFinishReason({ type: 'failed', error: { code: 'remote-failed', message: 'x' } }, { ledgerSize: 0, citations: 0 }), 'error', 'a failure is never no-evidence');
+    assert.equal(
+      decideFinishReason({ type: 'failed', error: { code: 'remote-failed', message: 'x' } }, { ledgerSize: 0, citations: 0 }),
+      'error',
+      'a failure is never no-evidence',
+    );
     assert.equal(decideFinishReason({ type: 'aborted' }, { ledgerSize: 0, citations: 0 }), 'aborted');
   });
 });

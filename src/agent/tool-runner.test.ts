@@ -10,7 +10,8 @@ import type { AgentTool, ToolResult } from './tools/tool.ts';
 
 const done = (text: string): ToolResult => ({ raw: {}, forModel: text, evidence: [], newEvidence: [], summary: text });
 const call = (toolName: string, input: unknown = {}, id = toolName): ToolCallRecord => ({ toolCallId: id, toolName, input });
-const waitForAbort = (signal: AbortSignal) => new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+const waitForAbort = (signal: AbortSignal) =>
+  new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
 
 function harness(tools: AgentTool[], options: Partial<ToolRunnerOptions> = {}, context: Partial<ToolRunContext> = {}) {
   const events: AgentEvent[] = [];
@@ -70,10 +71,13 @@ describe('tool runner', () => {
     const { run, events } = harness([waits], { concurrency: 1, signal: controller.signal, timeoutMs: 5_000 });
     const outcomes = await run([call('waits', {}, 'a'), call('waits', {}, 'b')]);
     assert.equal(started, 1);
-    assert.deepEqual(outcomes.map((o) => [o.ok, o.text]), [
-      [false, 'waits was stopped: the run was aborted'],
-      [false, 'waits was not run: the run was aborted'],
-    ]);
+    assert.deepEqual(
+      outcomes.map((o) => [o.ok, o.text]),
+      [
+        [false, 'waits was stopped: the run was aborted'],
+        [false, 'waits was not run: the run was aborted'],
+      ],
+    );
     assert.equal(events.filter((e) => e.type === 'tool-result').length, 2, 'every call still gets its result event');
   });
 
@@ -93,14 +97,41 @@ describe('tool runner', () => {
     };
     const outcomes = await harness([sleepy], { concurrency: 2 }).run([40, 5, 30, 1, 20, 2].map((ms, i) => call('sleepy', { ms }, `c${i}`)));
     assert.equal(most, 2);
-    assert.deepEqual(outcomes.map((o) => o.text), ['slept 40', 'slept 5', 'slept 30', 'slept 1', 'slept 20', 'slept 2']);
+    assert.deepEqual(
+      outcomes.map((o) => o.text),
+      ['slept 40', 'slept 5', 'slept 30', 'slept 1', 'slept 20', 'slept 2'],
+    );
   });
 
   it('unknown tools, invalid arguments, throws (also synchronous) and malformed results become error results', async () => {
-    const strict: AgentTool = { name: 'strict', description: 'needs a word', inputSchema: z.object({ word: z.string() }), execute: async ({ word }: { word: string }) => done(word) };
-    const throws: AgentTool = { name: 'throws', description: 'fails', inputSchema: z.object({}), execute: async () => { throw new Error('disk\non fire'); } };
-    const syncThrows: AgentTool = { name: 'sync_throws', description: 'fails at once', inputSchema: z.object({}), execute: () => { throw new Error('no'); } };
-    const malformed: AgentTool = { name: 'malformed', description: 'returns junk', inputSchema: z.object({}), execute: async () => ({ text: 'hi' }) as unknown as ToolResult };
+    const strict: AgentTool = {
+      name: 'strict',
+      description: 'needs a word',
+      inputSchema: z.object({ word: z.string() }),
+      execute: async ({ word }: { word: string }) => done(word),
+    };
+    const throws: AgentTool = {
+      name: 'throws',
+      description: 'fails',
+      inputSchema: z.object({}),
+      execute: async () => {
+        throw new Error('disk\non fire');
+      },
+    };
+    const syncThrows: AgentTool = {
+      name: 'sync_throws',
+      description: 'fails at once',
+      inputSchema: z.object({}),
+      execute: () => {
+        throw new Error('no');
+      },
+    };
+    const malformed: AgentTool = {
+      name: 'malformed',
+      description: 'returns junk',
+      inputSchema: z.object({}),
+      execute: async () => ({ text: 'hi' }) as unknown as ToolResult,
+    };
     const { run, events } = harness([strict, throws, syncThrows, malformed]);
     const outcomes = await run([
       call('nope'),
@@ -111,24 +142,38 @@ describe('tool runner', () => {
       call('malformed'),
       call('strict', { word: 'fine' }, 'ok'),
     ]);
-    assert.deepEqual(outcomes.map((o) => o.text), [
-      'unknown tool "nope"; available tools: strict, throws, sync_throws, malformed',
-      'invalid arguments for strict: word: Invalid input: expected string, received number',
-      'invalid arguments for strict: unexpected end of JSON',
-      'throws failed: disk on fire',
-      'sync_throws failed: no',
-      'malformed failed: returned no forModel text',
-      'fine',
-    ]);
-    assert.deepEqual(outcomes.map((o) => o.ok), [false, false, false, false, false, false, true]);
+    assert.deepEqual(
+      outcomes.map((o) => o.text),
+      [
+        'unknown tool "nope"; available tools: strict, throws, sync_throws, malformed',
+        'invalid arguments for strict: word: Invalid input: expected string, received number',
+        'invalid arguments for strict: unexpected end of JSON',
+        'throws failed: disk on fire',
+        'sync_throws failed: no',
+        'malformed failed: returned no forModel text',
+        'fine',
+      ],
+    );
+    assert.deepEqual(
+      outcomes.map((o) => o.ok),
+      [false, false, false, false, false, false, true],
+    );
     const results = events.filter((e) => e.type === 'tool-result');
     assert.equal(results.length, 7);
-    assert.deepEqual(events.filter((e) => e.type === 'tool-call').map((e) => e.type === 'tool-call' && e.toolCallId), outcomes.map((o) => o.call.toolCallId));
+    assert.deepEqual(
+      events.filter((e) => e.type === 'tool-call').map((e) => e.type === 'tool-call' && e.toolCallId),
+      outcomes.map((o) => o.call.toolCallId),
+    );
   });
 
   it("a tool's generate() runs under the call's signal", async () => {
     let signalSeen: AbortSignal | undefined;
-    const writer: AgentTool = { name: 'writer', description: 'asks the model', inputSchema: z.object({}), execute: async (_input, context) => done(await context.generate!('hello')) };
+    const writer: AgentTool = {
+      name: 'writer',
+      description: 'asks the model',
+      inputSchema: z.object({}),
+      execute: async (_input, context) => done(await context.generate!('hello')),
+    };
     const generate = async (prompt: string, signal: AbortSignal) => {
       signalSeen = signal;
       return `${prompt} back`;

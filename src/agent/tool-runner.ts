@@ -32,7 +32,10 @@ export type ToolRunContext = Omit<ToolContext, 'signal' | 'generate'> & {
 
 /** Why a call's signal fired when the run itself was not aborted. */
 export class ToolTimeoutError extends Error {
-  constructor(readonly toolName: string, readonly ms: number) {
+  constructor(
+    readonly toolName: string,
+    readonly ms: number,
+  ) {
     super(`${toolName} timed out after ${ms} ms`);
     this.name = 'TimeoutError';
   }
@@ -43,7 +46,11 @@ export class ToolTimeoutError extends Error {
  * call order. Nothing here throws: unknown tools, invalid arguments, failures, timeouts and aborts
  * all become error outcomes the model can act on.
  */
-export async function runToolCalls(calls: readonly ToolCallRecord[], context: ToolRunContext, options: ToolRunnerOptions): Promise<ToolOutcome[]> {
+export async function runToolCalls(
+  calls: readonly ToolCallRecord[],
+  context: ToolRunContext,
+  options: ToolRunnerOptions,
+): Promise<ToolOutcome[]> {
   const outcomes: ToolOutcome[] = new Array(calls.length);
   let next = 0;
   const worker = async () => {
@@ -91,7 +98,8 @@ export async function runToolCall(call: ToolCallRecord, context: ToolRunContext,
     for (const entry of result.newEvidence) emit({ type: 'evidence-added', step: context.step, evidence: context.ledger.summary(entry) });
     return finish(true, result.forModel, result.summary, result);
   } catch (error) {
-    if (timeout.signal.aborted && !options.signal?.aborted) return finish(false, `${tool.name} timed out after ${options.timeoutMs} ms; no result. Try a narrower request.`, 'timed out');
+    if (timeout.signal.aborted && !options.signal?.aborted)
+      return finish(false, `${tool.name} timed out after ${options.timeoutMs} ms; no result. Try a narrower request.`, 'timed out');
     if (options.signal?.aborted) return finish(false, `${tool.name} was stopped: the run was aborted`, 'aborted');
     return finish(false, `${tool.name} failed: ${oneLine(error)}`, `failed: ${oneLine(error)}`);
   } finally {
@@ -102,7 +110,9 @@ export async function runToolCall(call: ToolCallRecord, context: ToolRunContext,
 function execute(tool: AgentTool, input: unknown, context: ToolRunContext, signal: AbortSignal): Promise<ToolResult> {
   const { generate, ...rest } = context;
   // Invoked inside a promise so a tool that throws synchronously still becomes an error result.
-  return new Promise<ToolResult>((resolve) => resolve(tool.execute(input, { ...rest, signal, ...(generate ? { generate: (prompt: string) => generate(prompt, signal) } : {}) })));
+  return new Promise<ToolResult>((resolve) =>
+    resolve(tool.execute(input, { ...rest, signal, ...(generate ? { generate: (prompt: string) => generate(prompt, signal) } : {}) })),
+  );
 }
 
 /** Settles with the work, or rejects as soon as the signal fires, even when the work ignores it. */

@@ -1,10 +1,5 @@
 import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
-import type {
-  LanguageModelV3,
-  LanguageModelV3CallOptions,
-  LanguageModelV3Content,
-  LanguageModelV3GenerateResult,
-} from '@ai-sdk/provider';
+import type { LanguageModelV3, LanguageModelV3CallOptions, LanguageModelV3Content, LanguageModelV3GenerateResult } from '@ai-sdk/provider';
 import { DossierError } from '../errors/index.ts';
 import { providerMetadataOf } from '../protocol/model-metadata.ts';
 import { streamResult } from '../protocol/stream-result.ts';
@@ -42,7 +37,10 @@ export function readTrace(path: string): TracedEvent[] {
       return JSON.parse(line) as TracedEvent;
     } catch {
       const cut = i === lines.length - 1 && !text.endsWith('\n');
-      throw new DossierError('bad-input', cut ? `trace ${path} is truncated: its last line is cut off` : `trace ${path} line ${i + 1} is not JSON`);
+      throw new DossierError(
+        'bad-input',
+        cut ? `trace ${path} is truncated: its last line is cut off` : `trace ${path} line ${i + 1} is not JSON`,
+      );
     }
   });
 }
@@ -56,7 +54,14 @@ export class ReplayModel implements LanguageModelV3 {
   private next = 0;
 
   constructor(
-    private readonly outputs: { text: string; toolCalls: ToolCallRecord[]; usage: Usage; notFound?: true; answeredBy?: string; questionRule?: string }[],
+    private readonly outputs: {
+      text: string;
+      toolCalls: ToolCallRecord[];
+      usage: Usage;
+      notFound?: true;
+      answeredBy?: string;
+      questionRule?: string;
+    }[],
     modelId = 'replay',
   ) {
     this.modelId = modelId;
@@ -64,17 +69,39 @@ export class ReplayModel implements LanguageModelV3 {
 
   static fromTrace(events: readonly TracedEvent[]): ReplayModel {
     const start = events.find((event) => event.type === 'run-start');
-    const outputs = events.flatMap((event) => (event.type === 'model-output' ? [{ text: event.text, toolCalls: event.toolCalls, usage: event.usage, notFound: event.notFound, answeredBy: event.answeredBy, questionRule: event.questionRule }] : []));
+    const outputs = events.flatMap((event) =>
+      event.type === 'model-output'
+        ? [
+            {
+              text: event.text,
+              toolCalls: event.toolCalls,
+              usage: event.usage,
+              notFound: event.notFound,
+              answeredBy: event.answeredBy,
+              questionRule: event.questionRule,
+            },
+          ]
+        : [],
+    );
     if (!start || outputs.length === 0) throw new DossierError('bad-input', 'the trace has no run-start or no model outputs to replay');
     return new ReplayModel(outputs, start.type === 'run-start' ? start.model : 'replay');
   }
 
   async doGenerate(_options: LanguageModelV3CallOptions): Promise<LanguageModelV3GenerateResult> {
     const output = this.outputs[this.next++];
-    if (!output) throw new DossierError('remote-failed', `the trace has only ${this.outputs.length} model turns; the replay asked for more (the index changed since the run?)`);
+    if (!output)
+      throw new DossierError(
+        'remote-failed',
+        `the trace has only ${this.outputs.length} model turns; the replay asked for more (the index changed since the run?)`,
+      );
     const content: LanguageModelV3Content[] = [
       ...(output.text ? [{ type: 'text' as const, text: output.text }] : []),
-      ...output.toolCalls.map((call) => ({ type: 'tool-call' as const, toolCallId: call.toolCallId, toolName: call.toolName, input: JSON.stringify(call.input ?? {}) })),
+      ...output.toolCalls.map((call) => ({
+        type: 'tool-call' as const,
+        toolCallId: call.toolCallId,
+        toolName: call.toolName,
+        input: JSON.stringify(call.input ?? {}),
+      })),
     ];
     return {
       content,
@@ -91,5 +118,4 @@ export class ReplayModel implements LanguageModelV3 {
   async doStream(options: LanguageModelV3CallOptions) {
     return streamResult(await this.doGenerate(options));
   }
-
 }

@@ -73,16 +73,26 @@ export function modelTimeoutMs(seconds: number | undefined, env: Record<string, 
   const configured = configFromEnv(env).modelTimeout;
   const raw = seconds ?? (configured ? Number(configured) : undefined);
   if (raw === undefined) return undefined;
-  if (!Number.isFinite(raw) || raw <= 0) throw new DossierError('config', `model timeout must be a positive number of seconds, got "${seconds ?? configured}"`);
+  if (!Number.isFinite(raw) || raw <= 0)
+    throw new DossierError('config', `model timeout must be a positive number of seconds, got "${seconds ?? configured}"`);
   return Math.round(raw * 1000);
 }
 
 /** Shapes a run for callers: the documented keys, and the failure when there was one. */
-export function toAskResult(result: AgentResult & Partial<Pick<ResearchResult, 'brief' | 'plan' | 'subagents' | 'critique' | 'warnings'>>, model: string): AskResult {
+export function toAskResult(
+  result: AgentResult & Partial<Pick<ResearchResult, 'brief' | 'plan' | 'subagents' | 'critique' | 'warnings'>>,
+  model: string,
+): AskResult {
   // Beside the answer, never in it: open sub-questions (the planner's) and ids that resolve to nothing (the citation check's).
   const warnings: RunWarning[] = [
     ...(result.warnings ?? []),
-    ...result.unresolvedCitations.map((id): RunWarning => ({ by: 'citation-check', id, message: `${id} is cited but resolves to no evidence read in this run (shown as [unresolved: ${id}])` })),
+    ...result.unresolvedCitations.map(
+      (id): RunWarning => ({
+        by: 'citation-check',
+        id,
+        message: `${id} is cited but resolves to no evidence read in this run (shown as [unresolved: ${id}])`,
+      }),
+    ),
   ];
   const critique = result.critique;
   return {
@@ -99,7 +109,17 @@ export function toAskResult(result: AgentResult & Partial<Pick<ResearchResult, '
     runId: result.runId,
     ms: result.ms,
     ...(result.plan ? { brief: result.brief, plan: result.plan, subagents: result.subagents } : {}),
-    ...(critique ? { critique: { checks: critique.checks, openQuestions: critique.openQuestions, rounds: critique.rounds, findings: critique.findings, model: critique.model } } : {}),
+    ...(critique
+      ? {
+          critique: {
+            checks: critique.checks,
+            openQuestions: critique.openQuestions,
+            rounds: critique.rounds,
+            findings: critique.findings,
+            model: critique.model,
+          },
+        }
+      : {}),
     ...(warnings.length ? { warnings } : {}),
   };
 }
@@ -116,7 +136,11 @@ export async function ask(host: AskHost, options: AskOptions): Promise<AskResult
   const allowTool = (name: string) => policy.allowTool(name, mode, collections);
   const holdForApproval = policy.approvalReason(options.question, mode);
   const runsDir = options.runsDir ?? configFromEnv(host.env).runsDir;
-  if (holdForApproval && !runsDir) throw new DossierError('config', `this question needs approval (${holdForApproval}), but no runs folder is set to keep it in (runsDir / DOSSIER_RUNS_DIR)`);
+  if (holdForApproval && !runsDir)
+    throw new DossierError(
+      'config',
+      `this question needs approval (${holdForApproval}), but no runs folder is set to keep it in (runsDir / DOSSIER_RUNS_DIR)`,
+    );
   const userTools = [...(options.tools ?? []), ...(options.toolsDir ? await loadUserTools(options.toolsDir) : [])];
   const trace = options.trace ? new TraceWriter(options.trace) : undefined;
   const onEvent = (event: Parameters<EventListener>[0]) => {
@@ -124,16 +148,45 @@ export async function ask(host: AskHost, options: AskOptions): Promise<AskResult
     options.onEvent?.(event);
   };
   // What both modes share; research adds its planner's tools and the reasoning model.
-  const run = { knowledge: host, question: options.question, runId: options.runId, model, scope, maxSteps: options.maxSteps, tokenBudget: options.tokenBudget, ledger: options.ledger, modelTimeoutMs: timeoutMs, signal: options.signal, onEvent, holdForApproval };
+  const run = {
+    knowledge: host,
+    question: options.question,
+    runId: options.runId,
+    model,
+    scope,
+    maxSteps: options.maxSteps,
+    tokenBudget: options.tokenBudget,
+    ledger: options.ledger,
+    modelTimeoutMs: timeoutMs,
+    signal: options.signal,
+    onEvent,
+    holdForApproval,
+  };
   const where = { question: options.question, runsDir, trace: options.trace, mode, index: await host.store.identity() };
   try {
     if (mode === 'research') {
       const reasoning = options.reasoningModel;
-      const reasoningModel = reasoning === undefined ? undefined : isResolved(reasoning) ? reasoning : await resolveModel(reasoning, { env: host.env, language: host.language });
+      const reasoningModel =
+        reasoning === undefined
+          ? undefined
+          : isResolved(reasoning)
+            ? reasoning
+            : await resolveModel(reasoning, { env: host.env, language: host.language });
       const critic = options.critiqueModel;
-      const critiqueModel = critic === undefined ? undefined : isResolved(critic) ? critic : await resolveModel(critic, { env: host.env, language: host.language });
+      const critiqueModel =
+        critic === undefined
+          ? undefined
+          : isResolved(critic)
+            ? critic
+            : await resolveModel(critic, { env: host.env, language: host.language });
       const { runResearch, configuredResearchTools } = await import('../research/index.ts');
-      const result = await runResearch({ ...run, reasoningModel, critiqueModel, tools: [...configuredResearchTools(configFromEnv(host.env).web), ...userTools], allowTool });
+      const result = await runResearch({
+        ...run,
+        reasoningModel,
+        critiqueModel,
+        tools: [...configuredResearchTools(configFromEnv(host.env).web), ...userTools],
+        allowTool,
+      });
       return paused(toAskResult(result, model.id), result, where);
     }
     const tools = new ToolRegistry([...ragTools(), ...userTools].filter((tool) => allowTool(tool.name)));
@@ -145,7 +198,11 @@ export async function ask(host: AskHost, options: AskOptions): Promise<AskResult
 }
 
 /** A run that stopped for approval is saved, its answer held, until `approve` decides. */
-function paused(result: AskResult, run: AgentResult, where: { question: string; runsDir?: string; trace?: string; mode: string; index: import('../store/types.ts').IndexIdentity }): AskResult {
+function paused(
+  result: AskResult,
+  run: AgentResult,
+  where: { question: string; runsDir?: string; trace?: string; mode: string; index: import('../store/types.ts').IndexIdentity },
+): AskResult {
   if (result.finishReason !== 'needs-approval' || !run.held || !where.runsDir) return result;
   const { reason, ...held } = run.held;
   new PausedRuns(where.runsDir).save({
@@ -185,19 +242,61 @@ export interface ApproveResult extends AskResult {
 export async function approve(host: AskHost, runId: string, options: ApproveOptions): Promise<ApproveResult> {
   const runs = new PausedRuns(options.runsDir);
   const run = runs.load(runId);
-  if (run.decision) throw new DossierError('bad-input', `run ${runId} was already ${run.decision.decision} by ${run.decision.by} at ${run.decision.time}`);
+  if (run.decision)
+    throw new DossierError('bad-input', `run ${runId} was already ${run.decision.decision} by ${run.decision.by} at ${run.decision.time}`);
   const current = await host.store.identity();
-  if (run.index.id !== current.id) throw new DossierError('bad-input', `run ${runId} was paused on another index (${run.index.id}); use the --db it ran on`);
-  const decision = { decision: options.deny ? ('denied' as const) : ('approved' as const), by: options.by, time: new Date().toISOString(), ...(options.note ? { note: options.note } : {}) };
+  if (run.index.id !== current.id)
+    throw new DossierError('bad-input', `run ${runId} was paused on another index (${run.index.id}); use the --db it ran on`);
+  const decision = {
+    decision: options.deny ? ('denied' as const) : ('approved' as const),
+    by: options.by,
+    time: new Date().toISOString(),
+    ...(options.note ? { note: options.note } : {}),
+  };
   runs.save({ ...run, decision });
   const result: ApproveResult = options.deny
-    ? { ...run.result, answer: `The answer was withheld: ${options.by} denied approval (${run.reason}).`, citations: [], unresolvedCitations: [], finishReason: 'aborted', partial: true, error: { code: 'denied', message: `approval denied by ${options.by}` }, decision: decision.decision, by: options.by }
-    : { ...run.result, answer: run.held.answer, citations: run.held.citations, unresolvedCitations: run.held.unresolvedCitations, finishReason: 'stop', decision: decision.decision, by: options.by };
+    ? {
+        ...run.result,
+        answer: `The answer was withheld: ${options.by} denied approval (${run.reason}).`,
+        citations: [],
+        unresolvedCitations: [],
+        finishReason: 'aborted',
+        partial: true,
+        error: { code: 'denied', message: `approval denied by ${options.by}` },
+        decision: decision.decision,
+        by: options.by,
+      }
+    : {
+        ...run.result,
+        answer: run.held.answer,
+        citations: run.held.citations,
+        unresolvedCitations: run.held.unresolvedCitations,
+        finishReason: 'stop',
+        decision: decision.decision,
+        by: options.by,
+      };
   if (run.trace) {
     const events = [
       { type: 'approval', runId, ...decision },
-      ...(options.deny ? [] : [{ type: 'final-answer', answer: result.answer, citations: result.citations, unresolvedCitations: result.unresolvedCitations, partial: result.partial }]),
-      { type: 'run-finish', finishReason: result.finishReason, steps: result.steps, toolCalls: result.toolCalls, usage: result.usage, ms: result.ms },
+      ...(options.deny
+        ? []
+        : [
+            {
+              type: 'final-answer',
+              answer: result.answer,
+              citations: result.citations,
+              unresolvedCitations: result.unresolvedCitations,
+              partial: result.partial,
+            },
+          ]),
+      {
+        type: 'run-finish',
+        finishReason: result.finishReason,
+        steps: result.steps,
+        toolCalls: result.toolCalls,
+        usage: result.usage,
+        ms: result.ms,
+      },
     ];
     appendFileSync(run.trace, events.map((event) => JSON.stringify(event)).join('\n') + '\n');
   }
@@ -209,14 +308,25 @@ export async function replay(host: AskHost, path: string, options: Pick<AskOptio
   const events = readTrace(path);
   const start = events.find((event) => event.type === 'run-start');
   const recorded = events.find((event) => event.type === 'final-answer');
-  if (!start || start.type !== 'run-start') throw new DossierError('bad-input', `trace ${path} has no run-start event; it is not a Dossier trace`);
+  if (!start || start.type !== 'run-start')
+    throw new DossierError('bad-input', `trace ${path} has no run-start event; it is not a Dossier trace`);
   if (!recorded || recorded.type !== 'final-answer' || !events.some((event) => event.type === 'run-finish')) {
-    throw new DossierError('bad-input', `trace ${path} is truncated: it has no final answer and run-finish (the run did not end, or the file was cut)`);
+    throw new DossierError(
+      'bad-input',
+      `trace ${path} is truncated: it has no final answer and run-finish (the run did not end, or the file was cut)`,
+    );
   }
   const current = await host.store.identity();
-  if (!start.index) throw new DossierError('bad-input', `trace ${path} does not record which index it ran on (made by an older Dossier); it cannot be checked`);
+  if (!start.index)
+    throw new DossierError(
+      'bad-input',
+      `trace ${path} does not record which index it ran on (made by an older Dossier); it cannot be checked`,
+    );
   if (start.index.id !== current.id) {
-    throw new DossierError('bad-input', `trace ${path} was recorded on another index (${start.index.id}, this is ${current.id}); use the --db it ran on`);
+    throw new DossierError(
+      'bad-input',
+      `trace ${path} was recorded on another index (${start.index.id}, this is ${current.id}); use the --db it ran on`,
+    );
   }
   if (start.index.generation !== current.generation) {
     throw new DossierError(

@@ -22,7 +22,11 @@ export interface Parsed {
  * Strict parsing: unknown options and, unless `positionals` allows them, extra arguments are usage
  * errors. Negative numbers are taken as values (`--k -1` reaches the range check, not "unknown option -1").
  */
-export function parse(argv: readonly string[], options: OptionSpec, positionals: { min?: number; max?: number; what?: string; missing?: string } = {}): Parsed {
+export function parse(
+  argv: readonly string[],
+  options: OptionSpec,
+  positionals: { min?: number; max?: number; what?: string; missing?: string } = {},
+): Parsed {
   const args = [...argv];
   for (let i = 0; i < args.length - 1; i++) {
     const name = args[i].startsWith('--') ? args[i].slice(2) : undefined;
@@ -39,10 +43,18 @@ export function parse(argv: readonly string[], options: OptionSpec, positionals:
   }
   const max = positionals.max ?? 0;
   if (parsed.positionals.length > max) {
-    const extra = parsed.positionals.slice(max).map((p) => `"${p}"`).join(' ');
-    throw new UsageError(max === 0 ? `unexpected argument ${extra}: this command takes none` : `unexpected argument ${extra}: at most ${max} ${positionals.what ?? 'arguments'}`);
+    const extra = parsed.positionals
+      .slice(max)
+      .map((p) => `"${p}"`)
+      .join(' ');
+    throw new UsageError(
+      max === 0
+        ? `unexpected argument ${extra}: this command takes none`
+        : `unexpected argument ${extra}: at most ${max} ${positionals.what ?? 'arguments'}`,
+    );
   }
-  if (parsed.positionals.length < (positionals.min ?? 0)) throw new UsageError(positionals.missing ?? `missing ${positionals.what ?? 'argument'}`);
+  if (parsed.positionals.length < (positionals.min ?? 0))
+    throw new UsageError(positionals.missing ?? `missing ${positionals.what ?? 'argument'}`);
   return parsed;
 }
 
@@ -51,7 +63,12 @@ function numeric(values: Values, name: string, min: number, max: number, integer
   const raw = values[name];
   if (raw === undefined) return undefined;
   const value = Number(raw);
-  const valid = typeof raw === 'string' && raw.trim() !== '' && (integer ? Number.isInteger(value) : Number.isFinite(value)) && value >= min && value <= max;
+  const valid =
+    typeof raw === 'string' &&
+    raw.trim() !== '' &&
+    (integer ? Number.isInteger(value) : Number.isFinite(value)) &&
+    value >= min &&
+    value <= max;
   if (!valid) throw new UsageError(`--${name} must be ${integer ? 'an integer' : 'a number'} from ${min} to ${max}, got "${raw}"`);
   return value;
 }
@@ -83,7 +100,8 @@ export function jsonOption(values: Values, name: string): Record<string, unknown
   } catch {
     throw new UsageError(`--${name} is not valid JSON: ${raw}`);
   }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new UsageError(`--${name} must be a JSON object, got ${raw}`);
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw new UsageError(`--${name} must be a JSON object, got ${raw}`);
   return value as Record<string, unknown>;
 }
 

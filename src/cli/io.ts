@@ -61,7 +61,11 @@ export interface ProgressBar {
   stop(): void;
 }
 
-const BYTE_UNITS: [number, string][] = [[1e9, 'GB'], [1e6, 'MB'], [1e3, 'KB']];
+const BYTE_UNITS: [number, string][] = [
+  [1e9, 'GB'],
+  [1e6, 'MB'],
+  [1e3, 'KB'],
+];
 
 /** "3.1/9.8 MB": both in the unit that suits the total, decimal like file managers show. */
 export function byteProgress(done: number, total: number): string {
@@ -119,6 +123,7 @@ export function reportFailure(error: unknown, context: Pick<CommandContext, 'io'
   const message = oneLine(error);
   if (context.json) context.io.stdout.write(`${JSON.stringify({ error: { code: errorCode(error), message } })}\n`);
   context.io.stderr.write(`dossier: ${message}\n`);
-  if (!(error instanceof UsageError) && !DossierError.isInstance(error) && context.io.env.DOSSIER_DEBUG) context.io.stderr.write(`${(error as Error)?.stack}\n`);
+  if (!(error instanceof UsageError) && !DossierError.isInstance(error) && context.io.env.DOSSIER_DEBUG)
+    context.io.stderr.write(`${(error as Error)?.stack}\n`);
   return error instanceof UsageError ? 2 : 1;
 }

@@ -67,8 +67,26 @@ export type {
   SearchResponse,
   UploadForm,
 } from '../protocol/http.ts';
-export type { AskResult, DocumentSummary, IngestProgress, IngestReport, RunRecord, SearchHit, SearchMode, SubagentRecord } from '../protocol/json-shapes.ts';
-export type { AgentEvent, Citation, ClaimCheck, EvidenceSummary, FinishReason, PlanItem, ToolCallRecord, Usage } from '../protocol/events.ts';
+export type {
+  AskResult,
+  DocumentSummary,
+  IngestProgress,
+  IngestReport,
+  RunRecord,
+  SearchHit,
+  SearchMode,
+  SubagentRecord,
+} from '../protocol/json-shapes.ts';
+export type {
+  AgentEvent,
+  Citation,
+  ClaimCheck,
+  EvidenceSummary,
+  FinishReason,
+  PlanItem,
+  ToolCallRecord,
+  Usage,
+} from '../protocol/events.ts';
 export type { Filter, IndexIdentity, StoredChunk, StoredDocument } from '../store/types.ts';
 
 type FetchLike = (input: string, init?: RequestInit) => Promise<Response>;
@@ -257,8 +275,11 @@ export function createClient(options: ClientOptions): DossierClient {
 
   async function request<K extends RouteKey>(route: K, opts: RequestOptions<K> = {}): Promise<Response> {
     const [method, path] = resolveRoute(route, opts.params);
-    const params = Object.entries((opts.query ?? {}) as Record<string, string | number | undefined>).filter((entry): entry is [string, string | number] => entry[1] !== undefined);
-    const url = base + path + (params.length ? `?${new URLSearchParams(params.map(([k, v]): [string, string] => [k, String(v)])).toString()}` : '');
+    const params = Object.entries((opts.query ?? {}) as Record<string, string | number | undefined>).filter(
+      (entry): entry is [string, string | number] => entry[1] !== undefined,
+    );
+    const url =
+      base + path + (params.length ? `?${new URLSearchParams(params.map(([k, v]): [string, string] => [k, String(v)])).toString()}` : '');
     const headers: Record<string, string> = { ...options.headers, ...opts.headers };
     if (options.apiKey) headers.authorization = `Bearer ${options.apiKey}`;
     let body: FormData | string | undefined = opts.form;
@@ -300,9 +321,18 @@ export function createClient(options: ClientOptions): DossierClient {
       let failures = 0;
       for (;;) {
         if (!response) {
-          if (!state.runId) throw new DossierClientError(0, 'stream-interrupted', 'the event stream dropped before the run was named, so it cannot be resumed');
+          if (!state.runId)
+            throw new DossierClientError(
+              0,
+              'stream-interrupted',
+              'the event stream dropped before the run was named, so it cannot be resumed',
+            );
           try {
-            response = await request('GET /v1/runs/{id}/events', { params: { id: state.runId }, headers: { accept: 'text/event-stream', ...(state.lastEventId > 0 ? { 'last-event-id': String(state.lastEventId) } : {}) }, signal });
+            response = await request('GET /v1/runs/{id}/events', {
+              params: { id: state.runId },
+              headers: { accept: 'text/event-stream', ...(state.lastEventId > 0 ? { 'last-event-id': String(state.lastEventId) } : {}) },
+              signal,
+            });
           } catch (error) {
             // A 4xx (the run is gone, the key was revoked) will not get better by retrying.
             if (!DossierClientError.isInstance(error) || (error.status >= 400 && error.status < 500 && error.status !== 429)) throw error;
@@ -346,7 +376,13 @@ export function createClient(options: ClientOptions): DossierClient {
         if (signal?.aborted) throw signal.reason;
         response = undefined;
         failures = progressed ? 0 : failures + 1;
-        if (failures > maxRetries) throw new DossierClientError(0, 'stream-interrupted', `the event stream of run ${state.runId} dropped ${failures} times without progress${dropped ? `: ${(dropped as Error).message ?? String(dropped)}` : ''}`, { cause: dropped });
+        if (failures > maxRetries)
+          throw new DossierClientError(
+            0,
+            'stream-interrupted',
+            `the event stream of run ${state.runId} dropped ${failures} times without progress${dropped ? `: ${(dropped as Error).message ?? String(dropped)}` : ''}`,
+            { cause: dropped },
+          );
         state.reconnects++;
         opts.onReconnect?.({ attempt: state.reconnects, lastEventId: state.lastEventId });
         await sleep(parser.retry ?? opts.retryDelayMs ?? 250, signal);
@@ -380,7 +416,11 @@ export function createClient(options: ClientOptions): DossierClient {
       },
       async *[Symbol.asyncIterator]() {
         // Not retried: a second POST would start a second run. Drops after this are resumed.
-        const response = await request('POST /v1/ask', { json: { ...body, stream: true }, headers: { accept: 'text/event-stream' }, signal: opts.signal });
+        const response = await request('POST /v1/ask', {
+          json: { ...body, stream: true },
+          headers: { accept: 'text/event-stream' },
+          signal: opts.signal,
+        });
         // A browser hides this header unless the server exposes it; run-start names the run too.
         inner = follow(response, response.headers.get('x-dossier-run-id') ?? undefined, 0, opts);
         yield* inner;
@@ -389,7 +429,8 @@ export function createClient(options: ClientOptions): DossierClient {
   }
 
   const ask = (body: AskInput, opts: CallOptions = {}) => json('POST /v1/ask', { json: { ...body, stream: false }, signal: opts.signal });
-  const job = async (id: string, opts: CallOptions = {}) => (await json('GET /v1/jobs/{jobId}', { params: { jobId: id }, signal: opts.signal })).job;
+  const job = async (id: string, opts: CallOptions = {}) =>
+    (await json('GET /v1/jobs/{jobId}', { params: { jobId: id }, signal: opts.signal })).job;
 
   return {
     health: () => json('GET /health'),
@@ -413,19 +454,34 @@ export function createClient(options: ClientOptions): DossierClient {
         for (;;) {
           const current = await job(id, opts);
           if (current.status === 'finished' || current.status === 'failed') return current;
-          if (Date.now() > deadline) throw new DossierClientError(0, 'timeout', `job ${id} is still running after ${opts.timeoutMs ?? 120_000} ms`);
+          if (Date.now() > deadline)
+            throw new DossierClientError(0, 'timeout', `job ${id} is still running after ${opts.timeoutMs ?? 120_000} ms`);
           await sleep(opts.intervalMs ?? 100, opts.signal);
         }
       },
       jobEvents: async function* (id, opts = {}) {
-        const response = await request('GET /v1/jobs/{jobId}/events', { params: { jobId: id }, signal: opts.signal, headers: { accept: 'text/event-stream' } });
+        const response = await request('GET /v1/jobs/{jobId}/events', {
+          params: { jobId: id },
+          signal: opts.signal,
+          headers: { accept: 'text/event-stream' },
+        });
         for await (const message of readSse(response)) {
           const event = message.event === 'job-finish' ? 'job-finish' : 'progress';
           yield { event, job: JSON.parse(message.data) as IngestJob };
           if (event === 'job-finish') return;
         }
       },
-      list: async (opts = {}) => (await json('GET /v1/documents', { query: { collection: opts.collection, filter: opts.filter ? JSON.stringify(opts.filter) : undefined, limit: opts.limit, offset: opts.offset } })).documents,
+      list: async (opts = {}) =>
+        (
+          await json('GET /v1/documents', {
+            query: {
+              collection: opts.collection,
+              filter: opts.filter ? JSON.stringify(opts.filter) : undefined,
+              limit: opts.limit,
+              offset: opts.offset,
+            },
+          })
+        ).documents,
       get: async (id) => (await json('GET /v1/documents/{id}', { params: { id } })).document,
       chunks: async (id) => (await json('GET /v1/documents/{id}/chunks', { params: { id } })).chunks,
       patchMetadata: async (id, metadata) => (await json('PATCH /v1/documents/{id}', { params: { id }, json: { metadata } })).document,
@@ -457,7 +513,8 @@ export function createClient(options: ClientOptions): DossierClient {
     keys: {
       create: (body = {}) => json('POST /v1/keys', { json: body }),
     },
-    grant: (collection, user, role) => json('PUT /v1/collections/{collection}/members/{user}', { params: { collection, user }, json: { role } }),
+    grant: (collection, user, role) =>
+      json('PUT /v1/collections/{collection}/members/{user}', { params: { collection, user }, json: { role } }),
   };
 }
 
@@ -467,7 +524,8 @@ function toBlob(file: UploadFile): [Blob, string] {
     return [file, typeof name === 'string' && name ? name : 'upload'];
   }
   const data = file.data;
-  const blob = data instanceof Blob ? data : new Blob([data] as ConstructorParameters<typeof Blob>[0], file.type ? { type: file.type } : {});
+  const blob =
+    data instanceof Blob ? data : new Blob([data] as ConstructorParameters<typeof Blob>[0], file.type ? { type: file.type } : {});
   return [blob, file.name];
 }
 
@@ -475,11 +533,20 @@ async function errorOf(response: Response, method: string, route: string): Promi
   const text = await response.text().catch(() => '');
   try {
     const body = JSON.parse(text) as { error?: { code?: unknown; message?: unknown } };
-    if (body.error && typeof body.error.code === 'string') return new DossierClientError(response.status, body.error.code, typeof body.error.message === 'string' ? body.error.message : response.statusText);
+    if (body.error && typeof body.error.code === 'string')
+      return new DossierClientError(
+        response.status,
+        body.error.code,
+        typeof body.error.message === 'string' ? body.error.message : response.statusText,
+      );
   } catch {
     // Not the API's error body (a proxy's page, say): fall through.
   }
-  return new DossierClientError(response.status, `http-${response.status}`, `${method} ${route}: ${response.status} ${response.statusText}${text ? `: ${text.slice(0, 200)}` : ''}`);
+  return new DossierClientError(
+    response.status,
+    `http-${response.status}`,
+    `${method} ${route}: ${response.status} ${response.statusText}${text ? `: ${text.slice(0, 200)}` : ''}`,
+  );
 }
 
 function sleep(ms: number, signal?: AbortSignal): Promise<void> {

@@ -50,7 +50,11 @@ describe('SseParser', () => {
     }
     for (let a = 0; a <= bytes.length; a += 3) {
       for (let b = a; b <= bytes.length; b += 5) {
-        assert.deepEqual(parseChunks([bytes.subarray(0, a), bytes.subarray(a, b), bytes.subarray(b)]).messages, EXPECTED, `split at bytes ${a} and ${b}`);
+        assert.deepEqual(
+          parseChunks([bytes.subarray(0, a), bytes.subarray(a, b), bytes.subarray(b)]).messages,
+          EXPECTED,
+          `split at bytes ${a} and ${b}`,
+        );
       }
     }
   });
@@ -65,7 +69,9 @@ describe('SseParser', () => {
     const { messages } = parseChunks(['data: a\r', '\ndata: b\r\n\r\n']);
     assert.deepEqual(messages, [{ event: 'message', id: '', data: 'a\nb' }]);
     // …even with empty chunks between the CR and the LF.
-    assert.deepEqual(parseChunks(['data: a\r', '', new Uint8Array(0), '\ndata: b\r', '\n\r', '\n']).messages, [{ event: 'message', id: '', data: 'a\nb' }]);
+    assert.deepEqual(parseChunks(['data: a\r', '', new Uint8Array(0), '\ndata: b\r', '\n\r', '\n']).messages, [
+      { event: 'message', id: '', data: 'a\nb' },
+    ]);
     // A lone CR followed by another CR is a blank line.
     assert.deepEqual(parseChunks(['data: a\r', '\rdata: b\n\n']).messages, [
       { event: 'message', id: '', data: 'a' },
@@ -74,7 +80,9 @@ describe('SseParser', () => {
   });
 
   it('drops only a BOM at the very start', () => {
-    assert.deepEqual(parseChunks([Uint8Array.of(0xef), Uint8Array.of(0xbb, 0xbf), 'data: x\n\n']).messages, [{ event: 'message', id: '', data: 'x' }]);
+    assert.deepEqual(parseChunks([Uint8Array.of(0xef), Uint8Array.of(0xbb, 0xbf), 'data: x\n\n']).messages, [
+      { event: 'message', id: '', data: 'x' },
+    ]);
     // A later BOM is part of the field name ("\uFEFFdata" is not "data"), so that block has no data.
     assert.deepEqual(parseChunks(['data: x\n\n\uFEFFdata: y\n\n']).messages, [{ event: 'message', id: '', data: 'x' }]);
   });

@@ -109,7 +109,11 @@ export class SseParser {
       this.eventType = '';
       return undefined;
     }
-    const message: SseMessage = { event: this.eventType || 'message', data: this.data.endsWith('\n') ? this.data.slice(0, -1) : this.data, id: this.lastEventId };
+    const message: SseMessage = {
+      event: this.eventType || 'message',
+      data: this.data.endsWith('\n') ? this.data.slice(0, -1) : this.data,
+      id: this.lastEventId,
+    };
     this.data = '';
     this.eventType = '';
     return message;
@@ -120,7 +124,10 @@ export class SseParser {
  * The events of a fetch Response body (or any byte stream), as they arrive. Pass your own parser
  * to read `lastEventId` and `retry` afterwards. Breaking out of the loop cancels the body.
  */
-export async function* readSse(source: Response | ReadableStream<Uint8Array>, parser: SseParser = new SseParser()): AsyncGenerator<SseMessage, void, undefined> {
+export async function* readSse(
+  source: Response | ReadableStream<Uint8Array>,
+  parser: SseParser = new SseParser(),
+): AsyncGenerator<SseMessage, void, undefined> {
   const body = source instanceof ReadableStream ? source : source.body;
   if (!body) return;
   const reader = body.getReader();

@@ -66,7 +66,10 @@ export function configFromEnv(env: Record<string, string | undefined> = process.
       braveApiKey: env.BRAVE_API_KEY || undefined,
       serperApiKey: env.SERPER_API_KEY || undefined,
       scrape: /^(?:on|true|1|yes)$/i.test(env.DOSSIER_WEB_SCRAPE ?? ''),
-      allow: (env.DOSSIER_WEB_ALLOW ?? '').split(',').map((entry) => entry.trim()).filter(Boolean),
+      allow: (env.DOSSIER_WEB_ALLOW ?? '')
+        .split(',')
+        .map((entry) => entry.trim())
+        .filter(Boolean),
     },
   };
 }

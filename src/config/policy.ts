@@ -61,7 +61,10 @@ export class Policy {
       try {
         return { source, regex: new RegExp(source, 'i') };
       } catch (error) {
-        throw new DossierError('config', `${path ?? 'policy'}: approval pattern "${source}" is not a valid regular expression (${(error as Error).message})`);
+        throw new DossierError(
+          'config',
+          `${path ?? 'policy'}: approval pattern "${source}" is not a valid regular expression (${(error as Error).message})`,
+        );
       }
     });
   }

@@ -61,7 +61,10 @@ describe('AiSdkEmbedder against the OpenAI protocol server', () => {
     const embedder = new AiSdkEmbedder(openaiModel(server), { ...FAST, dimensions: 32 });
     const input = texts(250);
     const vectors = await embedder.embed(input);
-    assert.deepEqual([...batchSizes(server.embeddings)].sort((a, b) => b - a), [96, 96, 58]);
+    assert.deepEqual(
+      [...batchSizes(server.embeddings)].sort((a, b) => b - a),
+      [96, 96, 58],
+    );
     assert.equal(vectors.length, 250);
     for (let i = 0; i < input.length; i++) {
       const expected = l2normalize(deterministicEmbedding(input[i], 32));
@@ -254,7 +257,9 @@ describe('resolveEmbedder', () => {
 
   test('known OpenAI models need no probe', async () => {
     const before = server.embeddings.requests.length;
-    const embedder = await resolveEmbedder('openai:text-embedding-3-small', { env: { OPENAI_API_KEY: 'k', OPENAI_BASE_URL: server.baseURL } });
+    const embedder = await resolveEmbedder('openai:text-embedding-3-small', {
+      env: { OPENAI_API_KEY: 'k', OPENAI_BASE_URL: server.baseURL },
+    });
     assert.equal(embedder.dimensions, 1536);
     assert.equal(server.embeddings.requests.length, before);
   });

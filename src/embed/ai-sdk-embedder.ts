@@ -78,10 +78,7 @@ export class AiSdkEmbedder implements Embedder {
   }
 
   /** Builds the embedder, embedding one probe text when `dimensions` is not given. */
-  static async create(
-    model: AiSdkEmbeddingModel,
-    options: AiSdkEmbedderOptions & { signal?: AbortSignal } = {},
-  ): Promise<AiSdkEmbedder> {
+  static async create(model: AiSdkEmbeddingModel, options: AiSdkEmbedderOptions & { signal?: AbortSignal } = {}): Promise<AiSdkEmbedder> {
     if (options.dimensions !== undefined) {
       return new AiSdkEmbedder(model, { ...options, dimensions: positiveInt(options.dimensions, 0, 'dimensions') });
     }

@@ -15,7 +15,9 @@ export interface BeirDataset {
 
 export function loadBeir(directory: string, split: string): BeirDataset {
   if (!existsSync(directory)) throw new DossierError('bad-input', `BEIR folder not found: ${directory}`);
-  const corpusFiles = readdirSync(directory).filter((name) => /^corpus.*\.jsonl$/.test(name)).sort();
+  const corpusFiles = readdirSync(directory)
+    .filter((name) => /^corpus.*\.jsonl$/.test(name))
+    .sort();
   if (corpusFiles.length === 0) throw new DossierError('bad-input', `no corpus*.jsonl in ${directory}`);
   const qrelsPath = join(directory, 'qrels', `${split}.tsv`);
   if (!existsSync(qrelsPath)) throw new DossierError('bad-input', `no qrels for split "${split}" (${qrelsPath})`);
@@ -40,16 +42,24 @@ function jsonLines(path: string): Record<string, unknown>[] {
     .map((line) => JSON.parse(line) as Record<string, unknown>);
 }
 
-export async function indexBeirCorpus(dossier: Dossier, dataset: BeirDataset, onProgress?: (done: number, total: number) => void, chunking?: ChunkOptions): Promise<void> {
+export async function indexBeirCorpus(
+  dossier: Dossier,
+  dataset: BeirDataset,
+  onProgress?: (done: number, total: number) => void,
+  chunking?: ChunkOptions,
+): Promise<void> {
   let done = 0;
   for (const doc of dataset.corpus) {
-    await dossier.ingestRecord({
-      source: `beir:${doc.id}`,
-      title: doc.title,
-      mediaType: 'text/plain',
-      blocks: [{ type: 'text', text: doc.text || doc.title }],
-      metadata: { beirId: doc.id },
-    }, { chunking });
+    await dossier.ingestRecord(
+      {
+        source: `beir:${doc.id}`,
+        title: doc.title,
+        mediaType: 'text/plain',
+        blocks: [{ type: 'text', text: doc.text || doc.title }],
+        metadata: { beirId: doc.id },
+      },
+      { chunking },
+    );
     if (++done % 250 === 0) onProgress?.(done, dataset.corpus.length);
   }
   onProgress?.(done, dataset.corpus.length);
@@ -70,7 +80,13 @@ export interface BeirResult {
 export async function evaluateBeir(
   dossier: Dossier,
   dataset: BeirDataset,
-  options: { name: string; split: string; mode: SearchMode; hybrid?: Partial<HybridWeights>; onProgress?: (done: number, total: number) => void },
+  options: {
+    name: string;
+    split: string;
+    mode: SearchMode;
+    hybrid?: Partial<HybridWeights>;
+    onProgress?: (done: number, total: number) => void;
+  },
 ): Promise<BeirResult> {
   const beirIdOf = new Map<number, string>();
   for (const document of await dossier.store.listDocuments({ collections: '*' })) {
@@ -82,7 +98,13 @@ export async function evaluateBeir(
   const queryIds = [...dataset.qrels.keys()].filter((id) => dataset.queries.has(id));
   for (const [i, queryId] of queryIds.entries()) {
     const started = performance.now();
-    const hits = await dossier.retriever.rank({ query: dataset.queries.get(queryId)!, scope: { collections: '*' }, mode: options.mode, k: 200, hybrid: options.hybrid });
+    const hits = await dossier.retriever.rank({
+      query: dataset.queries.get(queryId)!,
+      scope: { collections: '*' },
+      mode: options.mode,
+      k: 200,
+      hybrid: options.hybrid,
+    });
     latencies.push(performance.now() - started);
     const ranked: string[] = [];
     const seen = new Set<number>();

@@ -1,4 +1,10 @@
-import type { LanguageModelV3, LanguageModelV3CallOptions, LanguageModelV3FunctionTool, LanguageModelV3GenerateResult, LanguageModelV3Prompt } from '@ai-sdk/provider';
+import type {
+  LanguageModelV3,
+  LanguageModelV3CallOptions,
+  LanguageModelV3FunctionTool,
+  LanguageModelV3GenerateResult,
+  LanguageModelV3Prompt,
+} from '@ai-sdk/provider';
 import { existsSync, readFileSync } from 'node:fs';
 import { extname } from 'node:path';
 import type { Dossier } from '../dossier.ts';
@@ -71,13 +77,24 @@ export function loadContextQuestions(file: string, answersFile?: string): { ques
   if (!existsSync(file)) throw new DossierError('not-found', `no questions file ${file}`);
   const gold = answersFile ? readAnswers(answersFile) : undefined;
   if (extname(file) === '.json') {
-    const questions = loadDocsQuestions(file).map((q) => ({ id: q.id, question: q.question, answers: gold?.get(q.id) ?? (q.notFound ? [] : (q.answerContains ?? [])), collection: q.corpus }));
+    const questions = loadDocsQuestions(file).map((q) => ({
+      id: q.id,
+      question: q.question,
+      answers: gold?.get(q.id) ?? (q.notFound ? [] : (q.answerContains ?? [])),
+      collection: q.corpus,
+    }));
     return { kind: 'docs', questions };
   }
-  if (extname(file) !== '.jsonl') throw new DossierError('bad-input', `eval context reads a docs questions file (.json) or JSON lines (.jsonl), not ${file}`);
-  const first = readFileSync(file, 'utf8').split('\n').find((line) => line.trim());
+  if (extname(file) !== '.jsonl')
+    throw new DossierError('bad-input', `eval context reads a docs questions file (.json) or JSON lines (.jsonl), not ${file}`);
+  const first = readFileSync(file, 'utf8')
+    .split('\n')
+    .find((line) => line.trim());
   if (first?.includes('"question_text"')) {
-    return { kind: 'hotpot', questions: loadHotpot(file).questions.map((q) => ({ id: q.id, question: q.question, answers: q.answers.length ? [q.answers] : [] })) };
+    return {
+      kind: 'hotpot',
+      questions: loadHotpot(file).questions.map((q) => ({ id: q.id, question: q.question, answers: q.answers.length ? [q.answers] : [] })),
+    };
   }
   const questions = readFileSync(file, 'utf8')
     .split('\n')
@@ -90,9 +107,14 @@ export function loadContextQuestions(file: string, answersFile?: string): { ques
       } catch {
         throw new DossierError('bad-input', `${file} line ${i + 1} is not JSON`);
       }
-      if (typeof row.id !== 'string' || typeof row.corpus !== 'string' || typeof row.question !== 'string') throw new DossierError('bad-input', `${file} line ${i + 1} needs string "id", "corpus" and "question"`);
+      if (typeof row.id !== 'string' || typeof row.corpus !== 'string' || typeof row.question !== 'string')
+        throw new DossierError('bad-input', `${file} line ${i + 1} needs string "id", "corpus" and "question"`);
       const answers = row.answerContains ?? gold?.get(row.id);
-      if (!answers) throw new DossierError('bad-input', `${file} line ${i + 1} (${row.id}) has no gold answer: give answerContains, or --answers FILE naming it`);
+      if (!answers)
+        throw new DossierError(
+          'bad-input',
+          `${file} line ${i + 1} (${row.id}) has no gold answer: give answerContains, or --answers FILE naming it`,
+        );
       return { id: row.id, question: row.question, answers, collection: row.corpus };
     });
   return { kind: 'docs', questions };
@@ -106,12 +128,20 @@ function readAnswers(file: string): Map<string, ContextQuestion['answers']> {
   } catch (error) {
     throw new DossierError('bad-input', `${file} is not JSON: ${(error as Error).message}`);
   }
-  if (typeof data.answers !== 'object' || data.answers === null) throw new DossierError('bad-input', `${file} needs an "answers" object: question id → gold strings`);
+  if (typeof data.answers !== 'object' || data.answers === null)
+    throw new DossierError('bad-input', `${file} needs an "answers" object: question id → gold strings`);
   return new Map(Object.entries(data.answers));
 }
 
 /** Indexes what the questions ask about: each docs corpus into its collection, or the HotpotQA pool (once). */
-export async function indexContextCorpus(dossier: Dossier, file: string, questions: readonly ContextQuestion[], kind: 'docs' | 'hotpot', corpusRoot?: string, onProgress?: (phase: string, done: number, total: number) => void): Promise<void> {
+export async function indexContextCorpus(
+  dossier: Dossier,
+  file: string,
+  questions: readonly ContextQuestion[],
+  kind: 'docs' | 'hotpot',
+  corpusRoot?: string,
+  onProgress?: (phase: string, done: number, total: number) => void,
+): Promise<void> {
   if (kind === 'hotpot') {
     const data = loadHotpot(file);
     if ((await dossier.stats()).documents >= data.paragraphs.size) return; // the pool is indexed once (--db)
@@ -141,11 +171,18 @@ export class SearchOnceModel implements LanguageModelV3 {
   constructor(private readonly query: string) {}
 
   async doGenerate(options: LanguageModelV3CallOptions): Promise<LanguageModelV3GenerateResult> {
-    const results = options.prompt.flatMap((message) => (message.role === 'tool' ? message.content : [])).filter((part) => part.type === 'tool-result');
-    const usage = { inputTokens: { total: 0, noCache: 0, cacheRead: undefined, cacheWrite: undefined }, outputTokens: { total: 0, text: 0, reasoning: undefined } };
+    const results = options.prompt
+      .flatMap((message) => (message.role === 'tool' ? message.content : []))
+      .filter((part) => part.type === 'tool-result');
+    const usage = {
+      inputTokens: { total: 0, noCache: 0, cacheRead: undefined, cacheWrite: undefined },
+      outputTokens: { total: 0, text: 0, reasoning: undefined },
+    };
     if (results.length === 0) {
       return {
-        content: [{ type: 'tool-call', toolCallId: 'search-1', toolName: 'search_knowledge', input: JSON.stringify({ query: this.query }) }],
+        content: [
+          { type: 'tool-call', toolCallId: 'search-1', toolName: 'search_knowledge', input: JSON.stringify({ query: this.query }) },
+        ],
         finishReason: { unified: 'tool-calls', raw: undefined },
         usage,
         warnings: [],
@@ -185,7 +222,10 @@ export async function measureContext(dossier: Dossier, question: ContextQuestion
   });
   const shown = model.seen?.toolResult ?? '';
   // Everything a shown block may carry of a chunk: its title, heading path and text.
-  const retrieved = ledger.entries().map(({ chunk }) => [chunk.title, ...chunk.headingPath, chunk.text].join('\n')).join('\n');
+  const retrieved = ledger
+    .entries()
+    .map(({ chunk }) => [chunk.title, ...chunk.headingPath, chunk.text].join('\n'))
+    .join('\n');
   const blocks = parseEvidence(shown);
   return {
     id: question.id,
@@ -206,7 +246,13 @@ const round = (value: number, digits = 3) => Number(value.toFixed(digits));
 export async function runContextEval(
   dossier: Dossier,
   file: string,
-  options: { answersFile?: string; corpusRoot?: string; limit?: number; offset?: number; onProgress?: (phase: string, done: number, total: number) => void } = {},
+  options: {
+    answersFile?: string;
+    corpusRoot?: string;
+    limit?: number;
+    offset?: number;
+    onProgress?: (phase: string, done: number, total: number) => void;
+  } = {},
 ): Promise<ContextReport> {
   const { questions: all, kind } = loadContextQuestions(file, options.answersFile);
   await indexContextCorpus(dossier, file, all, kind, options.corpusRoot, options.onProgress);

@@ -61,14 +61,20 @@ export function loadDocsQuestions(file = DOCS_DEV_QUESTIONS): DocsQuestion[] {
     if (typeof item !== 'object' || item === null) throw new DossierError('bad-input', `${where} is not an object`);
     const question = item as Record<string, unknown>;
     for (const key of ['id', 'corpus', 'kind', 'question']) {
-      if (typeof question[key] !== 'string' || !(question[key] as string).trim()) throw new DossierError('bad-input', `${where} needs a string "${key}"`);
+      if (typeof question[key] !== 'string' || !(question[key] as string).trim())
+        throw new DossierError('bad-input', `${where} needs a string "${key}"`);
     }
     const unknown = Object.keys(question).filter((key) => !KEYS.has(key));
-    if (unknown.length) throw new DossierError('bad-input', `${where} (${question.id}) has unknown field${unknown.length > 1 ? 's' : ''} ${unknown.join(', ')}`);
+    if (unknown.length)
+      throw new DossierError(
+        'bad-input',
+        `${where} (${question.id}) has unknown field${unknown.length > 1 ? 's' : ''} ${unknown.join(', ')}`,
+      );
     if (ids.has(question.id as string)) throw new DossierError('bad-input', `${where}: id "${question.id}" is used twice`);
     ids.add(question.id as string);
     assertCollectionName(question.corpus as string);
-    if (!question.notFound && !Array.isArray(question.answerContains)) throw new DossierError('bad-input', `${where} (${question.id}) needs answerContains or notFound: true`);
+    if (!question.notFound && !Array.isArray(question.answerContains))
+      throw new DossierError('bad-input', `${where} (${question.id}) needs answerContains or notFound: true`);
   }
   return data as DocsQuestion[];
 }
@@ -82,7 +88,8 @@ export function corpusFolders(questions: readonly DocsQuestion[], root = DOCS_DE
   const folders = new Map<string, string>();
   for (const name of new Set(questions.map((question) => question.corpus))) {
     const folder = join(base, name);
-    if (!existsSync(folder) || !statSync(folder).isDirectory()) throw new DossierError('not-found', `no folder "${name}" in the corpus root ${base}`);
+    if (!existsSync(folder) || !statSync(folder).isDirectory())
+      throw new DossierError('not-found', `no folder "${name}" in the corpus root ${base}`);
     folders.set(name, folder);
   }
   return folders;
@@ -96,7 +103,13 @@ export async function runDocs(
   dossier: Dossier,
   model: ResolvedModel,
   questions: readonly DocsQuestion[],
-  options: { corpusRoot?: string; questionsFile?: string; maxSteps?: number; mode?: EvalMode; onProgress?: (phase: string, done: number, total: number) => void } = {},
+  options: {
+    corpusRoot?: string;
+    questionsFile?: string;
+    maxSteps?: number;
+    mode?: EvalMode;
+    onProgress?: (phase: string, done: number, total: number) => void;
+  } = {},
 ): Promise<DocsReport> {
   const folders = corpusFolders(questions, options.corpusRoot);
   const ingested = new Map<string, { folder: string; failed: { path: string; error: string }[] }>();
@@ -116,7 +129,13 @@ export async function runDocs(
   for (const [name, { folder, failed }] of ingested) {
     const stats = await dossier.stats({ collections: [name] });
     const ids = new Set(questions.filter((question) => question.corpus === name).map((question) => question.id));
-    byCorpus[name] = { folder, documents: stats.documents, chunks: stats.chunks, failed, ...score(report.outcomes.filter((outcome) => ids.has(outcome.id))) };
+    byCorpus[name] = {
+      folder,
+      documents: stats.documents,
+      chunks: stats.chunks,
+      failed,
+      ...score(report.outcomes.filter((outcome) => ids.has(outcome.id))),
+    };
   }
   return {
     questionsFile: options.questionsFile ?? '',

@@ -41,7 +41,14 @@ export const REPO_ROOT = join(import.meta.dirname, '..', '..');
 export const GOLDEN_DIR = join(REPO_ROOT, 'eval', 'golden');
 const EVAL_DIR = join(REPO_ROOT, 'eval');
 
-const answerOf = (outcome: { id: string; answer: string; cited: string[]; finishReason: string; answeredBy?: string; questionRule?: string }): GoldenAnswer => ({
+const answerOf = (outcome: {
+  id: string;
+  answer: string;
+  cited: string[];
+  finishReason: string;
+  answeredBy?: string;
+  questionRule?: string;
+}): GoldenAnswer => ({
   id: outcome.id,
   answer: outcome.answer,
   cited: outcome.cited,
@@ -74,7 +81,11 @@ function pooledSet(name: string, pool: string, questions: string | undefined, ra
         const data = loadHotpot(questions ? join(EVAL_DIR, questions) : join(dataDir, pool));
         const outcomes: HotpotOutcome[] = [];
         const model = await resolveModel('offline', { env: dossier.env, language: dossier.language });
-        await evaluateHotpot(dossier, data, model, { ...range, onQuestion: (outcome) => outcomes.push(outcome), onProgress: (done, total) => options.onProgress?.(name, done, total) });
+        await evaluateHotpot(dossier, data, model, {
+          ...range,
+          onQuestion: (outcome) => outcomes.push(outcome),
+          onProgress: (done, total) => options.onProgress?.(name, done, total),
+        });
         return outcomes.map(answerOf);
       } finally {
         await dossier.close();
@@ -93,12 +104,26 @@ export const GOLDEN_SETS: readonly GoldenSet[] = [
   {
     name: 'docs-dev',
     needs: ['docs-dev'],
-    run: async (options) => (await runDocsEval({ env: options.env, corpus: join(configFromEnv(options.env).dataDir, 'docs-dev'), onProgress: options.onProgress })).outcomes.map(answerOf),
+    run: async (options) =>
+      (
+        await runDocsEval({
+          env: options.env,
+          corpus: join(configFromEnv(options.env).dataDir, 'docs-dev'),
+          onProgress: options.onProgress,
+        })
+      ).outcomes.map(answerOf),
   },
   {
     name: 'research-dev',
     needs: ['docs-dev'],
-    run: async (options) => (await runResearchDevEval({ env: options.env, corpus: join(configFromEnv(options.env).dataDir, 'docs-dev'), onProgress: options.onProgress })).outcomes.map(answerOf),
+    run: async (options) =>
+      (
+        await runResearchDevEval({
+          env: options.env,
+          corpus: join(configFromEnv(options.env).dataDir, 'docs-dev'),
+          onProgress: options.onProgress,
+        })
+      ).outcomes.map(answerOf),
   },
   pooledSet('hotpot-dev-0-99', 'hotpotqa/dev-500.jsonl', undefined, { offset: 0, limit: 100 }),
   pooledSet('hotpot-bridge-dev', 'hotpotqa/dev-500.jsonl', 'hotpot-bridge-dev/questions.jsonl'),
@@ -136,7 +161,9 @@ export function goldenDiff(golden: readonly GoldenAnswer[], now: readonly Golden
       lines.push(`${id}: no longer asked`);
       continue;
     }
-    const moved = (['answer', 'finishReason', 'cited', 'answeredBy', 'questionRule'] as const).filter((key) => JSON.stringify(was[key]) !== JSON.stringify(is[key]));
+    const moved = (['answer', 'finishReason', 'cited', 'answeredBy', 'questionRule'] as const).filter(
+      (key) => JSON.stringify(was[key]) !== JSON.stringify(is[key]),
+    );
     for (const key of moved) lines.push(`${id} ${key}: ${JSON.stringify(was[key])} → ${JSON.stringify(is[key])}`);
   }
   for (const id of after.keys()) if (!before.has(id)) lines.push(`${id}: new question`);

@@ -9,7 +9,11 @@ import { stripCitationMarkers } from '../protocol/citations.ts';
  * (terms weighted by their rarity in the whole index), then by the fused rank of the searches that
  * found it. Uses no gold labels. The agent itself ranks only by the ledger (`AgentResult.evidence`).
  */
-export async function rankHotpotEvidence(dossier: Dossier, question: string, result: Pick<AgentResult, 'evidence' | 'citations' | 'answer'>): Promise<LedgerEntry[]> {
+export async function rankHotpotEvidence(
+  dossier: Dossier,
+  question: string,
+  result: Pick<AgentResult, 'evidence' | 'citations' | 'answer'>,
+): Promise<LedgerEntry[]> {
   const citedIds = new Set(result.citations.map((c) => c.id));
   const cited = result.evidence.filter((entry) => citedIds.has(entry.id));
   const rest = result.evidence.filter((entry) => !citedIds.has(entry.id));

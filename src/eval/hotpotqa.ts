@@ -59,7 +59,12 @@ export function loadHotpot(path: string): HotpotData {
 export async function indexHotpot(dossier: Dossier, data: HotpotData, onProgress?: (done: number, total: number) => void): Promise<void> {
   let done = 0;
   for (const [title, text] of data.paragraphs) {
-    await dossier.ingestRecord({ source: `hotpot:${title}`, title, mediaType: 'text/plain', blocks: [{ type: 'text', text: text || title }] });
+    await dossier.ingestRecord({
+      source: `hotpot:${title}`,
+      title,
+      mediaType: 'text/plain',
+      blocks: [{ type: 'text', text: text || title }],
+    });
     if (++done % 500 === 0) onProgress?.(done, data.paragraphs.size);
   }
 }
@@ -93,7 +98,6 @@ export function tokenF1(prediction: string, gold: string): number {
   const recall = common / expected.length;
   return (2 * precision * recall) / (precision + recall);
 }
-
 
 /**
  * The direct answer of an answer text: its first line, citations (and research mode's notes) stripped. The offline model (and
@@ -183,14 +187,31 @@ export async function evaluateHotpot(
   dossier: Dossier,
   data: HotpotData,
   model: ResolvedModel,
-  options: { limit?: number; offset?: number; mode?: EvalMode; onProgress?: (done: number, total: number) => void; onQuestion?: (outcome: HotpotOutcome) => void },
+  options: {
+    limit?: number;
+    offset?: number;
+    mode?: EvalMode;
+    onProgress?: (done: number, total: number) => void;
+    onQuestion?: (outcome: HotpotOutcome) => void;
+  },
 ): Promise<HotpotResult> {
   const offset = options.offset ?? 0;
   const questions = data.questions.slice(offset, offset + (options.limit ?? data.questions.length));
   const scope = { collections: '*' } as const;
   const titleOf = (source: string) => source.replace(/^hotpot:/, '');
   const single = { r2: [] as number[], r5: [] as number[] };
-  const agent = { r2: [] as number[], r5: [] as number[], all: [] as number[], contains: [] as number[], em: [] as number[], f1: [] as number[], tools: [] as number[], evidence: [] as number[], seconds: [] as number[], modelCalls: [] as number[] };
+  const agent = {
+    r2: [] as number[],
+    r5: [] as number[],
+    all: [] as number[],
+    contains: [] as number[],
+    em: [] as number[],
+    f1: [] as number[],
+    tools: [] as number[],
+    evidence: [] as number[],
+    seconds: [] as number[],
+    modelCalls: [] as number[],
+  };
   const finishReasons: Record<string, number> = {};
   const answeredBy: Record<string, number> = {};
   const questionRule: Record<string, number> = {};
@@ -203,7 +224,13 @@ export async function evaluateHotpot(
     single.r5.push(recallAt(singleTitles, item.supportingTitles, 5));
 
     const started = performance.now();
-    const result = await runQuestion(options.mode ?? 'rag', { dossier, question: item.question, model, scope, ledger: { maxDistinct: MAX_PARAGRAPHS_READ, capacity: MAX_PARAGRAPHS_READ } });
+    const result = await runQuestion(options.mode ?? 'rag', {
+      dossier,
+      question: item.question,
+      model,
+      scope,
+      ledger: { maxDistinct: MAX_PARAGRAPHS_READ, capacity: MAX_PARAGRAPHS_READ },
+    });
     agent.seconds.push((performance.now() - started) / 1000);
     agent.modelCalls.push(result.modelCalls);
     const ranked = await rankHotpotEvidence(dossier, item.question, result);
@@ -222,7 +249,26 @@ export async function evaluateHotpot(
     if (options.onQuestion) {
       const read = normalizeAnswer(result.evidence.map((entry) => entry.chunk.text).join('\n'));
       const goldRead = item.answers.some((gold) => read.includes(normalizeAnswer(gold)));
-      options.onQuestion({ index: offset + i, id: item.id, question: item.question, gold: item.answers, answer: result.answer, direct, em, f1, contains, 'recall@2': agent.r2.at(-1)!, 'recall@5': agent.r5.at(-1)!, goldRead, ranked: agentTitles.slice(0, 5), supporting: [...item.supportingTitles], finishReason: result.finishReason, cited: result.citations.map(citedAs), ...(result.answeredBy ? { answeredBy: result.answeredBy } : {}), ...(result.questionRule ? { questionRule: result.questionRule } : {}) });
+      options.onQuestion({
+        index: offset + i,
+        id: item.id,
+        question: item.question,
+        gold: item.answers,
+        answer: result.answer,
+        direct,
+        em,
+        f1,
+        contains,
+        'recall@2': agent.r2.at(-1)!,
+        'recall@5': agent.r5.at(-1)!,
+        goldRead,
+        ranked: agentTitles.slice(0, 5),
+        supporting: [...item.supportingTitles],
+        finishReason: result.finishReason,
+        cited: result.citations.map(citedAs),
+        ...(result.answeredBy ? { answeredBy: result.answeredBy } : {}),
+        ...(result.questionRule ? { questionRule: result.questionRule } : {}),
+      });
     }
     agent.tools.push(result.allToolCalls);
     agent.evidence.push(result.evidence.length);

@@ -33,7 +33,12 @@ interface EvalIndexOptions {
 /** Opens --db or a fresh temporary index, removed afterwards. */
 async function withIndex<T>(options: EvalIndexOptions, use: (dossier: Dossier) => Promise<T>): Promise<T> {
   const temporary = options.db ? undefined : mkdtempSync(join(tmpdir(), 'dossier-eval-'));
-  const dossier = await createDossier({ db: options.db ?? join(temporary!, 'index.db'), embedder: options.embedder, reranker: options.reranker, env: options.env });
+  const dossier = await createDossier({
+    db: options.db ?? join(temporary!, 'index.db'),
+    embedder: options.embedder,
+    reranker: options.reranker,
+    env: options.env,
+  });
   try {
     return await use(dossier);
   } finally {
@@ -59,19 +64,28 @@ export async function runBeirEval(options: EvalIndexOptions & { directory: strin
 }
 
 /** `dossier eval hotpotqa`: the pooled protocol (DESIGN §4) with the given model. */
-export async function runHotpotEval(options: EvalIndexOptions & { file: string; limit?: number; offset?: number; model?: string; mode?: EvalMode }): Promise<HotpotResult> {
+export async function runHotpotEval(
+  options: EvalIndexOptions & { file: string; limit?: number; offset?: number; model?: string; mode?: EvalMode },
+): Promise<HotpotResult> {
   const data = loadHotpot(options.file);
   return withIndex(options, async (dossier) => {
     const model = await resolveModel(options.model ?? 'offline', { env: dossier.env, language: dossier.language });
     if ((await dossier.stats()).documents < data.paragraphs.size) {
       await indexHotpot(dossier, data, (done, total) => options.onProgress?.('index', done, total));
     }
-    return evaluateHotpot(dossier, data, model, { limit: options.limit, offset: options.offset, mode: options.mode, onProgress: (done, total) => options.onProgress?.('questions', done, total) });
+    return evaluateHotpot(dossier, data, model, {
+      limit: options.limit,
+      offset: options.offset,
+      mode: options.mode,
+      onProgress: (done, total) => options.onProgress?.('questions', done, total),
+    });
   });
 }
 
 /** `dossier eval regression`: the regression set over its own corpus, in a temporary index. */
-export async function runRegressionEval(options: { directory?: string; model?: string; mode?: EvalMode; env?: Record<string, string | undefined> } = {}): Promise<RegressionReport> {
+export async function runRegressionEval(
+  options: { directory?: string; model?: string; mode?: EvalMode; env?: Record<string, string | undefined> } = {},
+): Promise<RegressionReport> {
   const { questions, corpus } = loadRegression(options.directory);
   return withIndex({ env: options.env }, async (dossier) => {
     const model = await resolveModel(options.model ?? 'offline', { env: dossier.env, language: dossier.language });
@@ -86,28 +100,60 @@ export async function runRegressionEval(options: { directory?: string; model?: s
  * indexed into its own collection of a temporary index, and each question searches its corpus only.
  */
 export async function runDocsEval(
-  options: { file?: string; corpus?: string; model?: string; embedder?: string; maxSteps?: number; mode?: EvalMode; env?: Record<string, string | undefined>; onProgress?: EvalProgress } = {},
+  options: {
+    file?: string;
+    corpus?: string;
+    model?: string;
+    embedder?: string;
+    maxSteps?: number;
+    mode?: EvalMode;
+    env?: Record<string, string | undefined>;
+    onProgress?: EvalProgress;
+  } = {},
 ): Promise<DocsReport> {
   const file = resolve(options.file ?? DOCS_DEV_QUESTIONS);
   const questions = loadDocsQuestions(file);
   corpusFolders(questions, options.corpus); // a missing corpus fails before any indexing
   return withIndex({ env: options.env, embedder: options.embedder }, async (dossier) => {
     const model = await resolveModel(options.model ?? 'offline', { env: dossier.env, language: dossier.language });
-    return runDocs(dossier, model, questions, { corpusRoot: options.corpus, questionsFile: file, maxSteps: options.maxSteps, mode: options.mode, onProgress: options.onProgress });
+    return runDocs(dossier, model, questions, {
+      corpusRoot: options.corpus,
+      questionsFile: file,
+      maxSteps: options.maxSteps,
+      mode: options.mode,
+      onProgress: options.onProgress,
+    });
   });
 }
 
 /** `dossier eval context`: what a model is shown of each question's search (eval/context.ts); --db keeps the index. */
-export async function runContextEvalCommand(options: EvalIndexOptions & { file: string; answers?: string; corpus?: string; limit?: number; offset?: number }): Promise<ContextReport> {
+export async function runContextEvalCommand(
+  options: EvalIndexOptions & { file: string; answers?: string; corpus?: string; limit?: number; offset?: number },
+): Promise<ContextReport> {
   const file = resolve(options.file);
   const answersFile = options.answers ? resolve(options.answers) : undefined;
   loadContextQuestions(file, answersFile); // a bad file fails before any indexing
-  return withIndex(options, (dossier) => runContextEval(dossier, file, { answersFile, corpusRoot: options.corpus, limit: options.limit, offset: options.offset, onProgress: options.onProgress }));
+  return withIndex(options, (dossier) =>
+    runContextEval(dossier, file, {
+      answersFile,
+      corpusRoot: options.corpus,
+      limit: options.limit,
+      offset: options.offset,
+      onProgress: options.onProgress,
+    }),
+  );
 }
 
 /** `dossier eval research-dev`: the multi-part development set (eval/research-dev), each corpus in its own collection. */
 export async function runResearchDevEval(
-  options: { file?: string; corpus?: string; model?: string; mode?: EvalMode; env?: Record<string, string | undefined>; onProgress?: EvalProgress } = {},
+  options: {
+    file?: string;
+    corpus?: string;
+    model?: string;
+    mode?: EvalMode;
+    env?: Record<string, string | undefined>;
+    onProgress?: EvalProgress;
+  } = {},
 ): Promise<ResearchDevReport> {
   const questions = loadResearchDev(options.file ? resolve(options.file) : undefined);
   return withIndex({ env: options.env }, async (dossier) => {

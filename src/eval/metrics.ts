@@ -7,7 +7,10 @@ export function ndcgAtK(ranked: readonly string[], relevance: ReadonlyMap<string
     const gain = relevance.get(id) ?? 0;
     if (gain > 0) dcg += gain / Math.log2(i + 2);
   });
-  const ideal = [...relevance.values()].filter((gain) => gain > 0).sort((a, b) => b - a).slice(0, k);
+  const ideal = [...relevance.values()]
+    .filter((gain) => gain > 0)
+    .sort((a, b) => b - a)
+    .slice(0, k);
   const idcg = ideal.reduce((sum, gain, i) => sum + gain / Math.log2(i + 2), 0);
   return idcg > 0 ? dcg / idcg : 0;
 }

@@ -60,7 +60,10 @@ export interface RegressionReport extends RegressionScore {
 }
 
 /** What the judge reads of a run: an `AgentResult`, or the `ask --json` object. */
-export type JudgedRun = Pick<AgentResult, 'answer' | 'citations' | 'unresolvedCitations' | 'finishReason' | 'toolCalls'> & { answeredBy?: string; questionRule?: string };
+export type JudgedRun = Pick<AgentResult, 'answer' | 'citations' | 'unresolvedCitations' | 'finishReason' | 'toolCalls'> & {
+  answeredBy?: string;
+  questionRule?: string;
+};
 
 export const REGRESSION_DIR = join(import.meta.dirname, '..', '..', 'eval', 'regression');
 
@@ -142,7 +145,14 @@ export async function runRegression<Q extends RegressionQuestion>(
   for (const question of questions) {
     const collections = options.collections?.(question);
     const scope = collections ? await dossier.scope({ collections }) : undefined;
-    const result = await runQuestion(options.mode ?? 'rag', { dossier, question: question.question, model, scope, maxSteps: options.maxSteps, onEvent: (event) => options.onEvent?.(question.id, event) });
+    const result = await runQuestion(options.mode ?? 'rag', {
+      dossier,
+      question: question.question,
+      model,
+      scope,
+      maxSteps: options.maxSteps,
+      onEvent: (event) => options.onEvent?.(question.id, event),
+    });
     outcomes.push(judge(question, result));
     options.onProgress?.(outcomes.length, questions.length);
   }

@@ -78,7 +78,13 @@ export function loadResearchDev(file = RESEARCH_DEV_QUESTIONS): ResearchDevQuest
   const data = readQuestionList(file);
   for (const [i, item] of data.entries()) {
     const q = item as Partial<ResearchDevQuestion>;
-    if (typeof q.id !== 'string' || typeof q.question !== 'string' || typeof q.corpus !== 'string' || !Array.isArray(q.subQuestions) || q.subQuestions.length === 0) {
+    if (
+      typeof q.id !== 'string' ||
+      typeof q.question !== 'string' ||
+      typeof q.corpus !== 'string' ||
+      !Array.isArray(q.subQuestions) ||
+      q.subQuestions.length === 0
+    ) {
       throw new DossierError('bad-input', `${file}: question ${i + 1} needs id, corpus, question and subQuestions`);
     }
   }
@@ -88,7 +94,8 @@ export function loadResearchDev(file = RESEARCH_DEV_QUESTIONS): ResearchDevQuest
 /** The folder of a corpus id: the regression corpus, or a folder of the docs-dev root. */
 function corpusFolder(corpus: string, root: string): string {
   const folder = corpus === 'regression' ? join(REGRESSION_DIR, 'corpus') : join(resolve(root), corpus);
-  if (!existsSync(folder)) throw new DossierError('not-found', `no corpus folder ${folder} for "${corpus}" (pass --corpus DIR for the docs-dev root)`);
+  if (!existsSync(folder))
+    throw new DossierError('not-found', `no corpus folder ${folder} for "${corpus}" (pass --corpus DIR for the docs-dev root)`);
   return folder;
 }
 
@@ -109,7 +116,12 @@ export async function runResearchDev(
   const outcomes: ResearchDevOutcome[] = [];
   for (const item of questions) {
     const started = performance.now();
-    const result = await runQuestion(mode, { dossier, question: item.question, model, scope: await dossier.scope({ collections: [item.corpus] }) });
+    const result = await runQuestion(mode, {
+      dossier,
+      question: item.question,
+      model,
+      scope: await dossier.scope({ collections: [item.corpus] }),
+    });
     const answer = normal(result.answer);
     const citedFiles = new Set(result.citations.map((c) => basename(c.source)));
     const subQuestions = item.subQuestions.map((sub) => {
@@ -120,11 +132,15 @@ export async function runResearchDev(
       }
       const missing = [
         ...(sub.answerContains ?? []).filter((text) => !answer.includes(normal(text))).map((text) => `"${text}"`),
-        ...(sub.cites ?? []).filter((entry) => !(Array.isArray(entry) ? entry : [entry]).some((file) => citedFiles.has(file))).map((entry) => `a citation of ${Array.isArray(entry) ? entry.join(' or ') : entry}`),
+        ...(sub.cites ?? [])
+          .filter((entry) => !(Array.isArray(entry) ? entry : [entry]).some((file) => citedFiles.has(file)))
+          .map((entry) => `a citation of ${Array.isArray(entry) ? entry.join(' or ') : entry}`),
       ];
       return { question: sub.question, answerable, ok: missing.length === 0, missing };
     });
-    const reportContains = (item.answerContains ?? []).every((text) => answer.includes(normal(text))) && !(item.answerNotContains ?? []).some((text) => answer.includes(normal(text)));
+    const reportContains =
+      (item.answerContains ?? []).every((text) => answer.includes(normal(text))) &&
+      !(item.answerNotContains ?? []).some((text) => answer.includes(normal(text)));
     outcomes.push({
       id: item.id,
       corpus: item.corpus,
@@ -148,10 +164,13 @@ export async function runResearchDev(
     const subs = list.flatMap((o) => o.subQuestions.filter((s) => s.answerable));
     return round(subs.filter((s) => s.ok).length / Math.max(1, subs.length));
   };
-  const group = (key: 'corpus' | 'kind') => Object.fromEntries([...new Set(outcomes.map((o) => o[key]))].map((value) => {
-    const list = outcomes.filter((o) => o[key] === value);
-    return [value, { questions: list.length, answeredWithEvidence: share(list) }];
-  }));
+  const group = (key: 'corpus' | 'kind') =>
+    Object.fromEntries(
+      [...new Set(outcomes.map((o) => o[key]))].map((value) => {
+        const list = outcomes.filter((o) => o[key] === value);
+        return [value, { questions: list.length, answeredWithEvidence: share(list) }];
+      }),
+    );
   const unanswerable = outcomes.flatMap((o) => o.subQuestions.filter((s) => !s.answerable));
   return {
     mode,

@@ -20,7 +20,10 @@ export interface EvalRun extends AgentResult {
 }
 
 /** Runs one question in the given mode, counting model calls (research mode gets python and the configured web tools). */
-export async function runQuestion(mode: EvalMode, { dossier, ...options }: Omit<AgentOptions, 'knowledge'> & { dossier: Dossier }): Promise<EvalRun> {
+export async function runQuestion(
+  mode: EvalMode,
+  { dossier, ...options }: Omit<AgentOptions, 'knowledge'> & { dossier: Dossier },
+): Promise<EvalRun> {
   let modelCalls = 0;
   let allToolCalls = 0;
   let answeredBy: string | undefined;
@@ -48,5 +51,12 @@ export async function runQuestion(mode: EvalMode, { dossier, ...options }: Omit<
     maxSteps: undefined,
     onEvent,
   });
-  return { ...result, modelCalls, allToolCalls, ...(answeredBy ? { answeredBy } : {}), ...(questionRule ? { questionRule } : {}), research: { plan: result.plan, subagents: result.subagents, critique: result.critique } };
+  return {
+    ...result,
+    modelCalls,
+    allToolCalls,
+    ...(answeredBy ? { answeredBy } : {}),
+    ...(questionRule ? { questionRule } : {}),
+    research: { plan: result.plan, subagents: result.subagents, critique: result.critique },
+  };
 }

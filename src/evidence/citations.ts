@@ -41,7 +41,9 @@ export function checkCitations(answer: string, ledger: EvidenceLedger): CheckedA
     });
   }
   const marked = unresolved.length
-    ? rewriteCitationMarkers(answer, (marker) => formatCitationMarker(marker.ids, (id) => marker.unresolvedIds.includes(id) || unresolved.includes(id)))
+    ? rewriteCitationMarkers(answer, (marker) =>
+        formatCitationMarker(marker.ids, (id) => marker.unresolvedIds.includes(id) || unresolved.includes(id)),
+      )
     : answer;
   return { answer: marked, citations, unresolved };
 }

@@ -44,7 +44,8 @@ export function passageText(chunk: { title?: string; headingPath?: readonly stri
 const MIN_TERM_SUPPORT = 0.5;
 /** A claim marked like this has been addressed: it is shown as uncertain, not as fact. */
 export const UNCERTAIN_MARK = '(uncertain';
-const NOT_A_CLAIM = /^(?:#|Open:|Not found in the documents|The run (?:failed|stopped|was aborted)|Waiting for approval|Sources\b|Offline reasoning\b)/i;
+const NOT_A_CLAIM =
+  /^(?:#|Open:|Not found in the documents|The run (?:failed|stopped|was aborted)|Waiting for approval|Sources\b|Offline reasoning\b)/i;
 /**
  * Sentences about the report rather than the world ("Here is the report.", "In summary:", "The
  * documents do not say …", a line that only introduces what follows): not claims to check.
@@ -92,7 +93,9 @@ export function claimsOf(draft: string): Array<{ claim: string; citations: strin
 
 /** Lower case, one kind of minus, one space; "%" and "per cent" read as "percent" (7% = 7 percent). */
 function normalise(text: string): string {
-  return units(text.toLowerCase()).replace(/[\u2212\u2013]/g, '-').replace(/\s+/g, ' ');
+  return units(text.toLowerCase())
+    .replace(/[\u2212\u2013]/g, '-')
+    .replace(/\s+/g, ' ');
 }
 
 function units(text: string): string {
@@ -147,7 +150,8 @@ function questionTerms(question: string | undefined): Set<string> {
 
 /** One claim against the passages it cites (and the run's computed results, which support the numbers they printed). */
 export function checkClaim(claim: string, citations: string[], evidence: EvidenceText, context: CritiqueContext = {}): ClaimCheck {
-  if (claim.toLowerCase().includes(UNCERTAIN_MARK)) return { claim, citations, verdict: 'supported', reason: 'the answer itself marks it uncertain' };
+  if (claim.toLowerCase().includes(UNCERTAIN_MARK))
+    return { claim, citations, verdict: 'supported', reason: 'the answer itself marks it uncertain' };
   const computed = context.computed ?? [];
   const bare = stripCitationMarkers(claim, ' ');
   // A calculation's result is computed, not quoted: only its operands (left of "=") must be in the sources.
@@ -155,16 +159,29 @@ export function checkClaim(claim: string, citations: string[], evidence: Evidenc
   if (citations.length === 0) {
     // A claim that states only what the run computed is supported by that result.
     const { absent, computedBy } = unsupportedNumbers(quoted, '', computed);
-    if (computedBy.length && !absent.length) return { claim, citations, verdict: 'supported', reason: `its numbers were computed in ${computedBy.join(', ')}` };
+    if (computedBy.length && !absent.length)
+      return { claim, citations, verdict: 'supported', reason: `its numbers were computed in ${computedBy.join(', ')}` };
     return { claim, citations, verdict: 'uncited', reason: 'no evidence id is cited' };
   }
   const missing = citations.filter((id) => evidence(id) === undefined);
-  if (missing.length) return { claim, citations, verdict: 'unresolved', reason: `${missing.join(', ')} ${missing.length > 1 ? 'resolve' : 'resolves'} to no evidence` };
+  if (missing.length)
+    return {
+      claim,
+      citations,
+      verdict: 'unresolved',
+      reason: `${missing.join(', ')} ${missing.length > 1 ? 'resolve' : 'resolves'} to no evidence`,
+    };
   const cited = citations.map((id) => evidence(id)!);
   const joined = cited.join('\n');
   const source = normalise(joined);
   const { absent: absentNumbers, computedBy } = unsupportedNumbers(quoted, joined, computed);
-  if (absentNumbers.length) return { claim, citations, verdict: 'unsupported', reason: `the cited evidence has no ${absentNumbers.map((n) => `"${n}"`).join(', ')}` };
+  if (absentNumbers.length)
+    return {
+      claim,
+      citations,
+      verdict: 'unsupported',
+      reason: `the cited evidence has no ${absentNumbers.map((n) => `"${n}"`).join(', ')}`,
+    };
   const asked = questionTerms(context.question);
   const sourceTerms = new Set(tokenizer.terms(units(joined)));
   const askedText = normalise(context.question ?? '');
@@ -176,7 +193,13 @@ export function checkClaim(claim: string, citations: string[], evidence: Evidenc
     const [term] = tokenizer.terms(name);
     return !term || !(sourceTerms.has(term) || asked.has(term));
   });
-  if (absentNames.length) return { claim, citations, verdict: 'unsupported', reason: `the cited evidence does not name ${absentNames.map((n) => `"${n}"`).join(', ')}` };
+  if (absentNames.length)
+    return {
+      claim,
+      citations,
+      verdict: 'unsupported',
+      reason: `the cited evidence does not name ${absentNames.map((n) => `"${n}"`).join(', ')}`,
+    };
   // The question's words, and what a computed result printed, need no passage.
   const printed = new Set(computed.flatMap((c) => tokenizer.terms(c.text)));
   const terms = [...new Set(tokenizer.terms(units(quoted)))].filter((term) => !asked.has(term) && !printed.has(term));
@@ -187,7 +210,12 @@ export function checkClaim(claim: string, citations: string[], evidence: Evidenc
   const conflict = contradiction(quoted, cited);
   if (conflict) return { claim, citations, verdict: 'contradicted', reason: conflict };
   const computedNote = computedBy.length ? `; computed in ${computedBy.join(', ')}` : '';
-  return { claim, citations, verdict: 'supported', reason: `its numbers, names and ${found} of ${terms.length} key terms are in ${citations.join(', ')}${computedNote}` };
+  return {
+    claim,
+    citations,
+    verdict: 'supported',
+    reason: `its numbers, names and ${found} of ${terms.length} key terms are in ${citations.join(', ')}${computedNote}`,
+  };
 }
 
 /**
@@ -209,7 +237,8 @@ function contradiction(claim: string, cited: string[]): string | undefined {
       readings.get(key)!.add(match[2].replace(/,(?=\d{3}\b)/g, ''));
     }
   }
-  for (const [key, values] of readings) if (values.size > 1) return `the cited passages disagree on ${key.split(' ')[0]}: ${[...values].join(' vs ')}`;
+  for (const [key, values] of readings)
+    if (values.size > 1) return `the cited passages disagree on ${key.split(' ')[0]}: ${[...values].join(' vs ')}`;
   return undefined;
 }
 
@@ -217,7 +246,12 @@ function contradiction(claim: string, cited: string[]): string | undefined {
  * Every claim of the draft, and the plan's sub-questions it leaves unanswered without saying so.
  * Meta sentences are not claims; a claim written twice is checked (and reported) once.
  */
-export function critiqueDraft(draft: string, evidence: EvidenceText, plan: readonly PlanItem[] = [], context: CritiqueContext = {}): Critique {
+export function critiqueDraft(
+  draft: string,
+  evidence: EvidenceText,
+  plan: readonly PlanItem[] = [],
+  context: CritiqueContext = {},
+): Critique {
   const seen = new Set<string>();
   const checks: ClaimCheck[] = [];
   for (const { claim, citations } of claimsOf(draft)) {
@@ -242,7 +276,11 @@ export function isMetaSentence(claim: string): boolean {
 }
 
 export function hasFindings(critique: Critique): boolean {
-  return critique.openQuestions.length > 0 || (critique.problems?.length ?? 0) > 0 || critique.checks.some((check) => check.verdict !== 'supported');
+  return (
+    critique.openQuestions.length > 0 ||
+    (critique.problems?.length ?? 0) > 0 ||
+    critique.checks.some((check) => check.verdict !== 'supported')
+  );
 }
 
 /** The critique's findings as the result reports them (`critique.findings`): one a claim, each once, and what went wrong with the critique itself. */
@@ -256,9 +294,14 @@ export function findingsOf(critique: Critique): Finding[] {
 
 /** What the model must address, one finding a line. */
 export function describeFindings(critique: Critique): string {
-  const lines = critique.checks.filter((c) => c.verdict !== 'supported').map((c, i) => `${i + 1}. [${c.verdict}] "${c.claim.slice(0, 200)}": ${c.reason}`);
+  const lines = critique.checks
+    .filter((c) => c.verdict !== 'supported')
+    .map((c, i) => `${i + 1}. [${c.verdict}] "${c.claim.slice(0, 200)}": ${c.reason}`);
   for (const problem of critique.problems ?? []) lines.push(`${lines.length + 1}. [critique] ${problem}`);
-  for (const open of critique.openQuestions) lines.push(`${lines.length + 1}. [unanswered] sub-question ${open}: answer it from evidence or say it remains open ("Open: ${open.split(':')[0]} …")`);
+  for (const open of critique.openQuestions)
+    lines.push(
+      `${lines.length + 1}. [unanswered] sub-question ${open}: answer it from evidence or say it remains open ("Open: ${open.split(':')[0]} …")`,
+    );
   return lines.join('\n');
 }
 
@@ -285,6 +328,7 @@ export function markFindings(draft: string, critique: Critique): string {
     out = out.slice(0, cut) + note + out.slice(cut);
     from += note.length;
   }
-  if (critique.openQuestions.length) out += `\n\n${critique.openQuestions.map((q) => `Open: ${q} (not answered from the evidence)`).join('\n')}`;
+  if (critique.openQuestions.length)
+    out += `\n\n${critique.openQuestions.map((q) => `Open: ${q} (not answered from the evidence)`).join('\n')}`;
   return out;
 }

@@ -54,7 +54,11 @@ export function cutToTokens(text: string, tokens: number): string {
     out += unit.text;
     used += cost;
   }
-  if (!out) out = text.split(/\s+/).slice(0, Math.max(1, Math.floor(tokens * 0.7))).join(' ');
+  if (!out)
+    out = text
+      .split(/\s+/)
+      .slice(0, Math.max(1, Math.floor(tokens * 0.7)))
+      .join(' ');
   return `${out.trimEnd()}${CUT_MARK}`;
 }
 
@@ -75,7 +79,8 @@ function unitsOf(text: string): Unit[] {
   let prose = '';
   const flushProse = () => {
     if (!prose) return;
-    for (const sentence of prose.match(/[\s\S]+?(?:[.!?]+(?=\s|$)|(?=\n[^\S\n]*\n)|$)\s*/g) ?? [prose]) units.push({ text: sentence, code: false, heading: false });
+    for (const sentence of prose.match(/[\s\S]+?(?:[.!?]+(?=\s|$)|(?=\n[^\S\n]*\n)|$)\s*/g) ?? [prose])
+      units.push({ text: sentence, code: false, heading: false });
     prose = '';
   };
   let inFence = false;
@@ -103,7 +108,8 @@ const CUT_NOTE_PATTERN = /\n\[cut: [^\]\n]*\]$/;
 
 function cutNote(entry: LedgerEntry, shownChars: number): string {
   const { chunk } = entry;
-  const howToRead = chunk.id < 0 ? `read the page with web_scrape` : `read it whole with get_content documentId=${chunk.documentId} from=${chunk.ordinal}`;
+  const howToRead =
+    chunk.id < 0 ? `read the page with web_scrape` : `read it whole with get_content documentId=${chunk.documentId} from=${chunk.ordinal}`;
   return `[cut: ${shownChars} of ${chunk.text.length} characters shown; ${howToRead}]`;
 }
 
@@ -112,7 +118,12 @@ function cutNote(entry: LedgerEntry, shownChars: number): string {
  * carry the most of the query's terms, each with its neighbours, in their own order; each run left
  * out is marked where it was. Without query terms it keeps the lead. A code line is never cut.
  */
-function focusedCut(text: string, budgetTokens: number, queryTerms: ReadonlySet<string>, terms: ((text: string) => string[]) | undefined): { text: string; shownChars: number } {
+function focusedCut(
+  text: string,
+  budgetTokens: number,
+  queryTerms: ReadonlySet<string>,
+  terms: ((text: string) => string[]) | undefined,
+): { text: string; shownChars: number } {
   const units = unitsOf(text);
   const cost = units.map((unit) => countTokens(unit.text));
   const keep = new Set<number>();
@@ -126,7 +137,10 @@ function focusedCut(text: string, budgetTokens: number, queryTerms: ReadonlySet<
   };
   if (units[0]?.heading) take(0);
   const score = units.map((unit) => (terms && queryTerms.size ? new Set(terms(unit.text).filter((term) => queryTerms.has(term))).size : 0));
-  const order = units.map((_, i) => i).filter((i) => score[i] > 0).sort((a, b) => score[b] - score[a] || a - b);
+  const order = units
+    .map((_, i) => i)
+    .filter((i) => score[i] > 0)
+    .sort((a, b) => score[b] - score[a] || a - b);
   for (const i of order) {
     if (!take(i)) continue;
     take(i + 1);
@@ -233,7 +247,12 @@ export function formatEvidence(entries: readonly LedgerEntry[], budgetTokens: nu
     freshLeft--;
     const room = remaining - BLOCK_OVERHEAD_TOKENS - freshLeft * (MIN_PASSAGE_TOKENS + BLOCK_OVERHEAD_TOKENS);
     // Short only when both signals say so: few of the query's terms and a low score (a bridge passage of a multi-hop question has few of them but ranks well).
-    const limit = showing.weak && entry.lowConfidence ? Math.min(WEAK_PASSAGE_TOKENS, share) : index < WHOLE_PASSAGES ? Math.max(share, room) : Math.min(LATER_PASSAGE_TOKENS, Math.max(share, room));
+    const limit =
+      showing.weak && entry.lowConfidence
+        ? Math.min(WEAK_PASSAGE_TOKENS, share)
+        : index < WHOLE_PASSAGES
+          ? Math.max(share, room)
+          : Math.min(LATER_PASSAGE_TOKENS, Math.max(share, room));
     if (whole <= limit) {
       parts.push(fenceEvidence(entry, entry.chunk.text, showing));
       options.shown?.markShown(entry.id, true);
@@ -251,7 +270,9 @@ export function formatEvidence(entries: readonly LedgerEntry[], budgetTokens: nu
   });
   if (omitted.length) {
     const ids = omitted.map((entry) => entry.id).join(', ');
-    parts.push(`(also found, not shown for space: ${ids}; ${omitted.some((entry) => entry.chunk.id < 0) ? 'read documents with get_content, web pages with web_scrape' : 'read them with get_content'})`);
+    parts.push(
+      `(also found, not shown for space: ${ids}; ${omitted.some((entry) => entry.chunk.id < 0) ? 'read documents with get_content, web pages with web_scrape' : 'read them with get_content'})`,
+    );
   }
   return parts.join('\n\n');
 }
@@ -265,7 +286,12 @@ export interface DocumentCard {
 
 export function formatDocuments(documents: readonly DocumentCard[]): string {
   if (documents.length === 0) return 'No matching documents.';
-  return documents.map((d) => `${DOCUMENT_OPEN} id=${d.documentId} title="${defuseAttribute(d.title)}" chunks=${d.chunks}\n${defuse(d.description)}\n${DOCUMENT_CLOSE}`).join('\n\n');
+  return documents
+    .map(
+      (d) =>
+        `${DOCUMENT_OPEN} id=${d.documentId} title="${defuseAttribute(d.title)}" chunks=${d.chunks}\n${defuse(d.description)}\n${DOCUMENT_CLOSE}`,
+    )
+    .join('\n\n');
 }
 
 /** One evidence block read back from text the model was shown (values as shown: defused, possibly cut). */
@@ -312,7 +338,13 @@ export function parseEvidence(text: string): ParsedEvidence[] {
       at: [heading, page !== undefined ? `page ${page}` : ''].filter(Boolean).join(', '),
       headingPath: heading ? heading.split(' › ') : [],
       ...(page !== undefined ? { page } : {}),
-      text: reference ? '' : body.replace(CUT_NOTE_PATTERN, '').replace(new RegExp(`${CUT_MARK}$`), '').replace(/ ?\[… \d+ characters left out\] ?\n?/g, '\n\n').trimEnd(),
+      text: reference
+        ? ''
+        : body
+            .replace(CUT_NOTE_PATTERN, '')
+            .replace(new RegExp(`${CUT_MARK}$`), '')
+            .replace(/ ?\[… \d+ characters left out\] ?\n?/g, '\n\n')
+            .trimEnd(),
       lowConfidence: attributes.get('match') === 'weak',
       cut,
       ...(number('documentId') !== undefined ? { documentId: number('documentId') } : {}),

@@ -108,7 +108,10 @@ export class EvidenceLedger {
    * Adds the hits of one search (best first). Returns each hit's entry and whether it is new.
    * Already-known chunks keep their id and gain the better score.
    */
-  addHits(hits: readonly { chunk: StoredChunk; score: number }[], origin: { step: number; query: string; tool: string; used?: boolean }): { entry: LedgerEntry; isNew: boolean }[] {
+  addHits(
+    hits: readonly { chunk: StoredChunk; score: number }[],
+    origin: { step: number; query: string; tool: string; used?: boolean },
+  ): { entry: LedgerEntry; isNew: boolean }[] {
     const best = hits.reduce((max, hit) => Math.max(max, hit.score), 0);
     const out: { entry: LedgerEntry; isNew: boolean }[] = [];
     hits.forEach((hit, rank) => {
@@ -157,7 +160,11 @@ export class EvidenceLedger {
   adopt(entries: readonly LedgerEntry[], origin: { step: number; tool: string; used?: boolean }): Map<string, LedgerEntry> {
     const ids = new Map<string, LedgerEntry>();
     for (const entry of entries) {
-      const [added] = this.addHits([{ chunk: entry.chunk, score: entry.score }], { ...origin, query: entry.query, used: origin.used ?? true });
+      const [added] = this.addHits([{ chunk: entry.chunk, score: entry.score }], {
+        ...origin,
+        query: entry.query,
+        used: origin.used ?? true,
+      });
       if (!added) continue;
       // The other agent's ranking comes along: how often and how high its searches found the chunk.
       if (added.isNew) {
@@ -236,7 +243,12 @@ export class EvidenceLedger {
       for (const entry of this.byId.values()) {
         if (entry.used) continue;
         // Ties go to the older entry: the newest search is the one the model is acting on.
-        if (!weakest || entry.fusedScore < weakest.fusedScore || (entry.fusedScore === weakest.fusedScore && entry.sequence < weakest.sequence)) weakest = entry;
+        if (
+          !weakest ||
+          entry.fusedScore < weakest.fusedScore ||
+          (entry.fusedScore === weakest.fusedScore && entry.sequence < weakest.sequence)
+        )
+          weakest = entry;
       }
       if (!weakest) return; // everything is in use: keep it rather than drop cited evidence
       this.byId.delete(weakest.id);

@@ -19,12 +19,15 @@ describe('chunkBlocks', () => {
       { type: 'text', text: 'Extra notes.' },
     ];
     const { chunks } = chunkBlocks(blocks);
-    assert.deepEqual(chunks.map((c) => [c.headingPath, c.text]), [
-      [['Guide'], 'Intro paragraph.'],
-      [['Guide', 'Install'], 'Run npm install.'],
-      [['Guide', 'Use'], 'Run the CLI.'],
-      [['Appendix'], 'Extra notes.'],
-    ]);
+    assert.deepEqual(
+      chunks.map((c) => [c.headingPath, c.text]),
+      [
+        [['Guide'], 'Intro paragraph.'],
+        [['Guide', 'Install'], 'Run npm install.'],
+        [['Guide', 'Use'], 'Run the CLI.'],
+        [['Appendix'], 'Extra notes.'],
+      ],
+    );
   });
 
   it('sizes chunks in tokens and each chunk is the exact slice of the document text it cites', () => {
@@ -41,7 +44,10 @@ describe('chunkBlocks', () => {
       assert.equal(countTokens(chunk.text), chunk.tokenCount);
     }
     assert.deepEqual([chunks[0].page, chunks.at(-1)!.page], [1, 3]);
-    assert.ok(chunks.some((c) => c.pageEnd !== undefined), 'a chunk spanning pages records where it ends');
+    assert.ok(
+      chunks.some((c) => c.pageEnd !== undefined),
+      'a chunk spanning pages records where it ends',
+    );
     // Every paragraph is in some chunk.
     for (const block of paragraphs) assert.ok(chunks.some((c) => c.text.includes(block.text)));
   });

@@ -74,9 +74,7 @@ export function chunkBlocks(blocks: Block[], options: ChunkOptions = {}): Chunke
     if (tokens <= maxTokens) {
       units.push({ start, end: start + text.length, tokens, page: block.page, section, paragraphStart: true });
     } else {
-      splitLong(text, start, maxTokens).forEach((piece, i) =>
-        units.push({ ...piece, page: block.page, section, paragraphStart: i === 0 }),
-      );
+      splitLong(text, start, maxTokens).forEach((piece, i) => units.push({ ...piece, page: block.page, section, paragraphStart: i === 0 }));
     }
   }
 
@@ -92,7 +90,10 @@ export function chunkBlocks(blocks: Block[], options: ChunkOptions = {}): Chunke
     }
     const first = units[i];
     const last = units[j];
-    const pages = units.slice(i, j + 1).map((unit) => unit.page).filter((page): page is number => page !== undefined);
+    const pages = units
+      .slice(i, j + 1)
+      .map((unit) => unit.page)
+      .filter((page): page is number => page !== undefined);
     const chunk: Chunk = {
       ordinal: chunks.length,
       text: documentText.slice(first.start, last.end),

@@ -44,13 +44,19 @@ describe('describeDocument', () => {
   });
 
   it('stays under the word cap, ends at a sentence boundary and keeps document order', () => {
-    const long = Array.from({ length: 200 }, (_, i) => `Sentence ${i} says that reef coral bleaching follows warm water in region ${i % 9}.`).join(' ');
+    const long = Array.from(
+      { length: 200 },
+      (_, i) => `Sentence ${i} says that reef coral bleaching follows warm water in region ${i % 9}.`,
+    ).join(' ');
     const description = describeDocument({ title: 'Long report', headings: [], text: long }, tokenizer);
     assert.ok(words(description) <= DESCRIPTION_MAX_WORDS, `${words(description)} words`);
     assert.match(description, /\.$/);
     const picked = [...description.matchAll(/Sentence (\d+)/g)].map((match) => Number(match[1]));
     assert.ok(picked.length >= 2 && picked.length <= 4, description);
-    assert.deepEqual(picked, [...picked].sort((a, b) => a - b));
+    assert.deepEqual(
+      picked,
+      [...picked].sort((a, b) => a - b),
+    );
   });
 
   it('is deterministic and gives the same result with precomputed term counts', () => {
@@ -62,7 +68,10 @@ describe('describeDocument', () => {
   });
 
   it('describes text without sentence punctuation and cuts one oversized sentence at a word', () => {
-    const table = describeDocument({ title: 'animals.csv', headings: [], text: 'animal: kangaroo, continent: Australia\nanimal: bison, continent: America' }, tokenizer);
+    const table = describeDocument(
+      { title: 'animals.csv', headings: [], text: 'animal: kangaroo, continent: Australia\nanimal: bison, continent: America' },
+      tokenizer,
+    );
     assert.match(table, /^animals\.csv\. animal: kangaroo, continent: Australia/);
     const runOn = Array.from({ length: 300 }, (_, i) => `word${i % 13}`).join(' ') + '.';
     const cut = describeDocument({ title: 'Run-on', headings: [], text: runOn }, tokenizer);
@@ -123,7 +132,9 @@ describe('descriptions at ingest', () => {
     source,
     title: REPORT.title,
     mediaType: 'text/markdown',
-    blocks: REPORT.text.split('\n\n').map((text) => (REPORT.headings.includes(text) ? { type: 'heading' as const, level: 2, text } : { type: 'text' as const, text })),
+    blocks: REPORT.text
+      .split('\n\n')
+      .map((text) => (REPORT.headings.includes(text) ? { type: 'heading' as const, level: 2, text } : { type: 'text' as const, text })),
   });
 
   it('stores the extractive description, searchable by its stemmed terms, or a model description when a describer is given', async () => {
@@ -134,13 +145,20 @@ describe('descriptions at ingest', () => {
       const extractive = await pipeline.ingestRecord(record('a.md'));
       const described = (await store.getDocument(ALL, extractive.id))!.description;
       assert.match(described, /^Coral Reef Survey 2023\. Sections: Methods; Findings; Outlook\. /);
-      assert.deepEqual((await store.searchDescriptions(ALL, tokenizer.terms('bleached corals'), { k: 5 })).map((h) => h.documentId), [extractive.id]);
+      assert.deepEqual(
+        (await store.searchDescriptions(ALL, tokenizer.terms('bleached corals'), { k: 5 })).map((h) => h.documentId),
+        [extractive.id],
+      );
 
       const model = await pipeline.ingestRecord(record('b.md'), { describer: modelDescriber(async () => 'A survey of dying reefs.') });
       assert.equal((await store.getDocument(ALL, model.id))!.description, 'A survey of dying reefs.');
       assert.equal((await store.searchDescriptions(ALL, tokenizer.terms('dying'), { k: 5 }))[0].documentId, model.id);
 
-      const failing = await pipeline.ingestRecord(record('c.md'), { describer: modelDescriber(async () => { throw new Error('timeout'); }) });
+      const failing = await pipeline.ingestRecord(record('c.md'), {
+        describer: modelDescriber(async () => {
+          throw new Error('timeout');
+        }),
+      });
       assert.equal((await store.getDocument(ALL, failing.id))!.description, described);
     } finally {
       await store.close();

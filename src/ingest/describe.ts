@@ -127,7 +127,16 @@ function centralSentences(input: DescribeInput, tokenizer: Tokenizer, skip: Set<
       // Whitespace is normalised only for the few sentences chosen: this loop runs for every document.
       const sentence = segment.segment.trim();
       const words = wordCount(sentence);
-      if (words === 0 || (words <= skipWords && skip.has(clean(sentence).toLowerCase().replace(/[.:;]+$/, '')))) continue;
+      if (
+        words === 0 ||
+        (words <= skipWords &&
+          skip.has(
+            clean(sentence)
+              .toLowerCase()
+              .replace(/[.:;]+$/, ''),
+          ))
+      )
+        continue;
       const candidate = { text: sentence, position: position++, words, score: 0 };
       if (words >= MIN_SENTENCE_WORDS && SENTENCE_END.test(sentence)) punctuated.push(candidate);
       else if (words >= 3) loose.push(candidate);
@@ -172,14 +181,22 @@ function centralSentences(input: DescribeInput, tokenizer: Tokenizer, skip: Set<
   if (chosen.length === 0) {
     // Every candidate is longer than the budget: the best one, cut at a word boundary, is still
     // more useful than no description at all.
-    return [`${clean(ranked[0].text).split(' ').slice(0, budget).join(' ').replace(/[,;:]$/, '')}…`];
+    return [
+      `${clean(ranked[0].text)
+        .split(' ')
+        .slice(0, budget)
+        .join(' ')
+        .replace(/[,;:]$/, '')}…`,
+    ];
   }
   return chosen.sort((a, b) => a.position - b.position).map((candidate) => candidate.text);
 }
 
 /** Headings of the highest level present; a lone top heading that only repeats the title gives way to the level below. */
 export function topHeadings(blocks: readonly Block[], title: string): string[] {
-  const headings = blocks.filter((block): block is Extract<Block, { type: 'heading' }> => block.type === 'heading' && block.text.trim() !== '');
+  const headings = blocks.filter(
+    (block): block is Extract<Block, { type: 'heading' }> => block.type === 'heading' && block.text.trim() !== '',
+  );
   const titleKey = clean(title).toLowerCase();
   const levels = [...new Set(headings.map((heading) => heading.level))].sort((a, b) => a - b);
   for (const level of levels) {
@@ -225,7 +242,10 @@ export function modelDescriber(generate: (prompt: string) => Promise<string>, op
   };
   const describe: Describer = async (input) => {
     try {
-      const reply = clean((await generate(descriptionPrompt(input))).replace(/^\s*(?:description|summary)\s*:\s*/i, '')).replace(/^["“]|["”]$/g, '');
+      const reply = clean((await generate(descriptionPrompt(input))).replace(/^\s*(?:description|summary)\s*:\s*/i, '')).replace(
+        /^["“]|["”]$/g,
+        '',
+      );
       const capped = capAtSentence(reply, DESCRIPTION_MAX_WORDS);
       if (capped) {
         tally.written++;

@@ -40,8 +40,14 @@ test('UTF-32 LE/BE with BOM and without', () => {
 });
 
 test('invalid UTF-8 falls back to detection: windows-1252, Shift_JIS, declared charset', () => {
-  const latin = iconv.encode('Die schöne Frau hat einen Kaffee mit Kuchen gegessen. Der Preis betrug 15,50 €. L’été était très chaud.', 'windows-1252');
-  assert.equal(decodeText(latin), 'Die schöne Frau hat einen Kaffee mit Kuchen gegessen. Der Preis betrug 15,50 €. L’été était très chaud.');
+  const latin = iconv.encode(
+    'Die schöne Frau hat einen Kaffee mit Kuchen gegessen. Der Preis betrug 15,50 €. L’été était très chaud.',
+    'windows-1252',
+  );
+  assert.equal(
+    decodeText(latin),
+    'Die schöne Frau hat einen Kaffee mit Kuchen gegessen. Der Preis betrug 15,50 €. L’été était très chaud.',
+  );
   const sjis = iconv.encode('名前,年齢,住所\n佐藤太郎,30,東京\n', 'shift_jis');
   assert.equal(decodeText(sjis), '名前,年齢,住所\n佐藤太郎,30,東京\n');
   const cyrillic = iconv.encode('Привет, мир', 'koi8-r');
@@ -54,7 +60,12 @@ test('looksLikeText tells prose from binary', () => {
 });
 
 test('real files: UTF-16 and UTF-32 text from docs-mixed', (t) => {
-  const files = ['unstructured/fake-text-utf-16.txt', 'unstructured/fake-text-utf-16-le.txt', 'unstructured/fake-text-utf-16-be.txt', 'unstructured/fake-text-utf-32.txt'];
+  const files = [
+    'unstructured/fake-text-utf-16.txt',
+    'unstructured/fake-text-utf-16-le.txt',
+    'unstructured/fake-text-utf-16-be.txt',
+    'unstructured/fake-text-utf-32.txt',
+  ];
   const loaded = files.map(docsMixedFile);
   if (loaded.some((f) => !f)) return t.skip(SKIP_REASON);
   for (const file of loaded) assert.match(decodeText(file!.bytes), /^This is a test document to use for unit tests\./, file!.path);

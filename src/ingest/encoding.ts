@@ -45,8 +45,10 @@ function nulPatternOf(bytes: Uint8Array): DetectedEncoding | undefined {
   const ratio = zeros.map((z, i) => (counts[i] === 0 ? 0 : z / counts[i]));
   if (ratio.every((r) => r === 0)) return undefined;
   if (n % 4 === 0 || n === SAMPLE_BYTES) {
-    if (ratio[0] < 0.1 && ratio[1] > 0.9 && ratio[2] > 0.9 && ratio[3] > 0.9) return { encoding: 'utf-32le', bomLength: 0, source: 'nul-pattern' };
-    if (ratio[0] > 0.9 && ratio[1] > 0.9 && ratio[2] > 0.9 && ratio[3] < 0.1) return { encoding: 'utf-32be', bomLength: 0, source: 'nul-pattern' };
+    if (ratio[0] < 0.1 && ratio[1] > 0.9 && ratio[2] > 0.9 && ratio[3] > 0.9)
+      return { encoding: 'utf-32le', bomLength: 0, source: 'nul-pattern' };
+    if (ratio[0] > 0.9 && ratio[1] > 0.9 && ratio[2] > 0.9 && ratio[3] < 0.1)
+      return { encoding: 'utf-32be', bomLength: 0, source: 'nul-pattern' };
   }
   const even = (zeros[0] + zeros[2]) / Math.max(1, counts[0] + counts[2]);
   const odd = (zeros[1] + zeros[3]) / Math.max(1, counts[1] + counts[3]);
@@ -68,7 +70,10 @@ function isValidUtf8(bytes: Uint8Array): boolean {
 
 function normalizeLabel(label: string | undefined | null): string | undefined {
   if (!label) return undefined;
-  const clean = label.trim().toLowerCase().replace(/^["']|["']$/g, '');
+  const clean = label
+    .trim()
+    .toLowerCase()
+    .replace(/^["']|["']$/g, '');
   // iso-8859-8-i is the logical-order alias; iconv-lite only knows the base name.
   // Latin-1 and ASCII labels mean windows-1252 in practice (the WHATWG Encoding Standard agrees).
   const alias = clean === 'iso-8859-8-i' ? 'iso-8859-8' : /^(iso-8859-1|latin-?1|us-ascii|ascii)$/.test(clean) ? 'windows-1252' : clean;

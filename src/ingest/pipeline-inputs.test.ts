@@ -21,7 +21,11 @@ describe('ingest inputs', () => {
       const failed: { path: string; error: string }[] = [];
       const found = await expandInputs([docs, join(docs, 'copy.md'), `${docs}/**/*.md`], failed);
       assert.deepEqual(failed, []);
-      assert.deepEqual(found.map((file) => file.path), [join(docs, 'real', 'a.md')], 'one file, under its real path');
+      assert.deepEqual(
+        found.map((file) => file.path),
+        [join(docs, 'real', 'a.md')],
+        'one file, under its real path',
+      );
       assert.equal(found[0].size, statSync(join(docs, 'real', 'a.md')).size);
     } finally {
       cleanup();
@@ -40,7 +44,15 @@ describe('ingest inputs', () => {
       await dossier.ingest([files], { onProgress: (progress) => events.push(progress) });
       await dossier.close();
       assert.ok(events.every((event) => event.bytesTotal === 10_000 && event.total === 3));
-      assert.deepEqual(events.map((event) => [event.done, event.bytesDone]), [[0, 0], [1, 1000], [2, 4000], [3, 10_000]]);
+      assert.deepEqual(
+        events.map((event) => [event.done, event.bytesDone]),
+        [
+          [0, 0],
+          [1, 1000],
+          [2, 4000],
+          [3, 10_000],
+        ],
+      );
     } finally {
       cleanup();
     }

@@ -75,7 +75,10 @@ describe('ingest pipeline', () => {
     }
   });
 
-  it('ingests all of docs-mixed: every file is ingested or fails with a one-line reason', { skip: sharedDataMissing('docs-mixed'), timeout: 300_000 }, async () => {
+  it('ingests all of docs-mixed: every file is ingested or fails with a one-line reason', {
+    skip: sharedDataMissing('docs-mixed'),
+    timeout: 300_000,
+  }, async () => {
     const { dir, cleanup } = tempDir();
     try {
       const dossier = await createDossier({ db: join(dir, 'index.db') });
@@ -83,7 +86,9 @@ describe('ingest pipeline', () => {
       // OCR off: its images and scanned pages would add ~40 s; src/ingest/ocr/ocr.test.ts covers OCR.
       const report = await dossier.ingest([root], { ocr: false });
       const files = (function walk(path: string): string[] {
-        return readdirSync(path, { withFileTypes: true }).flatMap((e) => (e.name.startsWith('.') ? [] : e.isDirectory() ? walk(join(path, e.name)) : [join(path, e.name)]));
+        return readdirSync(path, { withFileTypes: true }).flatMap((e) =>
+          e.name.startsWith('.') ? [] : e.isDirectory() ? walk(join(path, e.name)) : [join(path, e.name)],
+        );
       })(root);
       assert.equal(report.ingested + report.skipped + report.failed.length, files.length, 'every file accounted for');
       assert.ok(report.ingested > files.length * 0.6, `most files ingest (${report.ingested}/${files.length})`);
@@ -108,7 +113,10 @@ describe('ingest pipeline', () => {
         const expectedText = readFileSync(join(expected, expectation), 'utf8');
         const phrase = distinctivePhrase(expectedText);
         const hits = await dossier.search({ query: phrase, mode: 'fulltext', k: 5 });
-        assert.ok(hits.some((hit) => basename(hit.source) === file), `"${phrase}" should be found in ${file}`);
+        assert.ok(
+          hits.some((hit) => basename(hit.source) === file),
+          `"${phrase}" should be found in ${file}`,
+        );
         const text = (await dossier.store.getDocumentText(ALL, hits.find((hit) => basename(hit.source) === file)!.documentId))!;
         const expectedWords = new Set(words(expectedText));
         const extracted = new Set(words(text));

@@ -72,7 +72,17 @@ export class IngestPipeline {
    */
   async ingestPaths(inputs: readonly string[], options: IngestOptions = {}): Promise<IngestReport> {
     const started = performance.now();
-    const report: IngestReport = { ingested: 0, updated: 0, skipped: 0, skippedFiles: [], failed: [], removed: 0, documents: 0, chunks: 0, seconds: 0 };
+    const report: IngestReport = {
+      ingested: 0,
+      updated: 0,
+      skipped: 0,
+      skippedFiles: [],
+      failed: [],
+      removed: 0,
+      documents: 0,
+      chunks: 0,
+      seconds: 0,
+    };
     // By path and by inode: the index must not be read even when a symbolic link leads to it.
     const excluded = new Set(options.exclude ?? []);
     for (const path of options.exclude ?? []) {
@@ -80,7 +90,9 @@ export class IngestPipeline {
       if (info) excluded.add(identityOf(info, path));
     }
     const gone: string[] = [];
-    const found = (await expandInputs(inputs, report.failed, options.sync ? gone : undefined)).filter((file) => !excluded.has(file.path) && !excluded.has(file.identity));
+    const found = (await expandInputs(inputs, report.failed, options.sync ? gone : undefined)).filter(
+      (file) => !excluded.has(file.path) && !excluded.has(file.identity),
+    );
     const files = found.map((file) => file.path);
     const bytesTotal = found.reduce((sum, file) => sum + file.size, 0);
     let bytesDone = 0;
@@ -138,7 +150,12 @@ export class IngestPipeline {
   }
 
   /** Deletes documents of the collection whose file is gone: under an ingested folder, or named and missing. */
-  private async removeMissing(collection: string, inputs: readonly string[], present: ReadonlySet<string>, gone: readonly string[]): Promise<number> {
+  private async removeMissing(
+    collection: string,
+    inputs: readonly string[],
+    present: ReadonlySet<string>,
+    gone: readonly string[],
+  ): Promise<number> {
     const folders: string[] = [];
     for (const input of inputs) if ((await stat(input).catch(() => undefined))?.isDirectory()) folders.push(resolve(input) + sep);
     const scope = { collections: [collection] };
@@ -156,10 +173,18 @@ export class IngestPipeline {
     record: DocumentRecord,
     options: { collection?: string; chunking?: ChunkOptions; describer?: Describer } = {},
   ): Promise<{ status: UpsertStatus; chunks: number; id: number }> {
-    return this.commit(prepareRecord(record, this.tokenizer, this.embedder.embedTerms ? this.embedder : undefined, options.chunking), options.collection ?? 'default', options.describer);
+    return this.commit(
+      prepareRecord(record, this.tokenizer, this.embedder.embedTerms ? this.embedder : undefined, options.chunking),
+      options.collection ?? 'default',
+      options.describer,
+    );
   }
 
-  private async commit(prepared: PreparedDocument, collection: string, describer?: Describer): Promise<{ status: UpsertStatus; chunks: number; id: number }> {
+  private async commit(
+    prepared: PreparedDocument,
+    collection: string,
+    describer?: Describer,
+  ): Promise<{ status: UpsertStatus; chunks: number; id: number }> {
     const vectors = prepared.vectors ?? (await this.embedder.embed(prepared.embedTexts));
     let { description, descriptionTerms } = prepared;
     if (describer && (await this.store.contentHashOf(collection, prepared.source)) !== prepared.contentHash) {
@@ -248,7 +273,11 @@ async function throughLink(path: string): Promise<boolean> {
  * Files named, files under folders named (recursively, sorted), and glob matches, each file once;
  * missing inputs become failures, or, when `gone` is given (sync), are collected there instead.
  */
-export async function expandInputs(inputs: readonly string[], failed: { path: string; error: string }[], gone?: string[]): Promise<FoundFile[]> {
+export async function expandInputs(
+  inputs: readonly string[],
+  failed: { path: string; error: string }[],
+  gone?: string[],
+): Promise<FoundFile[]> {
   const files = new FileSet();
   const visited = new Map<string, boolean>(); // folder identity → reached through a link
   for (const input of inputs) {
@@ -283,9 +312,13 @@ async function walk(directory: string, files: FileSet, visited: Map<string, bool
   const before = visited.get(identity);
   if (before === false || (before === true && viaLink)) return;
   visited.set(identity, viaLink);
-  const entries = (await readdir(directory, { withFileTypes: true })).filter((entry) => !entry.name.startsWith('.') && !SKIPPED_DIRECTORIES.has(entry.name));
+  const entries = (await readdir(directory, { withFileTypes: true })).filter(
+    (entry) => !entry.name.startsWith('.') && !SKIPPED_DIRECTORIES.has(entry.name),
+  );
   entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-  const infos = await Promise.all(entries.map((entry) => (entry.isDirectory() ? undefined : stat(join(directory, entry.name)).catch(() => undefined))));
+  const infos = await Promise.all(
+    entries.map((entry) => (entry.isDirectory() ? undefined : stat(join(directory, entry.name)).catch(() => undefined))),
+  );
   for (let i = 0; i < entries.length; i++) {
     const entry = entries[i];
     const path = join(directory, entry.name);

@@ -9,6 +9,11 @@ parentPort!.on('message', async (message: { id: number; task: PrepareFileTask })
     const transfer = (prepared.vectors ?? []).map((vector) => vector.buffer as ArrayBuffer);
     parentPort!.postMessage({ id: message.id, ok: true, prepared }, transfer);
   } catch (error) {
-    parentPort!.postMessage({ id: message.id, ok: false, code: DossierError.isInstance(error) ? error.code : 'parse-failed', error: oneLine(error) });
+    parentPort!.postMessage({
+      id: message.id,
+      ok: false,
+      code: DossierError.isInstance(error) ? error.code : 'parse-failed',
+      error: oneLine(error),
+    });
   }
 });

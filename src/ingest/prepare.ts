@@ -122,7 +122,10 @@ export interface PrepareFileTask {
 }
 
 /** Parse + prepare one file; used by the worker and by the in-thread fallback alike. */
-export async function prepareFile(task: PrepareFileTask, cache: { tokenizer?: Tokenizer; embedder?: HashedEmbedder; key?: string } = {}): Promise<PreparedDocument> {
+export async function prepareFile(
+  task: PrepareFileTask,
+  cache: { tokenizer?: Tokenizer; embedder?: HashedEmbedder; key?: string } = {},
+): Promise<PreparedDocument> {
   const { parseDocument } = await import('./parsers/index.ts');
   const key = JSON.stringify(task.settings);
   if (cache.key !== key) {
@@ -132,7 +135,15 @@ export async function prepareFile(task: PrepareFileTask, cache: { tokenizer?: To
   }
   const parsed = await parseDocument({ path: task.path, bytes: task.bytes, ocr: task.settings.ocr !== false });
   return prepareRecord(
-    { source: task.path, title: parsed.title, mediaType: parsed.mediaType, blocks: parsed.blocks, metadata: { ...parsed.metadata, ...task.metadata }, contentHash: task.contentHash, bytes: task.bytes.length },
+    {
+      source: task.path,
+      title: parsed.title,
+      mediaType: parsed.mediaType,
+      blocks: parsed.blocks,
+      metadata: { ...parsed.metadata, ...task.metadata },
+      contentHash: task.contentHash,
+      bytes: task.bytes.length,
+    },
     cache.tokenizer!,
     cache.embedder,
     task.settings.chunking,

@@ -3,9 +3,7 @@
  * Headings carry their level so the chunker can keep a heading path; every block may carry the page
  * it came from (PDF, slides) so a citation can point at the exact place.
  */
-export type Block =
-  | { type: 'heading'; level: number; text: string; page?: number }
-  | { type: 'text'; text: string; page?: number };
+export type Block = { type: 'heading'; level: number; text: string; page?: number } | { type: 'text'; text: string; page?: number };
 
 export interface ParsedDocument {
   /** Best title the file offers (metadata title, first heading, file name as last resort). */

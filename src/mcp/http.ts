@@ -13,13 +13,24 @@ export const mcpRoutes: RouteGroup = (app) => {
   app.openAPIRegistry.registerPath({
     method: 'post',
     path: '/mcp',
-    summary: 'MCP over Streamable HTTP (stateless, JSON responses): the tools search, ask, research, get_content and list_documents, and the documents as resources',
-    requestBody: { content: { 'application/json': { schema: { type: 'object', description: 'A JSON-RPC 2.0 message of the Model Context Protocol' } } } },
-    responses: { 200: { description: 'The JSON-RPC response', content: { 'application/json': { schema: { type: 'object' } } } }, 202: { description: 'A notification, accepted' } },
+    summary:
+      'MCP over Streamable HTTP (stateless, JSON responses): the tools search, ask, research, get_content and list_documents, and the documents as resources',
+    requestBody: {
+      content: { 'application/json': { schema: { type: 'object', description: 'A JSON-RPC 2.0 message of the Model Context Protocol' } } },
+    },
+    responses: {
+      200: { description: 'The JSON-RPC response', content: { 'application/json': { schema: { type: 'object' } } } },
+      202: { description: 'A notification, accepted' },
+    },
   });
   app.post('/mcp', async (c: AppContext) => {
     const deps = depsOf(c);
-    const server = createMcpServer({ dossier: deps.dossier, scope: principalOf(c).readScope(), ask: deps.ask, maxQueryChars: deps.limits.queryChars });
+    const server = createMcpServer({
+      dossier: deps.dossier,
+      scope: principalOf(c).readScope(),
+      ask: deps.ask,
+      maxQueryChars: deps.limits.queryChars,
+    });
     // JSON responses: the request ends with its answer, so the server can be closed right after.
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     const request = c.req.raw;
@@ -35,7 +46,16 @@ export const mcpRoutes: RouteGroup = (app) => {
     }
   });
   // Stateless: no server-initiated stream to GET and no session to DELETE.
-  const notAllowed = (c: AppContext) => c.json({ jsonrpc: '2.0', error: { code: -32000, message: 'method not allowed: this MCP endpoint is stateless; POST JSON-RPC messages' }, id: null }, 405, { allow: 'POST' });
+  const notAllowed = (c: AppContext) =>
+    c.json(
+      {
+        jsonrpc: '2.0',
+        error: { code: -32000, message: 'method not allowed: this MCP endpoint is stateless; POST JSON-RPC messages' },
+        id: null,
+      },
+      405,
+      { allow: 'POST' },
+    );
   app.get('/mcp', notAllowed);
   app.delete('/mcp', notAllowed);
 };

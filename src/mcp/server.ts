@@ -10,8 +10,6 @@ import { narrowScope } from '../store/scope.ts';
 import type { Scope } from '../store/types.ts';
 import { VERSION } from '../version.ts';
 
-
-
 export interface McpServerOptions {
   dossier: Dossier;
   /** Everything this server may read: every tool and resource read is confined to it. */
@@ -34,7 +32,11 @@ const MAX_LISTED_RESOURCES = 1000;
 /** JSON-RPC "resource not found" (MCP specification). */
 const RESOURCE_NOT_FOUND = -32002;
 
-const collectionsArg = z.array(z.string().min(1).max(64)).max(50).optional().describe('Only these collections (default: every collection you can read)');
+const collectionsArg = z
+  .array(z.string().min(1).max(64))
+  .max(50)
+  .optional()
+  .describe('Only these collections (default: every collection you can read)');
 
 /**
  * Dossier as an MCP server: tools for search, RAG answers, research reports, reading documents and
@@ -52,12 +54,14 @@ export function createMcpServer(options: McpServerOptions): McpServer {
   /** The scope of one call: the server's, narrowed to the named collections (each must be in it). */
   const scoped = async (collections?: readonly string[]): Promise<Scope> => {
     // Every collection: the names must exist (the error lists them, all of which are readable).
-    if (scope.collections === '*' && collections?.some(Boolean)) return dossier.scope({ collections: [...new Set(collections.filter(Boolean))] });
+    if (scope.collections === '*' && collections?.some(Boolean))
+      return dossier.scope({ collections: [...new Set(collections.filter(Boolean))] });
     return narrowScope(scope, collections);
   };
 
   const checkLength = (text: string, what: string) => {
-    if (options.maxQueryChars !== undefined && text.length > options.maxQueryChars) throw new DossierError('bad-input', `${what} is longer than ${options.maxQueryChars} characters`);
+    if (options.maxQueryChars !== undefined && text.length > options.maxQueryChars)
+      throw new DossierError('bad-input', `${what} is longer than ${options.maxQueryChars} characters`);
   };
 
   server.registerTool(
@@ -67,7 +71,10 @@ export function createMcpServer(options: McpServerOptions): McpServer {
       description: `Hybrid (default), full-text or vector search over the indexed documents. Returns the best chunks with their chunk id, document id and chunk ordinal (read around a hit with get_content). ${DATA_NOTE}`,
       inputSchema: {
         query: z.string().min(1).describe('What to look for'),
-        mode: z.enum(SEARCH_MODES as [SearchMode, ...SearchMode[]]).optional().describe('hybrid (default), fulltext or vector'),
+        mode: z
+          .enum(SEARCH_MODES as [SearchMode, ...SearchMode[]])
+          .optional()
+          .describe('hybrid (default), fulltext or vector'),
         k: z.number().int().min(1).max(100).optional().describe('How many hits (default 10)'),
         collections: collectionsArg,
       },
@@ -76,7 +83,12 @@ export function createMcpServer(options: McpServerOptions): McpServer {
     (input) =>
       guarded(async () => {
         checkLength(input.query, 'query');
-        const hits = await dossier.search({ query: input.query, mode: input.mode ?? 'hybrid', k: input.k ?? 10, scope: await scoped(input.collections) });
+        const hits = await dossier.search({
+          query: input.query,
+          mode: input.mode ?? 'hybrid',
+          k: input.k ?? 10,
+          scope: await scoped(input.collections),
+        });
         return { content: [{ type: 'text', text: renderHits(hits) }], structuredContent: { hits: hits.map(hitJson) } };
       }),
   );
@@ -84,7 +96,13 @@ export function createMcpServer(options: McpServerOptions): McpServer {
   const askTool = (mode: 'rag' | 'research') => (input: { question: string; collections?: string[] }, extra: { signal: AbortSignal }) =>
     guarded(async () => {
       checkLength(input.question, 'question');
-      const result = await dossier.ask({ ...options.ask, question: input.question, mode, scope: await scoped(input.collections), signal: extra.signal });
+      const result = await dossier.ask({
+        ...options.ask,
+        question: input.question,
+        mode,
+        scope: await scoped(input.collections),
+        signal: extra.signal,
+      });
       return renderAnswer(result);
     });
 
@@ -118,26 +136,51 @@ export function createMcpServer(options: McpServerOptions): McpServer {
       inputSchema: {
         documentId: z.number().int().positive().describe('Document id (from search or list_documents)'),
         fromChunk: z.number().int().min(0).optional().describe('First chunk ordinal (default 0)'),
-        toChunk: z.number().int().min(0).optional().describe(`Last chunk ordinal, inclusive (default: fromChunk + ${MAX_CONTENT_CHUNKS - 1})`),
+        toChunk: z
+          .number()
+          .int()
+          .min(0)
+          .optional()
+          .describe(`Last chunk ordinal, inclusive (default: fromChunk + ${MAX_CONTENT_CHUNKS - 1})`),
       },
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
     (input) =>
       guarded(async () => {
         const from = input.fromChunk ?? 0;
-        if (input.toChunk !== undefined && input.toChunk < from) throw new DossierError('bad-input', `toChunk (${input.toChunk}) is before fromChunk (${from})`);
+        if (input.toChunk !== undefined && input.toChunk < from)
+          throw new DossierError('bad-input', `toChunk (${input.toChunk}) is before fromChunk (${from})`);
         const document = await dossier.getDocument(input.documentId, { scope });
         const to = Math.min(input.toChunk ?? Number.MAX_SAFE_INTEGER, from + MAX_CONTENT_CHUNKS - 1, Math.max(document.chunkCount - 1, 0));
         const chunks = await dossier.store.getChunkRange(scope, document.id, from, to);
         const shown = chunks.length ? `chunks ${chunks[0].ordinal}–${chunks[chunks.length - 1].ordinal}` : 'no chunks in that range';
-        const more = chunks.length && chunks[chunks.length - 1].ordinal < document.chunkCount - 1 ? ` (more: fromChunk ${chunks[chunks.length - 1].ordinal + 1})` : '';
+        const more =
+          chunks.length && chunks[chunks.length - 1].ordinal < document.chunkCount - 1
+            ? ` (more: fromChunk ${chunks[chunks.length - 1].ordinal + 1})`
+            : '';
         const header = `Document ${document.id} "${document.title}" (${document.source}, collection ${document.collection}): ${document.chunkCount} chunks; ${shown}${more}.`;
-        const body = chunks.map((chunk) => `--- chunk ${chunk.id} · ordinal ${chunk.ordinal}${where(chunk.headingPath, chunk.page)} ---\n${chunk.text}`).join('\n\n');
+        const body = chunks
+          .map((chunk) => `--- chunk ${chunk.id} · ordinal ${chunk.ordinal}${where(chunk.headingPath, chunk.page)} ---\n${chunk.text}`)
+          .join('\n\n');
         return {
           content: [{ type: 'text', text: body ? `${header}\n\n${body}` : header }],
           structuredContent: {
-            document: { id: document.id, title: document.title, source: document.source, collection: document.collection, chunks: document.chunkCount },
-            chunks: chunks.map((chunk) => ({ chunkId: chunk.id, ordinal: chunk.ordinal, text: chunk.text, headingPath: chunk.headingPath, page: chunk.page, charStart: chunk.charStart, charEnd: chunk.charEnd })),
+            document: {
+              id: document.id,
+              title: document.title,
+              source: document.source,
+              collection: document.collection,
+              chunks: document.chunkCount,
+            },
+            chunks: chunks.map((chunk) => ({
+              chunkId: chunk.id,
+              ordinal: chunk.ordinal,
+              text: chunk.text,
+              headingPath: chunk.headingPath,
+              page: chunk.page,
+              charStart: chunk.charStart,
+              charEnd: chunk.charEnd,
+            })),
           },
         };
       }),
@@ -158,9 +201,15 @@ export function createMcpServer(options: McpServerOptions): McpServer {
     (input) =>
       guarded(async () => {
         const limit = input.limit ?? 50;
-        const documents = await dossier.listDocuments({ scope: await scoped(input.collection ? [input.collection] : undefined), limit, offset: input.offset ?? 0 });
+        const documents = await dossier.listDocuments({
+          scope: await scoped(input.collection ? [input.collection] : undefined),
+          limit,
+          offset: input.offset ?? 0,
+        });
         const lines = documents.map((d) => `${d.id} · ${d.title} · ${d.collection} · ${d.source} · ${d.chunks} chunks`);
-        const text = documents.length ? `${lines.join('\n')}${documents.length === limit ? `\n(more: offset ${(input.offset ?? 0) + limit})` : ''}` : 'no documents';
+        const text = documents.length
+          ? `${lines.join('\n')}${documents.length === limit ? `\n(more: offset ${(input.offset ?? 0) + limit})` : ''}`
+          : 'no documents';
         return { content: [{ type: 'text', text }], structuredContent: { documents } };
       }),
   );
@@ -170,10 +219,22 @@ export function createMcpServer(options: McpServerOptions): McpServer {
     new ResourceTemplate('dossier://documents/{id}', {
       list: async () => {
         const documents = await dossier.listDocuments({ scope, limit: MAX_LISTED_RESOURCES });
-        return { resources: documents.map((d) => ({ uri: documentUri(d.id), name: d.title, title: d.title, description: `${d.collection} · ${d.source}`, mimeType: 'text/plain' })) };
+        return {
+          resources: documents.map((d) => ({
+            uri: documentUri(d.id),
+            name: d.title,
+            title: d.title,
+            description: `${d.collection} · ${d.source}`,
+            mimeType: 'text/plain',
+          })),
+        };
       },
     }),
-    { title: 'A document', description: `The full text of an indexed document, headed by its title and source. ${DATA_NOTE}`, mimeType: 'text/plain' },
+    {
+      title: 'A document',
+      description: `The full text of an indexed document, headed by its title and source. ${DATA_NOTE}`,
+      mimeType: 'text/plain',
+    },
     async (uri, variables): Promise<ReadResourceResult> => {
       const raw = Array.isArray(variables.id) ? variables.id[0] : variables.id;
       const id = /^\d{1,15}$/.test(raw ?? '') ? Number(raw) : NaN;
@@ -187,7 +248,13 @@ export function createMcpServer(options: McpServerOptions): McpServer {
             uri: uri.href,
             mimeType: 'text/plain',
             text: `Title: ${document.title}\nSource: ${document.source}\nCollection: ${document.collection}\n\n${text}`,
-            _meta: { documentId: document.id, title: document.title, source: document.source, collection: document.collection, mediaType: document.mediaType },
+            _meta: {
+              documentId: document.id,
+              title: document.title,
+              source: document.source,
+              collection: document.collection,
+              mediaType: document.mediaType,
+            },
           },
         ],
       };
@@ -212,7 +279,9 @@ function oneLineInputErrors(server: McpServer): void {
   handlers.set('tools/call', async (request, extra) => {
     const result = (await inner(request, extra)) as CallToolResult;
     if (result?.isError && Array.isArray(result.content)) {
-      result.content = result.content.map((part) => (part.type === 'text' ? { ...part, text: part.text.trim().replace(/\s*\n\s*/g, '; ') } : part));
+      result.content = result.content.map((part) =>
+        part.type === 'text' ? { ...part, text: part.text.trim().replace(/\s*\n\s*/g, '; ') } : part,
+      );
     }
     return result;
   });
@@ -234,13 +303,27 @@ function where(headingPath: readonly string[], page: number | undefined): string
 }
 
 function hitJson(hit: SearchHit) {
-  return { chunkId: hit.chunkId, documentId: hit.documentId, ordinal: hit.ordinal, title: hit.title, source: hit.source, collection: hit.collection, text: hit.text, score: hit.score, headingPath: hit.headingPath, page: hit.page };
+  return {
+    chunkId: hit.chunkId,
+    documentId: hit.documentId,
+    ordinal: hit.ordinal,
+    title: hit.title,
+    source: hit.source,
+    collection: hit.collection,
+    text: hit.text,
+    score: hit.score,
+    headingPath: hit.headingPath,
+    page: hit.page,
+  };
 }
 
 function renderHits(hits: readonly SearchHit[]): string {
   if (hits.length === 0) return 'no results';
   return hits
-    .map((hit, i) => `${i + 1}. ${hit.title} [chunk ${hit.chunkId} · document ${hit.documentId} · ordinal ${hit.ordinal} · score ${hit.score.toFixed(4)}]\n${hit.source}${where(hit.headingPath, hit.page)}\n${hit.text}`)
+    .map(
+      (hit, i) =>
+        `${i + 1}. ${hit.title} [chunk ${hit.chunkId} · document ${hit.documentId} · ordinal ${hit.ordinal} · score ${hit.score.toFixed(4)}]\n${hit.source}${where(hit.headingPath, hit.page)}\n${hit.text}`,
+    )
     .join('\n\n');
 }
 
@@ -248,12 +331,23 @@ function renderHits(hits: readonly SearchHit[]): string {
 function renderAnswer(result: AskResult): CallToolResult {
   const structuredContent = result as unknown as Record<string, unknown>;
   if (result.error || result.finishReason === 'error' || result.finishReason === 'aborted') {
-    return { isError: true, content: [{ type: 'text', text: `${result.error?.code ?? result.finishReason}: ${oneLine(result.error?.message ?? `the run ended (${result.finishReason})`)}` }], structuredContent };
+    return {
+      isError: true,
+      content: [
+        {
+          type: 'text',
+          text: `${result.error?.code ?? result.finishReason}: ${oneLine(result.error?.message ?? `the run ended (${result.finishReason})`)}`,
+        },
+      ],
+      structuredContent,
+    };
   }
   const parts = [result.answer];
   if (result.plan?.length) parts.push(`Plan:\n${result.plan.map((item) => `- [${item.status}] ${item.question}`).join('\n')}`);
   if (result.citations.length) {
-    parts.push(`Citations:\n${result.citations.map((c) => `[${c.id}] ${c.title} (${c.source}${where(c.headingPath, c.page)}) · document ${c.documentId} · chunk ${c.chunkId}`).join('\n')}`);
+    parts.push(
+      `Citations:\n${result.citations.map((c) => `[${c.id}] ${c.title} (${c.source}${where(c.headingPath, c.page)}) · document ${c.documentId} · chunk ${c.chunkId}`).join('\n')}`,
+    );
   } else parts.push('Citations: none');
   if (result.unresolvedCitations.length) parts.push(`Unresolved citations: ${result.unresolvedCitations.join(', ')}`);
   if (result.finishReason !== 'stop') parts.push(`Finish reason: ${result.finishReason}${result.partial ? ' (partial answer)' : ''}`);

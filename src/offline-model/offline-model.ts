@@ -72,7 +72,8 @@ export class OfflineModel implements LanguageModelV3 {
       finishReason: { unified: content.some((part) => part.type === 'tool-call') ? 'tool-calls' : 'stop', raw: undefined },
       // Said in structure too: a not-found answer (the run then ends `no-evidence` without reading
       // words), which answerer gave it and which rule read the question (evaluations report both).
-      providerMetadata: answer === undefined ? undefined : providerMetadataOf({ notFound: isNotFoundAnswer(answer), answeredBy, questionRule }),
+      providerMetadata:
+        answer === undefined ? undefined : providerMetadataOf({ notFound: isNotFoundAnswer(answer), answeredBy, questionRule }),
       usage: {
         inputTokens: { total: inputTokens, noCache: inputTokens, cacheRead: undefined, cacheWrite: undefined },
         outputTokens: { total: outputTokens, text: outputTokens, reasoning: undefined },
@@ -88,7 +89,8 @@ export class OfflineModel implements LanguageModelV3 {
   private decide(options: LanguageModelV3CallOptions): { content: LanguageModelV3Content[]; answeredBy?: string; questionRule?: string } {
     const state = readPromptState(options.prompt);
     // Research mode (the run offers the planner's tools): plan, nested agents, python, critique, report.
-    if ((options.tools ?? []).some((tool) => tool.name === 'rag') && (options.tools ?? []).some((tool) => tool.name === 'plan')) return { content: researchTurn(options, state.question, state.lastUserText), answeredBy: 'research-report' };
+    if ((options.tools ?? []).some((tool) => tool.name === 'rag') && (options.tools ?? []).some((tool) => tool.name === 'plan'))
+      return { content: researchTurn(options, state.question, state.lastUserText), answeredBy: 'research-report' };
     const canSearch = (options.tools ?? []).some((tool) => tool.type === 'function' && tool.name === 'search_knowledge');
     const searches = nextSearches(state, this.tokenizer, { ...this.options, canSearch });
     if (searches) {

@@ -52,7 +52,10 @@ export function relevanceRank(evidence: OfflineEvidence): number {
 
 function textOf(content: unknown): string {
   if (typeof content === 'string') return content;
-  if (Array.isArray(content)) return content.map((part) => (part && typeof part === 'object' && 'text' in part ? String((part as { text: unknown }).text) : '')).join('');
+  if (Array.isArray(content))
+    return content
+      .map((part) => (part && typeof part === 'object' && 'text' in part ? String((part as { text: unknown }).text) : ''))
+      .join('');
   return '';
 }
 
@@ -104,7 +107,16 @@ export function readPromptState(prompt: LanguageModelV3Prompt): PromptState {
             if (isQuestion) known.questionRank = Math.min(known.questionRank ?? rank, rank);
             if (query && !known.foundBy.includes(query)) known.foundBy.push(query);
           } else {
-            evidence.set(block.id, { id: block.id, title: block.title, at: block.at, text: block.text, round: rounds, rank, foundBy: query ? [query] : [], ...(isQuestion ? { questionRank: rank } : {}) });
+            evidence.set(block.id, {
+              id: block.id,
+              title: block.title,
+              at: block.at,
+              text: block.text,
+              round: rounds,
+              rank,
+              foundBy: query ? [query] : [],
+              ...(isQuestion ? { questionRank: rank } : {}),
+            });
           }
         });
       }

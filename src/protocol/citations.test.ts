@@ -20,8 +20,14 @@ describe('the citation-marker grammar', () => {
   for (const [text, ids, unresolved] of MARKERS) {
     it(`reads ${JSON.stringify(text)}`, () => {
       const markers = parseCitationMarkers(text);
-      assert.deepEqual(markers.map((m) => m.ids), ids);
-      assert.deepEqual(markers.map((m) => m.unresolvedIds), unresolved);
+      assert.deepEqual(
+        markers.map((m) => m.ids),
+        ids,
+      );
+      assert.deepEqual(
+        markers.map((m) => m.unresolvedIds),
+        unresolved,
+      );
       for (const m of markers) assert.equal(text.slice(m.start, m.end), m.text, 'start and end locate the marker as written');
       assert.equal(hasCitationMarker(text), ids.length > 0);
     });
@@ -37,6 +43,9 @@ describe('the citation-marker grammar', () => {
   });
 
   it('rewrites each marker, knowing its ids', () => {
-    assert.equal(rewriteCitationMarkers('A [E1; e2]. B [E3].', (m) => `(${m.ids.join('+')})`), 'A (E1+E2). B (E3).');
+    assert.equal(
+      rewriteCitationMarkers('A [E1; e2]. B [E3].', (m) => `(${m.ids.join('+')})`),
+      'A (E1+E2). B (E3).',
+    );
   });
 });

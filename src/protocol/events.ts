@@ -5,7 +5,16 @@ import type { IndexIdentity } from '../store/types.ts';
  * consume these; `run-finish` is always the last event and always carries a finish reason.
  */
 export type FinishReason = 'stop' | 'max-steps' | 'budget' | 'stagnation' | 'no-evidence' | 'needs-approval' | 'error' | 'aborted';
-export const FINISH_REASONS: readonly FinishReason[] = ['stop', 'max-steps', 'budget', 'stagnation', 'no-evidence', 'needs-approval', 'error', 'aborted'];
+export const FINISH_REASONS: readonly FinishReason[] = [
+  'stop',
+  'max-steps',
+  'budget',
+  'stagnation',
+  'no-evidence',
+  'needs-approval',
+  'error',
+  'aborted',
+];
 
 export interface Usage {
   inputTokens: number;
@@ -96,14 +105,43 @@ type AgentEventBody =
    * `textTools`: the model used the text tool protocol (what a replay must use too); `index`: which
    * index, at which generation, the run read (replay refuses another).
    */
-  | { type: 'run-start'; runId: string; question: string; mode: string; model: string; textTools: boolean; time: string; index?: IndexIdentity; maxSteps?: number }
+  | {
+      type: 'run-start';
+      runId: string;
+      question: string;
+      mode: string;
+      model: string;
+      textTools: boolean;
+      time: string;
+      index?: IndexIdentity;
+      maxSteps?: number;
+    }
   | { type: 'step-start'; step: number }
   | { type: 'thinking-delta'; step: number; delta: string }
   | { type: 'text-delta'; step: number; delta: string }
   /** Everything the model produced in one turn: what `dossier replay` feeds back. */
-  | { type: 'model-output'; step: number; text: string; toolCalls: ToolCallRecord[]; usage: Usage; ms: number; /** What the model declared in structure (protocol/model-metadata.ts). */ notFound?: true; answeredBy?: string; questionRule?: string }
+  | {
+      type: 'model-output';
+      step: number;
+      text: string;
+      toolCalls: ToolCallRecord[];
+      usage: Usage;
+      ms: number /** What the model declared in structure (protocol/model-metadata.ts). */;
+      notFound?: true;
+      answeredBy?: string;
+      questionRule?: string;
+    }
   | { type: 'tool-call'; step: number; toolCallId: string; toolName: string; input: unknown }
-  | { type: 'tool-result'; step: number; toolCallId: string; toolName: string; ok: boolean; summary: string; evidenceIds: string[]; ms: number }
+  | {
+      type: 'tool-result';
+      step: number;
+      toolCallId: string;
+      toolName: string;
+      ok: boolean;
+      summary: string;
+      evidenceIds: string[];
+      ms: number;
+    }
   | { type: 'evidence-added'; step: number; evidence: EvidenceSummary }
   | { type: 'citation'; citation: Citation }
   | { type: 'citation-unresolved'; id: string }
@@ -118,7 +156,16 @@ type AgentEventBody =
    * `final`: the critique of the answer delivered (then `warnings` too: open sub-questions); `model`: the
    * model that judged ("offline" for the word-match critique).
    */
-  | { type: 'critique'; step: number; checks: ClaimCheck[]; openQuestions: string[]; findings?: Finding[]; final?: true; warnings?: RunWarning[]; model?: string }
+  | {
+      type: 'critique';
+      step: number;
+      checks: ClaimCheck[];
+      openQuestions: string[];
+      findings?: Finding[];
+      final?: true;
+      warnings?: RunWarning[];
+      model?: string;
+    }
   /** The run paused before its final answer; `dossier approve <runId>` (or deny) decides. */
   | { type: 'approval-required'; runId: string; reason: string }
   /** Who approved or denied a paused run, and when. */

@@ -192,7 +192,11 @@ export interface HttpRoutes {
   'GET /v1/me': { response: Me };
   'POST /v1/users': { body: CreateUserRequest; response: { userId: string; apiKey: string } };
   'POST /v1/keys': { body: CreateKeyRequest; response: { apiKey: string } };
-  'PUT /v1/collections/{collection}/members/{user}': { params: { collection: string; user: string }; body: GrantRequest; response: { collection: string; user: string; role: Role } };
+  'PUT /v1/collections/{collection}/members/{user}': {
+    params: { collection: string; user: string };
+    body: GrantRequest;
+    response: { collection: string; user: string; role: Role };
+  };
 }
 
 export type RouteKey = keyof HttpRoutes;

@@ -26,7 +26,9 @@ export function modelMetadata(providerMetadata: unknown): DossierModelMetadata {
 }
 
 /** The provider metadata that says `metadata` (undefined when there is nothing to say). */
-export function providerMetadataOf(metadata: DossierModelMetadata): { dossier: { notFound?: true; answeredBy?: string; questionRule?: string } } | undefined {
+export function providerMetadataOf(
+  metadata: DossierModelMetadata,
+): { dossier: { notFound?: true; answeredBy?: string; questionRule?: string } } | undefined {
   const dossier = {
     ...(metadata.notFound ? { notFound: true as const } : {}),
     ...(metadata.answeredBy ? { answeredBy: metadata.answeredBy } : {}),

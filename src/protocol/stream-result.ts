@@ -14,7 +14,12 @@ export function streamResult(result: LanguageModelV3GenerateResult): { stream: R
       parts.push({ type: 'text-end', id });
     } else parts.push(part as LanguageModelV3StreamPart);
   });
-  parts.push({ type: 'finish', usage: result.usage, finishReason: result.finishReason, ...(result.providerMetadata ? { providerMetadata: result.providerMetadata } : {}) });
+  parts.push({
+    type: 'finish',
+    usage: result.usage,
+    finishReason: result.finishReason,
+    ...(result.providerMetadata ? { providerMetadata: result.providerMetadata } : {}),
+  });
   return {
     stream: new ReadableStream<LanguageModelV3StreamPart>({
       start(controller) {

@@ -80,7 +80,15 @@ for (const provider of providers) {
 
     const call = (overrides: Partial<CallModelParams> = {}) =>
       // maxOutputTokens: Anthropic's client warns on every call for a model id it does not know otherwise.
-      callModel({ model: harness.model, system: 'Be brief.', messages: question, tools, timeoutMs: 5_000, maxOutputTokens: 1_000, ...overrides });
+      callModel({
+        model: harness.model,
+        system: 'Be brief.',
+        messages: question,
+        tools,
+        timeoutMs: 5_000,
+        maxOutputTokens: 1_000,
+        ...overrides,
+      });
 
     test('streams text in several deltas, in order, with usage', async () => {
       const text = 'The Eiffel Tower stands in Paris, on the Champ de Mars.';
@@ -158,7 +166,14 @@ for (const provider of providers) {
           ...first.rawOutput.messages,
           {
             role: 'tool',
-            content: [{ type: 'tool-result', toolCallId: toolCall.toolCallId, toolName: toolCall.toolName, output: { type: 'text', value: 'evidence-17: The tower is in Paris.' } }],
+            content: [
+              {
+                type: 'tool-result',
+                toolCallId: toolCall.toolCallId,
+                toolName: toolCall.toolName,
+                output: { type: 'text', value: 'evidence-17: The tower is in Paris.' },
+              },
+            ],
           },
         ],
       });
@@ -175,7 +190,11 @@ for (const provider of providers) {
 
     test('500 then success is retried; persistent 500 fails with one line after the retries', async () => {
       // retry-after-ms keeps the SDK's 2 s backoff out of the test; the retry decision is the SDK's.
-      const fault: ChatTurn | { type: 'status'; status: number; headers: Record<string, string> } = { type: 'status', status: 500, headers: { 'retry-after-ms': '1' } };
+      const fault: ChatTurn | { type: 'status'; status: number; headers: Record<string, string> } = {
+        type: 'status',
+        status: 500,
+        headers: { 'retry-after-ms': '1' },
+      };
       harness.route.enqueue(fault);
       harness.route.enqueue({ type: 'text', text: 'Paris.' });
       assert.equal((await call()).text, 'Paris.');
@@ -218,7 +237,10 @@ for (const provider of providers) {
       // Retry-After 30 s cannot fit into a 1 s call: no point waiting for it.
       harness.route.enqueue({ type: 'status', status: 503, headers: { 'retry-after': '30' } }, 3);
       const started = Date.now();
-      await assert.rejects(call({ timeoutMs: 1_000 }), (e: unknown) => DossierError.isInstance(e) && e.code === 'remote-failed' && /HTTP 503/.test(e.message));
+      await assert.rejects(
+        call({ timeoutMs: 1_000 }),
+        (e: unknown) => DossierError.isInstance(e) && e.code === 'remote-failed' && /HTTP 503/.test(e.message),
+      );
       assert.ok(Date.now() - started < 900);
       assert.equal(harness.route.requests.length, 1);
     });
@@ -226,7 +248,10 @@ for (const provider of providers) {
     test('a hanging server hits the timeout', async () => {
       harness.route.enqueue({ type: 'hang' });
       const started = Date.now();
-      await assert.rejects(call({ timeoutMs: 300 }), (e: unknown) => DossierError.isInstance(e) && e.code === 'remote-timeout' && /timed out after 300 ms/.test(e.message));
+      await assert.rejects(
+        call({ timeoutMs: 300 }),
+        (e: unknown) => DossierError.isInstance(e) && e.code === 'remote-timeout' && /timed out after 300 ms/.test(e.message),
+      );
       assert.ok(Date.now() - started < 2_000);
     });
 
@@ -260,7 +285,10 @@ for (const provider of providers) {
 
     test('a dropped connection, mid-stream cut and malformed stream are one-line errors', async () => {
       harness.route.enqueue({ type: 'drop' });
-      await assert.rejects(call({ maxRetries: 0 }), (e: unknown) => DossierError.isInstance(e) && e.code === 'remote-failed' && !e.message.includes('\n'));
+      await assert.rejects(
+        call({ maxRetries: 0 }),
+        (e: unknown) => DossierError.isInstance(e) && e.code === 'remote-failed' && !e.message.includes('\n'),
+      );
       harness.route.enqueue({ type: 'text', text: 'one two three four', interrupt: { afterEvents: 3, mode: 'drop' } });
       await assert.rejects(call({ maxRetries: 0 }), (e: unknown) => DossierError.isInstance(e) && e.code === 'remote-failed');
       harness.route.enqueue({ type: 'malformed' });
@@ -322,5 +350,8 @@ test('connection refused fails fast as remote-unreachable, without retries', asy
 test('an unknown host fails as remote-unreachable', async () => {
   const model = createOpenAICompatible({ name: 'compat', baseURL: 'http://no-such-host.invalid/v1' }).chatModel('local-test');
   // `.invalid` never resolves (RFC 2606); the resolver's speed is not ours to test, only that the host is not retried.
-  await assert.rejects(callModel({ model, messages: question, timeoutMs: 10_000 }), (e: unknown) => DossierError.isInstance(e) && e.code === 'remote-unreachable' && !/attempts/.test(e.message));
+  await assert.rejects(
+    callModel({ model, messages: question, timeoutMs: 10_000 }),
+    (e: unknown) => DossierError.isInstance(e) && e.code === 'remote-unreachable' && !/attempts/.test(e.message),
+  );
 });

@@ -108,7 +108,12 @@ export async function callModel(params: CallModelParams): Promise<ModelCallResul
 }
 
 /** One request: its result, or its failure and whether any output had already reached the callbacks. */
-async function attemptCall(params: CallModelParams, signal: AbortSignal): Promise<{ result: ModelCallResult; failure?: undefined; streamed?: undefined } | { result?: undefined; failure: unknown; streamed: boolean }> {
+async function attemptCall(
+  params: CallModelParams,
+  signal: AbortSignal,
+): Promise<
+  { result: ModelCallResult; failure?: undefined; streamed?: undefined } | { result?: undefined; failure: unknown; streamed: boolean }
+> {
   const text: string[] = [];
   const reasoning: string[] = [];
   const toolCalls: ModelToolCall[] = [];
@@ -244,7 +249,8 @@ function unreachableCode(error: unknown, depth = 0): string | undefined {
   const code = (error as { code?: unknown }).code;
   if (typeof code === 'string' && UNREACHABLE_CODES.has(code)) return code;
   // Happy eyeballs: every address refused, one error each.
-  if (error instanceof AggregateError) for (const inner of error.errors) if (unreachableCode(inner, depth + 1)) return unreachableCode(inner, depth + 1);
+  if (error instanceof AggregateError)
+    for (const inner of error.errors) if (unreachableCode(inner, depth + 1)) return unreachableCode(inner, depth + 1);
   return unreachableCode((error as { cause?: unknown }).cause, depth + 1);
 }
 
@@ -259,7 +265,9 @@ export function failureError(failures: unknown[], label: string): DossierError {
 
 function toToolSet(tools: Record<string, ModelTool>): ToolSet {
   // No `execute`: the SDK returns the calls instead of running them.
-  return Object.fromEntries(Object.entries(tools).map(([name, t]) => [name, tool({ description: t.description, inputSchema: t.inputSchema })]));
+  return Object.fromEntries(
+    Object.entries(tools).map(([name, t]) => [name, tool({ description: t.description, inputSchema: t.inputSchema })]),
+  );
 }
 
 /** The caller's abort wins over a timeout, and both over whatever error the abort caused in flight. */

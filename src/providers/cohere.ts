@@ -24,10 +24,15 @@ export const cohereCompatibleProvider: Provider = {
   name: 'cohere-compatible',
   reranker: ({ env, spec, modelId }, settings) => {
     const baseURL = env.DOSSIER_RERANKER_BASE_URL;
-    if (!baseURL) throw new DossierError('config', `DOSSIER_RERANKER_BASE_URL is not set (needed for ${spec}; the URL that /rerank is appended to)`);
+    if (!baseURL)
+      throw new DossierError('config', `DOSSIER_RERANKER_BASE_URL is not set (needed for ${spec}; the URL that /rerank is appended to)`);
     const apiKey = env.DOSSIER_RERANKER_API_KEY || undefined;
     // Without a key no Authorization header is sent (the SDK would otherwise insist on COHERE_API_KEY).
-    const cohere = createCohere({ baseURL, apiKey: apiKey ?? 'unused', headers: apiKey ? undefined : { Authorization: undefined as unknown as string } });
+    const cohere = createCohere({
+      baseURL,
+      apiKey: apiKey ?? 'unused',
+      headers: apiKey ? undefined : { Authorization: undefined as unknown as string },
+    });
     return new AiSdkReranker(cohere.reranking(modelId), { ...settings, provider: 'cohere-compatible' });
   },
 };

@@ -54,16 +54,26 @@ export interface ResolveOptions {
   language?: string;
 }
 
-async function provide(spec: string, kind: 'model' | 'embedder' | 'reranker', options: ResolveOptions): Promise<{ provider: Provider; context: ProviderContext; parsed: ParsedSpec }> {
+async function provide(
+  spec: string,
+  kind: 'model' | 'embedder' | 'reranker',
+  options: ResolveOptions,
+): Promise<{ provider: Provider; context: ProviderContext; parsed: ParsedSpec }> {
   const parsed = parseSpec(spec);
   const name = parsed.provider || 'offline';
   const load = PROVIDERS[name];
-  if (!load) throw new DossierError('config', `unknown ${kind} provider "${name}" in "${spec}" (expected one of: ${PROVIDER_NAMES.join(', ')})`);
+  if (!load)
+    throw new DossierError('config', `unknown ${kind} provider "${name}" in "${spec}" (expected one of: ${PROVIDER_NAMES.join(', ')})`);
   const provider = await load();
   if (provider.needsModelId !== false && parsed.modelId === '') {
     throw new DossierError('config', `${kind} "${spec}" names no model (expected ${name}:<model>)`);
   }
-  const context = { spec: `${kind} ${spec}`, modelId: parsed.modelId, env: options.env ?? process.env, language: options.language ?? 'english' };
+  const context = {
+    spec: `${kind} ${spec}`,
+    modelId: parsed.modelId,
+    env: options.env ?? process.env,
+    language: options.language ?? 'english',
+  };
   return { provider, context, parsed: { ...parsed, provider: name } };
 }
 
@@ -98,7 +108,10 @@ export async function resolveEmbedder(spec: string, options: ResolveOptions & { 
  * A reranker spec (`cohere:rerank-v3.5`, `cohere-compatible:<model>`), or `none` for no reranker.
  * Offline there is no reranker: `offline` is refused with a message saying so.
  */
-export async function resolveReranker(spec: string, options: ResolveOptions & { settings?: RerankerSettings } = {}): Promise<Reranker | undefined> {
+export async function resolveReranker(
+  spec: string,
+  options: ResolveOptions & { settings?: RerankerSettings } = {},
+): Promise<Reranker | undefined> {
   const trimmed = spec.trim();
   if (trimmed === 'none') return undefined;
   const expected = `expected ${RERANKER_PROVIDERS.map((name) => `${name}:<model>`).join(' or ')}, or none`;

@@ -13,5 +13,6 @@ function client({ env, spec }: ProviderContext) {
 export const openaiCompatibleProvider: Provider = {
   name: 'openai-compatible',
   languageModel: (context) => client(context).chatModel(context.modelId),
-  embedder: (context, settings) => AiSdkEmbedder.create(client(context).embeddingModel(context.modelId), { ...settings, provider: 'openai-compatible' }),
+  embedder: (context, settings) =>
+    AiSdkEmbedder.create(client(context).embeddingModel(context.modelId), { ...settings, provider: 'openai-compatible' }),
 };

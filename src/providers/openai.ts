@@ -23,5 +23,9 @@ export const openaiProvider: Provider = {
   // Chat completions rather than the Responses API: it is what OPENAI_BASE_URL proxies and compatible gateways implement.
   languageModel: (context) => client(context).chat(context.modelId),
   embedder: (context, settings) =>
-    AiSdkEmbedder.create(client(context).embedding(context.modelId), { ...settings, provider: 'openai', dimensions: settings.dimensions ?? KNOWN_DIMENSIONS[context.modelId] }),
+    AiSdkEmbedder.create(client(context).embedding(context.modelId), {
+      ...settings,
+      provider: 'openai',
+      dimensions: settings.dimensions ?? KNOWN_DIMENSIONS[context.modelId],
+    }),
 };

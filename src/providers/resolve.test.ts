@@ -19,7 +19,12 @@ after(async () => {
 /** One real round trip through the resolved model, so keys and base URLs are proven, not just read. */
 async function ask(spec: string, env: Record<string, string>): Promise<string> {
   const resolved = await resolveModel(spec, { env });
-  const result = await callModel({ model: resolved.model, messages: [{ role: 'user', content: 'hi' }], timeoutMs: 5_000, maxOutputTokens: 100 });
+  const result = await callModel({
+    model: resolved.model,
+    messages: [{ role: 'user', content: 'hi' }],
+    timeoutMs: 5_000,
+    maxOutputTokens: 100,
+  });
   return result.text;
 }
 
@@ -36,7 +41,10 @@ test('openai:<model> uses OPENAI_API_KEY and OPENAI_BASE_URL over chat completio
   assert.equal(resolved.supportsTools, true);
   assert.equal(resolved.model.modelId, 'gpt-4o-mini');
   openai.reset();
-  assert.equal(await ask('openai:gpt-4o-mini', { OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: openai.baseURL }), 'Hello from the protocol server.');
+  assert.equal(
+    await ask('openai:gpt-4o-mini', { OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: openai.baseURL }),
+    'Hello from the protocol server.',
+  );
   assert.equal(openai.chat.requests[0].headers.authorization, 'Bearer sk-test');
   assert.equal((openai.chat.requests[0].body as { model: string }).model, 'gpt-4o-mini');
 });
@@ -66,7 +74,10 @@ test('ollama:<model> splits at the first colon and #text-tools turns native tool
 
 test('openai-compatible:<model> needs DOSSIER_BASE_URL and sends DOSSIER_API_KEY', async () => {
   openai.reset();
-  assert.equal(await ask('openai-compatible:my-model', { DOSSIER_BASE_URL: openai.baseURL, DOSSIER_API_KEY: 'sk-test' }), 'Hello from the protocol server.');
+  assert.equal(
+    await ask('openai-compatible:my-model', { DOSSIER_BASE_URL: openai.baseURL, DOSSIER_API_KEY: 'sk-test' }),
+    'Hello from the protocol server.',
+  );
   assert.equal(openai.chat.requests[0].headers.authorization, 'Bearer sk-test');
 });
 

@@ -88,15 +88,26 @@ export function parseCritiqueReply(text: string): { verdicts: z.infer<typeof rep
 }
 
 /** The critique prompt: the question, the numbered claims with their ids, the cited passages fenced, the computed results. */
-export function critiquePrompt(question: string, claims: ReadonlyArray<{ claim: string; citations: string[] }>, ledger: EvidenceLedger): string {
+export function critiquePrompt(
+  question: string,
+  claims: ReadonlyArray<{ claim: string; citations: string[] }>,
+  ledger: EvidenceLedger,
+): string {
   const ids = [...new Set(claims.flatMap((c) => c.citations))];
   const passages = ids.flatMap((id) => {
     const entry = ledger.get(id);
     if (!entry) return [];
     const at = entry.chunk.headingPath.join(' > ');
-    return [`${FENCE_OPEN} id=${entry.id} title="${defuseAttribute(entry.chunk.title)}"${at ? ` at="${defuseAttribute(at)}"` : ''}\n${defuse(entry.chunk.text)}\n${FENCE_CLOSE}`];
+    return [
+      `${FENCE_OPEN} id=${entry.id} title="${defuseAttribute(entry.chunk.title)}"${at ? ` at="${defuseAttribute(at)}"` : ''}\n${defuse(entry.chunk.text)}\n${FENCE_CLOSE}`,
+    ];
   });
-  const computed = ledger.computed().map((entry) => `${FENCE_OPEN} id=${entry.id} title="computed result (python)"\ncode:\n${defuse(entry.input)}\nprinted:\n${defuse(entry.text)}\n${FENCE_CLOSE}`);
+  const computed = ledger
+    .computed()
+    .map(
+      (entry) =>
+        `${FENCE_OPEN} id=${entry.id} title="computed result (python)"\ncode:\n${defuse(entry.input)}\nprinted:\n${defuse(entry.text)}\n${FENCE_CLOSE}`,
+    );
   return [
     `QUESTION: ${question}`,
     '',
@@ -127,7 +138,8 @@ export function modelCritic(model: AgentModel, options: { modelTimeoutMs?: numbe
     async critique({ draft, ledger, plan, question, signal }) {
       const base = critiqueDraft(draft, evidenceOf(ledger), plan, { question, computed: computedOf(ledger) });
       // What the word-match critique settles without reading: no citation, or ids that resolve to nothing.
-      const settled = (check: ClaimCheck) => check.verdict === 'uncited' || check.verdict === 'unresolved' || check.reason === 'the answer itself marks it uncertain';
+      const settled = (check: ClaimCheck) =>
+        check.verdict === 'uncited' || check.verdict === 'unresolved' || check.reason === 'the answer itself marks it uncertain';
       const toJudge = base.checks.filter((check) => !settled(check));
       if (!toJudge.length) return base;
       const claims = toJudge.map((check) => ({ claim: check.claim, citations: check.citations }));
@@ -148,16 +160,27 @@ export function modelCritic(model: AgentModel, options: { modelTimeoutMs?: numbe
         text = result.text;
       } catch (error) {
         if (signal?.aborted || (error as Error)?.name === 'AbortError') throw error;
-        return { ...base, checks: base.checks.filter((check) => !toJudge.includes(check)), problems: [`the critique model failed: ${oneLine(error)}`] };
+        return {
+          ...base,
+          checks: base.checks.filter((check) => !toJudge.includes(check)),
+          problems: [`the critique model failed: ${oneLine(error)}`],
+        };
       }
       const parsed = parseCritiqueReply(text);
-      if ('problem' in parsed) return { ...base, checks: base.checks.filter((check) => !toJudge.includes(check)), problems: [parsed.problem] };
+      if ('problem' in parsed)
+        return { ...base, checks: base.checks.filter((check) => !toJudge.includes(check)), problems: [parsed.problem] };
       const judged = new Map<ClaimCheck, ClaimCheck>();
       const problems: string[] = [];
       toJudge.forEach((check, i) => {
         const verdict = parsed.verdicts.find((v) => v.n === i + 1);
         if (!verdict) problems.push(`the critique model gave no verdict for claim ${i + 1}: "${check.claim.slice(0, 120)}"`);
-        else judged.set(check, { claim: check.claim, citations: check.citations, verdict: verdict.verdict, reason: verdict.reason.trim() || `${verdict.verdict} (${model.id})` });
+        else
+          judged.set(check, {
+            claim: check.claim,
+            citations: check.citations,
+            verdict: verdict.verdict,
+            reason: verdict.reason.trim() || `${verdict.verdict} (${model.id})`,
+          });
       });
       const checks = base.checks.flatMap((check) => (toJudge.includes(check) ? (judged.has(check) ? [judged.get(check)!] : []) : [check]));
       return { checks, openQuestions: base.openQuestions, ...(problems.length ? { problems } : {}) };
@@ -169,4 +192,3 @@ export function modelCritic(model: AgentModel, options: { modelTimeoutMs?: numbe
 export function criticFor(model: AgentModel, options: { modelTimeoutMs?: number; maxRetries?: number } = {}): Critic {
   return model.id === 'offline' ? wordMatchCritic() : modelCritic(model, options);
 }
-

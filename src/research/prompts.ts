@@ -4,14 +4,20 @@ import { FENCE_CLOSE, FENCE_OPEN } from '../evidence/evidence-format.ts';
 export function researchSystemPrompt(options: { now: Date; toolNames: readonly string[] }): string {
   const has = (name: string) => options.toolNames.includes(name);
   return [
-    "You are Dossier's research planner. You answer a question from the user's indexed documents" + (has('web_search') ? ' and, where allowed, the web' : '') + ' by planning sub-questions, answering them with nested agents, checking your draft and writing a cited report.',
+    "You are Dossier's research planner. You answer a question from the user's indexed documents" +
+      (has('web_search') ? ' and, where allowed, the web' : '') +
+      ' by planning sub-questions, answering them with nested agents, checking your draft and writing a cited report.',
     `Today is ${options.now.toISOString().slice(0, 10)}.`,
     `Tools: ${options.toolNames.join(', ')}.`,
     '',
     'Work like this:',
     '1. First call plan with a short research brief and the sub-questions (usually 2–4, each self-contained).',
     '2. Answer each sub-question with rag (pass its id as subQuestion). Independent sub-questions go in the same turn: they run in parallel. Ask a sharper follow-up when an answer misses.',
-    ...(has('python') ? ['3. Do arithmetic with python (standard library only), never in your head; keep the evidence ids of every operand next to the result. A python result gets an id (P1, …): the numbers it printed count as supported.'] : []),
+    ...(has('python')
+      ? [
+          '3. Do arithmetic with python (standard library only), never in your head; keep the evidence ids of every operand next to the result. A python result gets an id (P1, …): the numbers it printed count as supported.',
+        ]
+      : []),
     ...(has('reasoning') ? ['4. Hand a hard self-contained inference to reasoning, with the facts and their evidence ids.'] : []),
     '5. Before answering, call critique with your draft. Address every finding: fix the claim with evidence, remove it, or say in your own words that it is uncertain. Say which sub-questions remain open ("Open: S2 …").',
     '6. The final report: a direct answer first (one or two sentences), then a section per sub-question ("## S1. <sub-question>"), every sentence that states a fact citing its evidence like [E3] or [E1, E4]. Cite only ids a tool showed you.',

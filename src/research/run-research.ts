@@ -26,7 +26,8 @@ export const RESEARCH_DEFAULTS = {
   nested: { maxSteps: 10, tokenBudget: AGENT_DEFAULTS.tokenBudget, timeBudgetSeconds: 180 },
 };
 
-export interface ResearchOptions extends Omit<AgentOptions, 'mode' | 'systemPrompt' | 'tools' | 'reviewAnswer' | 'beforeFinalAnswer' | 'ledger' | 'path'> {
+export interface ResearchOptions
+  extends Omit<AgentOptions, 'mode' | 'systemPrompt' | 'tools' | 'reviewAnswer' | 'beforeFinalAnswer' | 'ledger' | 'path'> {
   /** Model for the `reasoning` tool (`--reasoning-model`); default the main model. */
   reasoningModel?: AgentModel;
   /** Model that judges drafts and the final answer claim by claim (`--critique-model`); default the main model. The offline model critiques by word match. */
@@ -68,16 +69,29 @@ export async function runResearch(options: ResearchOptions): Promise<ResearchRes
   const reads = new ReadBudget(options.ledger?.maxDistinct);
   const nested = { ...RESEARCH_DEFAULTS.nested, ...options.nested };
   const nestedTools = () => ragTools().filter((tool) => allow(tool.name));
-  const critic = criticFor(options.critiqueModel ?? options.model, { modelTimeoutMs: options.modelTimeoutMs, maxRetries: options.maxRetries });
+  const critic = criticFor(options.critiqueModel ?? options.model, {
+    modelTimeoutMs: options.modelTimeoutMs,
+    maxRetries: options.maxRetries,
+  });
   const builtIn: AgentTool[] = [
     planTool(state),
-    ragTool(state, { model: options.model, tools: nestedTools, maxSteps: nested.maxSteps, tokenBudget: nested.tokenBudget, timeBudgetSeconds: nested.timeBudgetSeconds, reads, modelTimeoutMs: options.modelTimeoutMs }),
+    ragTool(state, {
+      model: options.model,
+      tools: nestedTools,
+      maxSteps: nested.maxSteps,
+      tokenBudget: nested.tokenBudget,
+      timeBudgetSeconds: nested.timeBudgetSeconds,
+      reads,
+      modelTimeoutMs: options.modelTimeoutMs,
+    }),
     reasoningTool(options.reasoningModel ?? options.model, { modelTimeoutMs: options.modelTimeoutMs }),
     critiqueTool(state, critic),
     ...ragTools(),
   ];
   // Tools passed in add to the planner's own (one of the same name is the built-in one, not a second).
-  const planner = [...builtIn, ...(options.tools ?? []).filter((tool) => !builtIn.some((own) => own.name === tool.name))].filter((tool) => allow(tool.name));
+  const planner = [...builtIn, ...(options.tools ?? []).filter((tool) => !builtIn.some((own) => own.name === tool.name))].filter((tool) =>
+    allow(tool.name),
+  );
   let rounds = 0;
   let last: Critique = { checks: [], openQuestions: [] };
   let sentBack = false;
@@ -96,9 +110,21 @@ export async function runResearch(options: ResearchOptions): Promise<ResearchRes
   const warnings = (): RunWarning[] =>
     state.plan
       .filter((item) => item.status !== 'answered')
-      .map((item) => ({ by: 'planner', subQuestion: item.id, message: `${item.id}: ${item.question} (${item.status === 'failed' ? 'its nested agent failed' : 'not answered from the evidence'})` }));
+      .map((item) => ({
+        by: 'planner',
+        subQuestion: item.id,
+        message: `${item.id}: ${item.question} (${item.status === 'failed' ? 'its nested agent failed' : 'not answered from the evidence'})`,
+      }));
   const report = (step: number, critique: Critique, final: boolean) =>
-    options.onEvent?.({ type: 'critique', step, checks: critique.checks, openQuestions: critique.openQuestions, findings: findingsOf(critique), model: critic.model, ...(final ? { final: true as const, warnings: warnings() } : {}) });
+    options.onEvent?.({
+      type: 'critique',
+      step,
+      checks: critique.checks,
+      openQuestions: critique.openQuestions,
+      findings: findingsOf(critique),
+      model: critic.model,
+      ...(final ? { final: true as const, warnings: warnings() } : {}),
+    });
 
   const result = await runAgent({
     ...options,
@@ -134,7 +160,10 @@ export async function runResearch(options: ResearchOptions): Promise<ResearchRes
       report(step, last, true);
     },
   });
-  const usage = { inputTokens: result.usage.inputTokens + critic.usage.inputTokens, outputTokens: result.usage.outputTokens + critic.usage.outputTokens };
+  const usage = {
+    inputTokens: result.usage.inputTokens + critic.usage.inputTokens,
+    outputTokens: result.usage.outputTokens + critic.usage.outputTokens,
+  };
   return {
     ...result,
     usage,

@@ -25,7 +25,10 @@ export class ResearchState {
 
   /** The plan item a nested agent answers: the one named, or the one with the same question. */
   planItemFor(question: string, named?: string): PlanItem | undefined {
-    return this.plan.find((item) => item.id.toLowerCase() === named?.toLowerCase()) ?? this.plan.find((item) => item.question.toLowerCase() === question.toLowerCase());
+    return (
+      this.plan.find((item) => item.id.toLowerCase() === named?.toLowerCase()) ??
+      this.plan.find((item) => item.question.toLowerCase() === question.toLowerCase())
+    );
   }
 
   /** The key a draft's critique is kept under: the draft and where the plan stands. */

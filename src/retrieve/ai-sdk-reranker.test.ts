@@ -12,7 +12,8 @@ after(() => server.close());
 beforeEach(() => server.reset());
 
 const model = (apiKey = 'test-key') => createCohere({ baseURL: server.baseURL, apiKey }).reranking('rerank-test');
-const reranker = (options: ConstructorParameters<typeof AiSdkReranker>[1] = {}) => new AiSdkReranker(model(), { provider: 'cohere', ...options });
+const reranker = (options: ConstructorParameters<typeof AiSdkReranker>[1] = {}) =>
+  new AiSdkReranker(model(), { provider: 'cohere', ...options });
 const documents = ['alpha passage', 'beta passage', 'gamma passage'];
 
 async function rejects(promise: Promise<unknown>, code: string, pattern: RegExp): Promise<void> {
@@ -61,7 +62,11 @@ describe('AiSdkReranker over Cohere /v2/rerank', () => {
 
   it('retries a 5xx and gives up with the status and the attempts', async () => {
     server.rerank.enqueue({ type: 'status', status: 503, headers: { 'retry-after': '0' } }, 3);
-    await rejects(reranker({ maxRetries: 2 }).rerank('q', documents), 'remote-failed', /HTTP 503: scripted 503 \(gave up after 3 attempts\)/);
+    await rejects(
+      reranker({ maxRetries: 2 }).rerank('q', documents),
+      'remote-failed',
+      /HTTP 503: scripted 503 \(gave up after 3 attempts\)/,
+    );
     assert.equal(server.rerank.requests.length, 3);
   });
 
@@ -73,7 +78,11 @@ describe('AiSdkReranker over Cohere /v2/rerank', () => {
 
   it('a server that never answers is remote-timeout', async () => {
     server.rerank.enqueue({ type: 'hang' });
-    await rejects(reranker({ timeoutMs: 200 }).rerank('q', documents), 'remote-timeout', /^reranker cohere:rerank-test timed out after 200 ms$/);
+    await rejects(
+      reranker({ timeoutMs: 200 }).rerank('q', documents),
+      'remote-timeout',
+      /^reranker cohere:rerank-test timed out after 200 ms$/,
+    );
   });
 
   it('a dropped connection is a clear failure', async () => {
@@ -122,12 +131,16 @@ describe('resolveReranker', () => {
   it('cohere-compatible:<model> takes DOSSIER_RERANKER_BASE_URL, and sends no Authorization without a key', async () => {
     const open = await startCohereServer();
     try {
-      const resolved = await resolveReranker('cohere-compatible:BAAI/bge-reranker-base', { env: { DOSSIER_RERANKER_BASE_URL: `${open.url}/v1` } });
+      const resolved = await resolveReranker('cohere-compatible:BAAI/bge-reranker-base', {
+        env: { DOSSIER_RERANKER_BASE_URL: `${open.url}/v1` },
+      });
       assert.equal(resolved?.id, 'cohere-compatible:BAAI/bge-reranker-base');
       assert.equal((await resolved!.rerank('q', documents)).length, 3);
       assert.equal(open.rerankV1.requests.length, 1);
       assert.equal(open.rerankV1.requests[0].headers.authorization, undefined);
-      const keyed = await resolveReranker('cohere-compatible:m', { env: { DOSSIER_RERANKER_BASE_URL: server.baseURL, DOSSIER_RERANKER_API_KEY: 'test-key' } });
+      const keyed = await resolveReranker('cohere-compatible:m', {
+        env: { DOSSIER_RERANKER_BASE_URL: server.baseURL, DOSSIER_RERANKER_API_KEY: 'test-key' },
+      });
       assert.equal((await keyed!.rerank('q', documents)).length, 3);
     } finally {
       await open.close();
@@ -139,11 +152,19 @@ describe('resolveReranker', () => {
   });
 
   const refused: [string, Record<string, string>, RegExp][] = [
-    ['offline', {}, /^there is no offline reranker \(reranker "offline"\): without one the fused order stands; expected cohere:<model> or cohere-compatible:<model>, or none$/],
+    [
+      'offline',
+      {},
+      /^there is no offline reranker \(reranker "offline"\): without one the fused order stands; expected cohere:<model> or cohere-compatible:<model>, or none$/,
+    ],
     ['cohere:rerank-v3.5', {}, /^COHERE_API_KEY is not set \(needed for reranker cohere:rerank-v3.5\)$/],
     ['cohere-compatible:m', {}, /^DOSSIER_RERANKER_BASE_URL is not set/],
     ['cohere', { COHERE_API_KEY: 'k' }, /^reranker "cohere" names no model \(expected cohere:<model>\)$/],
-    ['openai:gpt-4o-mini', { OPENAI_API_KEY: 'k' }, /^provider "openai" has no rerankers \(in "openai:gpt-4o-mini"; expected cohere:<model> or cohere-compatible:<model>, or none\)$/],
+    [
+      'openai:gpt-4o-mini',
+      { OPENAI_API_KEY: 'k' },
+      /^provider "openai" has no rerankers \(in "openai:gpt-4o-mini"; expected cohere:<model> or cohere-compatible:<model>, or none\)$/,
+    ],
     ['voyage:rerank-2', {}, /^unknown reranker provider "voyage" in "voyage:rerank-2"/],
   ];
   for (const [spec, specEnv, message] of refused) {

@@ -30,7 +30,10 @@ export class AiSdkReranker implements Reranker {
     options: AiSdkRerankerOptions = {},
   ) {
     this.id = `${options.provider ?? model.provider.replace(/\.reranking$/, '')}:${model.modelId}`;
-    this.settings = { maxRetries: options.maxRetries ?? RERANKER_DEFAULTS.maxRetries, timeoutMs: options.timeoutMs ?? RERANKER_DEFAULTS.timeoutMs };
+    this.settings = {
+      maxRetries: options.maxRetries ?? RERANKER_DEFAULTS.maxRetries,
+      timeoutMs: options.timeoutMs ?? RERANKER_DEFAULTS.timeoutMs,
+    };
   }
 
   async rerank(query: string, documents: readonly string[], options: { signal?: AbortSignal } = {}): Promise<RerankedIndex[]> {
@@ -53,7 +56,11 @@ export class AiSdkReranker implements Reranker {
       for (;;) {
         try {
           const result = await rerank({ model: this.model, query, documents: [...documents], maxRetries: 0, abortSignal: signal });
-          return checked(result.ranking.map(({ originalIndex, score }) => ({ index: originalIndex, score })), documents.length, label);
+          return checked(
+            result.ranking.map(({ originalIndex, score }) => ({ index: originalIndex, score })),
+            documents.length,
+            label,
+          );
         } catch (error) {
           const stop = stopped();
           if (stop !== undefined) throw stop;
@@ -77,9 +84,11 @@ export class AiSdkReranker implements Reranker {
 function checked(ranking: RerankedIndex[], count: number, label: string): RerankedIndex[] {
   const seen = new Set<number>();
   for (const { index, score } of ranking) {
-    if (!Number.isInteger(index) || index < 0 || index >= count) throw new DossierError('remote-failed', `${label} failed: it ranked document ${index}, but only ${count} were sent`);
+    if (!Number.isInteger(index) || index < 0 || index >= count)
+      throw new DossierError('remote-failed', `${label} failed: it ranked document ${index}, but only ${count} were sent`);
     if (seen.has(index)) throw new DossierError('remote-failed', `${label} failed: it ranked document ${index} twice`);
-    if (typeof score !== 'number' || !Number.isFinite(score)) throw new DossierError('remote-failed', `${label} failed: document ${index} came back without a numeric score`);
+    if (typeof score !== 'number' || !Number.isFinite(score))
+      throw new DossierError('remote-failed', `${label} failed: document ${index} came back without a numeric score`);
     seen.add(index);
   }
   return ranking;

@@ -7,7 +7,11 @@ export interface RankedList<T> {
   weight?: number;
 }
 
-export function reciprocalRankFusion<T>(lists: readonly RankedList<T>[], key: (item: T) => string | number, k = 60): { item: T; score: number }[] {
+export function reciprocalRankFusion<T>(
+  lists: readonly RankedList<T>[],
+  key: (item: T) => string | number,
+  k = 60,
+): { item: T; score: number }[] {
   const fused = new Map<string | number, { item: T; score: number }>();
   for (const list of lists) {
     const weight = list.weight ?? 1;

@@ -64,7 +64,8 @@ export class Retriever {
   ) {
     this.reranker = options.reranker;
     this.rerankDepth = options.rerankDepth ?? RERANK_DEPTH;
-    if (!Number.isInteger(this.rerankDepth) || this.rerankDepth < 1) throw new DossierError('config', `rerankDepth must be a positive integer, got ${options.rerankDepth}`);
+    if (!Number.isInteger(this.rerankDepth) || this.rerankDepth < 1)
+      throw new DossierError('config', `rerankDepth must be a positive integer, got ${options.rerankDepth}`);
   }
 
   /**
@@ -73,7 +74,8 @@ export class Retriever {
    */
   async rank(request: SearchRequest): Promise<RankedChunkId[]> {
     const mode = request.mode ?? 'hybrid';
-    if (!SEARCH_MODES.includes(mode)) throw new DossierError('bad-input', `unknown search mode "${mode}" (expected fulltext, vector or hybrid)`);
+    if (!SEARCH_MODES.includes(mode))
+      throw new DossierError('bad-input', `unknown search mode "${mode}" (expected fulltext, vector or hybrid)`);
     const k = request.k ?? 10;
     if (!Number.isInteger(k) || k < 1 || k > 1000) throw new DossierError('bad-input', `k must be an integer from 1 to 1000, got ${k}`);
     const query = request.query.slice(0, MAX_QUERY_CHARS);
@@ -86,7 +88,8 @@ export class Retriever {
     const vector = async (feedback: readonly ScoredChunkId[] = []) => {
       await this.store.assertEmbedder({ embedderId: this.embedder.id, dimensions: this.embedder.dimensions });
       let queryVector = await this.embedder.embedQuery(query);
-      if (feedback.length > 0 && weights.feedbackWeight > 0) queryVector = await this.withFeedback(request.scope, queryVector, feedback, weights.feedbackWeight);
+      if (feedback.length > 0 && weights.feedbackWeight > 0)
+        queryVector = await this.withFeedback(request.scope, queryVector, feedback, weights.feedbackWeight);
       return this.store.searchVector(request.scope, queryVector, { k: depth, filter: request.filter });
     };
     if (mode !== 'hybrid') {
@@ -102,7 +105,9 @@ export class Retriever {
       (hit) => hit.chunkId,
       weights.rrfK,
     );
-    const ranked = fused.slice(0, Math.max(k, candidates)).map(({ item, score }) => ({ chunkId: item.chunkId, documentId: item.documentId, score }));
+    const ranked = fused
+      .slice(0, Math.max(k, candidates))
+      .map(({ item, score }) => ({ chunkId: item.chunkId, documentId: item.documentId, score }));
     return this.reranked(request, query, ranked, candidates, k);
   }
 
@@ -111,12 +116,29 @@ export class Retriever {
    * fused order), then the rest, cut to k. Without a reranker, the first k as they are. A reranker
    * that fails fails the search: its error names it, and nothing falls back silently.
    */
-  private async reranked(request: SearchRequest, query: string, ranked: RankedChunkId[], candidates: number, k: number): Promise<RankedChunkId[]> {
+  private async reranked(
+    request: SearchRequest,
+    query: string,
+    ranked: RankedChunkId[],
+    candidates: number,
+    k: number,
+  ): Promise<RankedChunkId[]> {
     if (!this.reranker || request.rerank === false || ranked.length === 0) return ranked.slice(0, k);
     const head = ranked.slice(0, candidates);
-    const chunks = new Map((await this.store.getChunks(request.scope, head.map((hit) => hit.chunkId))).map((chunk) => [chunk.id, chunk]));
+    const chunks = new Map(
+      (
+        await this.store.getChunks(
+          request.scope,
+          head.map((hit) => hit.chunkId),
+        )
+      ).map((chunk) => [chunk.id, chunk]),
+    );
     const readable = head.filter((hit) => chunks.has(hit.chunkId));
-    const order = await this.reranker.rerank(query, readable.map((hit) => rerankDocument(chunks.get(hit.chunkId)!)), { signal: request.signal });
+    const order = await this.reranker.rerank(
+      query,
+      readable.map((hit) => rerankDocument(chunks.get(hit.chunkId)!)),
+      { signal: request.signal },
+    );
     const chosen = new Set(order.map(({ index }) => index));
     const reordered = [
       ...order.map(({ index, score }) => ({ ...readable[index], rerankScore: score })),
@@ -127,7 +149,14 @@ export class Retriever {
 
   /** Rocchio-style feedback: query + weight × centroid of the feedback chunks' vectors, renormalised. */
   private async withFeedback(scope: Scope, query: Float32Array, feedback: readonly ScoredChunkId[], weight: number): Promise<Float32Array> {
-    const vectors = [...(await this.store.getVectors(scope, feedback.map((hit) => hit.chunkId))).values()];
+    const vectors = [
+      ...(
+        await this.store.getVectors(
+          scope,
+          feedback.map((hit) => hit.chunkId),
+        )
+      ).values(),
+    ];
     if (vectors.length === 0) return query;
     const out = Float32Array.from(query);
     for (const vector of vectors) for (let i = 0; i < out.length; i++) out[i] += (weight * vector[i]) / vectors.length;
@@ -137,7 +166,14 @@ export class Retriever {
   /** Ranked stored chunks with their scores: what the agent's ledger takes. */
   async searchChunks(request: SearchRequest): Promise<{ chunk: StoredChunk; score: number; rerankScore?: number }[]> {
     const ranked = await this.rank(request);
-    const chunks = new Map((await this.store.getChunks(request.scope, ranked.map((hit) => hit.chunkId))).map((chunk) => [chunk.id, chunk]));
+    const chunks = new Map(
+      (
+        await this.store.getChunks(
+          request.scope,
+          ranked.map((hit) => hit.chunkId),
+        )
+      ).map((chunk) => [chunk.id, chunk]),
+    );
     return ranked.flatMap((hit) => {
       const chunk = chunks.get(hit.chunkId);
       return chunk ? [{ chunk, score: hit.score, ...(hit.rerankScore !== undefined ? { rerankScore: hit.rerankScore } : {}) }] : [];

@@ -122,10 +122,17 @@ export function createApp(options: ServerOptions): { app: OpenAPIHono<Env>; deps
     c.set('deps', deps);
     await next();
   });
-  app.use('/v1/*', bodyLimit({ maxSize: limits.bodyBytes, onError: (c) => c.json({ error: { code: 'too-large', message: `the request body is larger than ${limits.bodyBytes} bytes` } }, 413) }));
+  app.use(
+    '/v1/*',
+    bodyLimit({
+      maxSize: limits.bodyBytes,
+      onError: (c) => c.json({ error: { code: 'too-large', message: `the request body is larger than ${limits.bodyBytes} bytes` } }, 413),
+    }),
+  );
   const guard = async (c: AppContext, next: () => Promise<void>) => {
     const principal = await authenticate(c, deps);
-    if (!(await limiter.allow(principal.user.id))) throw new DossierError('rate-limited', `more than ${limits.requestsPerMinute} requests a minute for this key; retry in a minute`);
+    if (!(await limiter.allow(principal.user.id)))
+      throw new DossierError('rate-limited', `more than ${limits.requestsPerMinute} requests a minute for this key; retry in a minute`);
     c.set('principal', principal);
     await next();
   };

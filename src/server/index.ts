@@ -17,8 +17,6 @@ export { createApp, type AuthMode, type ServerOptions } from './app.ts';
 export { openServerState, SqliteServerState, type ServerState } from './state/index.ts';
 export { Principal } from './principal.ts';
 
-
-
 /** Optional route groups, registered when their module is present (chat, OpenAI-compatible, MCP, web page). */
 export type RouteGroup = (app: ReturnType<typeof createApp>['app'], deps: ReturnType<typeof createApp>['deps']) => void | Promise<void>;
 
@@ -33,7 +31,15 @@ export async function buildApp(options: ServerOptions, extra: RouteGroup[] = [])
   registerAdmin(app);
   for (const group of extra) await group(app, built.deps);
   app.openAPIRegistry.registerComponent('securitySchemes', 'bearer', { type: 'http', scheme: 'bearer' });
-  app.doc31('/openapi.json', { openapi: '3.1.0', info: { title: 'Dossier', version: VERSION, description: 'Answers you can check: ingest, search, ask and research over your documents.' }, security: [{ bearer: [] }] });
+  app.doc31('/openapi.json', {
+    openapi: '3.1.0',
+    info: {
+      title: 'Dossier',
+      version: VERSION,
+      description: 'Answers you can check: ingest, search, ask and research over your documents.',
+    },
+    security: [{ bearer: [] }],
+  });
   app.get('/docs', (c) => c.html(referencePage()));
   return built;
 }
@@ -78,10 +84,16 @@ const LOOPBACK = /^(?:127\.\d+\.\d+\.\d+|::1|localhost)$/;
  * Starts `dossier serve`: refuses a bind off loopback without `--auth keys`. Resolves when
  * listening; `close()` stops taking requests, waits for running runs and closes the server state.
  */
-export async function startServer(options: StartOptions): Promise<{ url: string; port: number; close: () => Promise<void>; server: ServerType }> {
+export async function startServer(
+  options: StartOptions,
+): Promise<{ url: string; port: number; close: () => Promise<void>; server: ServerType }> {
   const host = options.host ?? '127.0.0.1';
   const auth = options.auth ?? 'none';
-  if (auth === 'none' && !LOOPBACK.test(host)) throw new DossierError('config', `serving on ${host} needs --auth keys (without keys, only a loopback address such as 127.0.0.1 may be used)`);
+  if (auth === 'none' && !LOOPBACK.test(host))
+    throw new DossierError(
+      'config',
+      `serving on ${host} needs --auth keys (without keys, only a loopback address such as 127.0.0.1 may be used)`,
+    );
   const state = await openServerState(options.db);
   const uploadsDir = options.uploadsDir ?? (process.env.DOSSIER_UPLOADS_DIR || sideDir(options.db, 'uploads'));
   let built: Awaited<ReturnType<typeof buildApp>>;
@@ -111,19 +123,21 @@ export async function startServer(options: StartOptions): Promise<{ url: string;
   // The in-process queue worker: the same loop as `dossier worker`, on the server's index and state.
   const queue = state.queue();
   const stopWorkers = new AbortController();
-  const workers = queue && (options.workers ?? 1) > 0
-    ? import('./queue.ts').then(({ runWorker }) =>
-        runWorker({
-          dossier: options.dossier,
-          queue,
-          concurrency: options.workers ?? 1,
-          prepareWorkers: 1, // parsing off the main thread, so searches keep answering while a job runs
-          signal: stopWorkers.signal,
-          // Finished jobs speak through their row; only what went wrong is worth a line here.
-          onJob: ({ job, outcome, detail }) => void (outcome !== 'finished' && process.stderr.write(`dossier serve: job ${job.id} ${outcome}: ${detail}\n`)),
-        }),
-      )
-    : undefined;
+  const workers =
+    queue && (options.workers ?? 1) > 0
+      ? import('./queue.ts').then(({ runWorker }) =>
+          runWorker({
+            dossier: options.dossier,
+            queue,
+            concurrency: options.workers ?? 1,
+            prepareWorkers: 1, // parsing off the main thread, so searches keep answering while a job runs
+            signal: stopWorkers.signal,
+            // Finished jobs speak through their row; only what went wrong is worth a line here.
+            onJob: ({ job, outcome, detail }) =>
+              void (outcome !== 'finished' && process.stderr.write(`dossier serve: job ${job.id} ${outcome}: ${detail}\n`)),
+          }),
+        )
+      : undefined;
   const shownHost = host.includes(':') ? `[${host}]` : host;
   return {
     url: `http://${shownHost}:${port}`,

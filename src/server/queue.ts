@@ -68,10 +68,12 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerSummary> 
   const summary: WorkerSummary = { finished: 0, failed: 0, released: 0, lost: 0 };
   const { queue, signal } = options;
   const wakers = new Set<() => void>();
-  const unlisten = await queue.listen?.(() => [...wakers].forEach((wake) => wake())).catch((error: unknown) => {
-    process.stderr.write(`dossier worker: no enqueue notifications (polling every ${pollMs} ms): ${oneLine(error)}\n`);
-    return undefined;
-  });
+  const unlisten = await queue
+    .listen?.(() => [...wakers].forEach((wake) => wake()))
+    .catch((error: unknown) => {
+      process.stderr.write(`dossier worker: no enqueue notifications (polling every ${pollMs} ms): ${oneLine(error)}\n`);
+      return undefined;
+    });
 
   // One set of parsing threads for the whole run: a job starting its own cost ~1.5 CPU-s each.
   const { PreparePool } = await import('../ingest/worker-pool.ts');
@@ -105,7 +107,15 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerSummary> 
   return summary;
 }
 
-async function processJob(dossier: Dossier, queue: JobQueue, job: ClaimedJob, worker: string, leaseMs: number, stop: AbortSignal, preparePool: PreparePool | undefined): Promise<{ outcome: 'finished' | 'failed' | 'released' | 'lost'; detail: string }> {
+async function processJob(
+  dossier: Dossier,
+  queue: JobQueue,
+  job: ClaimedJob,
+  worker: string,
+  leaseMs: number,
+  stop: AbortSignal,
+  preparePool: PreparePool | undefined,
+): Promise<{ outcome: 'finished' | 'failed' | 'released' | 'lost'; detail: string }> {
   // Aborted when the worker stops or the lease is lost: the pipeline stops taking new files.
   const controller = new AbortController();
   const onStop = () => controller.abort();
@@ -149,7 +159,12 @@ async function processJob(dossier: Dossier, queue: JobQueue, job: ClaimedJob, wo
       return { outcome: 'released', detail: 'worker stopping; job back in the queue' };
     }
     const ok = await queue.completeJob(job.id, worker, { status: 'finished', report });
-    return ok ? { outcome: 'finished', detail: `ingested ${report.ingested}, skipped ${report.skipped}, failed ${report.failed.length} in ${report.seconds}s` } : { outcome: 'lost', detail: 'lease lost to another worker' };
+    return ok
+      ? {
+          outcome: 'finished',
+          detail: `ingested ${report.ingested}, skipped ${report.skipped}, failed ${report.failed.length} in ${report.seconds}s`,
+        }
+      : { outcome: 'lost', detail: 'lease lost to another worker' };
   } catch (error) {
     clearInterval(timer);
     await beating;

@@ -8,7 +8,11 @@ import type { ChunkInput, DocumentInput, ExportedDocument, Filter, Scope, Store 
  * `make` returns a fresh, empty store; `cleanup` releases it. `skip` names why the suite cannot run
  * here (a backend that is not reachable): it is reported as skipped with that reason, never dropped.
  */
-export function storeContract(name: string, make: () => Promise<{ store: Store; cleanup: () => Promise<void> | void }>, options: { skip?: string | false } = {}): void {
+export function storeContract(
+  name: string,
+  make: () => Promise<{ store: Store; cleanup: () => Promise<void> | void }>,
+  options: { skip?: string | false } = {},
+): void {
   const DIMS = 8;
   const ALL = { collections: '*' } as const;
 
@@ -54,7 +58,11 @@ export function storeContract(name: string, make: () => Promise<{ store: Store; 
   describe(`Store contract: ${name}`, { skip: options.skip ?? false }, () => {
     it('inserts a document and reads back its chunks in the order asked', () =>
       withStore(async (store) => {
-        const { id, status } = await store.upsertDocument(doc('a.txt'), [chunk(0, 'alpha beta'), chunk(1, 'gamma delta')], [unit(0), unit(1)]);
+        const { id, status } = await store.upsertDocument(
+          doc('a.txt'),
+          [chunk(0, 'alpha beta'), chunk(1, 'gamma delta')],
+          [unit(0), unit(1)],
+        );
         assert.equal(status, 'inserted');
         const document = await store.getDocument(ALL, id);
         assert.equal(document?.title, 'Title of a.txt');
@@ -63,8 +71,14 @@ export function storeContract(name: string, make: () => Promise<{ store: Store; 
         assert.equal(hits.length, 1);
         assert.equal(hits[0].documentId, id);
         const ids = [hits[0].chunkId, ...(await store.searchFullText(ALL, ['alpha'], { k: 5 })).map((h) => h.chunkId)];
-        assert.deepEqual((await store.getChunks(ALL, ids)).map((c) => c.text), ['gamma delta', 'alpha beta']);
-        assert.deepEqual((await store.getChunkRange(ALL, id, 0, 1)).map((c) => c.ordinal), [0, 1]);
+        assert.deepEqual(
+          (await store.getChunks(ALL, ids)).map((c) => c.text),
+          ['gamma delta', 'alpha beta'],
+        );
+        assert.deepEqual(
+          (await store.getChunkRange(ALL, id, 0, 1)).map((c) => c.ordinal),
+          [0, 1],
+        );
         assert.deepEqual((await store.getChunks(ALL, ids))[0].headingPath, ['Intro']);
       }));
 
@@ -75,7 +89,11 @@ export function storeContract(name: string, make: () => Promise<{ store: Store; 
         assert.equal(again.status, 'unchanged');
         assert.equal(again.id, first.id);
         const oldChunk = (await store.searchFullText(ALL, ['oldterm'], { k: 5 }))[0].chunkId;
-        const changed = await store.upsertDocument(doc('a.txt', { contentHash: 'hash-2' }), [chunk(0, 'newterm'), chunk(1, 'newterm more')], [unit(2), unit(3)]);
+        const changed = await store.upsertDocument(
+          doc('a.txt', { contentHash: 'hash-2' }),
+          [chunk(0, 'newterm'), chunk(1, 'newterm more')],
+          [unit(2), unit(3)],
+        );
         assert.equal(changed.status, 'updated');
         assert.equal(changed.id, first.id);
         assert.deepEqual(await store.searchFullText(ALL, ['oldterm'], { k: 5 }), []);
@@ -97,7 +115,10 @@ export function storeContract(name: string, make: () => Promise<{ store: Store; 
         assert.equal(await store.getDocument(ALL, id), undefined);
         assert.deepEqual(await store.getChunks(ALL, [chunkId]), []);
         assert.deepEqual(await store.searchFullText(ALL, ['zebra'], { k: 5 }), []);
-        assert.deepEqual((await store.searchVector(ALL, unit(0), { k: 5 })).map((h) => h.documentId), [keep.id]);
+        assert.deepEqual(
+          (await store.searchVector(ALL, unit(0), { k: 5 })).map((h) => h.documentId),
+          [keep.id],
+        );
         assert.equal(await store.contentHashOf('default', 'a.txt'), undefined);
         assert.equal((await store.stats(ALL)).chunks, 1);
       }));
@@ -127,10 +148,22 @@ export function storeContract(name: string, make: () => Promise<{ store: Store; 
             for (let w = 2 + Math.floor(random() * 8); w > 0; w--) words.push(rare[Math.floor(random() * rare.length)]);
             return chunk(c, words.join(' '));
           });
-          await store.upsertDocument(doc(`d${d}.txt`, { collection: d % 3 === 0 ? 'third' : 'default', metadata: { even: d % 2 === 0 } }), chunks, chunks.map((_, c) => unit(c)));
+          await store.upsertDocument(
+            doc(`d${d}.txt`, { collection: d % 3 === 0 ? 'third' : 'default', metadata: { even: d % 2 === 0 } }),
+            chunks,
+            chunks.map((_, c) => unit(c)),
+          );
         }
-        const queries = [['rare1', 'rare2', 'often', 'sometimes', 'always'], ['rare5', 'often', 'sometimes', 'always'], ['rare7', 'rare8', 'rare9', 'often', 'always']];
-        const scopes: { scope: Scope; filter?: Filter }[] = [{ scope: ALL }, { scope: { collections: ['third'] } }, { scope: ALL, filter: { 'metadata.even': true } }];
+        const queries = [
+          ['rare1', 'rare2', 'often', 'sometimes', 'always'],
+          ['rare5', 'often', 'sometimes', 'always'],
+          ['rare7', 'rare8', 'rare9', 'often', 'always'],
+        ];
+        const scopes: { scope: Scope; filter?: Filter }[] = [
+          { scope: ALL },
+          { scope: { collections: ['third'] } },
+          { scope: ALL, filter: { 'metadata.even': true } },
+        ];
         for (const terms of queries) {
           for (const { scope, filter } of scopes) {
             const options = (k: number) => ({ k, ...(filter ? { filter } : {}) });
@@ -140,8 +173,17 @@ export function storeContract(name: string, make: () => Promise<{ store: Store; 
             for (const k of [1, 5, 20]) {
               const top = await store.searchFullText(scope, terms, options(k));
               const label = `${terms.join(' ')} in ${JSON.stringify(scope)}${filter ? ' filtered' : ''}, k ${k}`;
-              assert.deepEqual(top.map((hit) => hit.score.toFixed(9)), everything.slice(0, k).map((hit) => hit.score.toFixed(9)), label);
-              for (const hit of top) assert.equal(scoreOf.get(hit.chunkId)?.toFixed(9), hit.score.toFixed(9), `${label}: chunk ${hit.chunkId} scored as when every row is scored`);
+              assert.deepEqual(
+                top.map((hit) => hit.score.toFixed(9)),
+                everything.slice(0, k).map((hit) => hit.score.toFixed(9)),
+                label,
+              );
+              for (const hit of top)
+                assert.equal(
+                  scoreOf.get(hit.chunkId)?.toFixed(9),
+                  hit.score.toFixed(9),
+                  `${label}: chunk ${hit.chunkId} scored as when every row is scored`,
+                );
             }
           }
         }
@@ -168,8 +210,15 @@ export function storeContract(name: string, make: () => Promise<{ store: Store; 
         assert.equal(await store.getDocument(publicOnly, secret.id), undefined);
         assert.equal(await store.getDocumentText(publicOnly, secret.id), undefined);
         assert.equal(await store.deleteDocument(publicOnly, secret.id), false);
-        assert.equal(await store.updateMetadata(publicOnly, secret.id, { leaked: true }), undefined, 'a patch out of scope changes nothing');
-        assert.deepEqual((await store.listDocuments(publicOnly)).map((d) => d.collection), ['public']);
+        assert.equal(
+          await store.updateMetadata(publicOnly, secret.id, { leaked: true }),
+          undefined,
+          'a patch out of scope changes nothing',
+        );
+        assert.deepEqual(
+          (await store.listDocuments(publicOnly)).map((d) => d.collection),
+          ['public'],
+        );
         assert.deepEqual(await store.searchFullText({ collections: [] }, ['public'], { k: 5 }), []);
         assert.equal((await store.stats(publicOnly)).documents, 1);
       }));
@@ -179,7 +228,10 @@ export function storeContract(name: string, make: () => Promise<{ store: Store; 
         const { id } = await store.upsertDocument(doc('m.md', { metadata: { year: 2020, team: 'a' } }), [chunk(0, 'patched')], [unit(0)]);
         const updated = await store.updateMetadata(ALL, id, { year: 2024, team: null, tag: 'x' });
         assert.deepEqual(updated?.metadata, { year: 2024, tag: 'x' });
-        assert.deepEqual((await store.listDocuments(ALL, { filter: { 'metadata.year': 2024 } })).map((d) => d.id), [id]);
+        assert.deepEqual(
+          (await store.listDocuments(ALL, { filter: { 'metadata.year': 2024 } })).map((d) => d.id),
+          [id],
+        );
         assert.equal(await store.updateMetadata(ALL, id + 999, { x: 1 }), undefined);
       }));
 
@@ -202,9 +254,15 @@ export function storeContract(name: string, make: () => Promise<{ store: Store; 
         assert.deepEqual(await ids({ $or: [{ source: 'a.md' }, { 'metadata.year': 2024 }] }), [a, c]);
         assert.deepEqual(await ids({ $and: [{ 'metadata.year': { $gt: 2019 } }, { title: 'Title of c.md' }] }), [c]);
         assert.deepEqual(await ids({ 'metadata.author.name': 'Ada' }), [a]);
-        assert.deepEqual((await store.searchVector(ALL, unit(0), { k: 10, filter: { 'metadata.year': 2024 } })).map((h) => h.documentId), [c]);
+        assert.deepEqual(
+          (await store.searchVector(ALL, unit(0), { k: 10, filter: { 'metadata.year': 2024 } })).map((h) => h.documentId),
+          [c],
+        );
         assert.deepEqual((await store.listDocuments(ALL, { filter: { mediaType: 'text/plain', collection: 'default' } })).length, 3);
-        await assert.rejects(() => ids({ 'metadata.year': { $regex: 'x' } }), (error) => DossierError.isInstance(error) && error.code === 'bad-input' && /\$regex/.test(error.message));
+        await assert.rejects(
+          () => ids({ 'metadata.year': { $regex: 'x' } }),
+          (error) => DossierError.isInstance(error) && error.code === 'bad-input' && /\$regex/.test(error.message),
+        );
         await assert.rejects(() => ids({ nosuchfield: 1 }), /unknown field "nosuchfield"/);
         await assert.rejects(() => ids({ $or: [] }), /\$or needs a non-empty array/);
       }));
@@ -213,12 +271,18 @@ export function storeContract(name: string, make: () => Promise<{ store: Store; 
       withStore(async (store) => {
         await store.assertSetting('tokenizer', 'english');
         await store.assertSetting('tokenizer', 'english');
-        await assert.rejects(() => store.assertSetting('tokenizer', 'german'), (error) => DossierError.isInstance(error) && error.code === 'config' && /"english", not "german"/.test(error.message));
+        await assert.rejects(
+          () => store.assertSetting('tokenizer', 'german'),
+          (error) => DossierError.isInstance(error) && error.code === 'config' && /"english", not "german"/.test(error.message),
+        );
       }));
 
     it('refuses vectors from another embedder', () =>
       withStore(async (store) => {
-        await assert.rejects(() => store.assertEmbedder({ embedderId: 'other', dimensions: DIMS }), (error) => DossierError.isInstance(error) && error.code === 'embedder-mismatch');
+        await assert.rejects(
+          () => store.assertEmbedder({ embedderId: 'other', dimensions: DIMS }),
+          (error) => DossierError.isInstance(error) && error.code === 'embedder-mismatch',
+        );
         await assert.rejects(() => store.searchVector(ALL, new Float32Array(DIMS + 1), { k: 1 }), /dimensions/);
         assert.deepEqual(await store.indexInfo(), { embedderId: 'test-embedder', dimensions: DIMS });
       }));
@@ -226,25 +290,40 @@ export function storeContract(name: string, make: () => Promise<{ store: Store; 
     it('stores a document description and returns it', () =>
       withStore(async (store) => {
         const described = await store.upsertDocument(
-          doc('a.txt', { description: 'Field guide. Lava flows cool into basalt.', titleTerms: 'field guid', descriptionTerms: 'field guid lava flow cool basalt' }),
+          doc('a.txt', {
+            description: 'Field guide. Lava flows cool into basalt.',
+            titleTerms: 'field guid',
+            descriptionTerms: 'field guid lava flow cool basalt',
+          }),
           [chunk(0, 'alpha')],
           [unit(0)],
         );
         const plain = await store.upsertDocument(doc('b.txt'), [chunk(0, 'beta')], [unit(1)]);
         assert.equal((await store.getDocument(ALL, described.id))?.description, 'Field guide. Lava flows cool into basalt.');
         assert.equal((await store.getDocument(ALL, plain.id))?.description, '', 'a document stored without one has an empty description');
-        assert.deepEqual((await store.listDocuments(ALL)).map((d) => d.description), ['Field guide. Lava flows cool into basalt.', '']);
+        assert.deepEqual(
+          (await store.listDocuments(ALL)).map((d) => d.description),
+          ['Field guide. Lava flows cool into basalt.', ''],
+        );
       }));
 
     it('searches descriptions by BM25 over title and description, scoped and filtered', () =>
       withStore(async (store) => {
-        const add = async (source: string, collection: string, titleTerms: string, descriptionTerms: string, metadata: Record<string, unknown> = {}) =>
-          (await store.upsertDocument(
-            doc(source, { collection, metadata, titleTerms, descriptionTerms, description: descriptionTerms }),
-            // Chunk terms differ on purpose: this search must read the document-level index only.
-            [chunk(0, 'unrelated chunk body')],
-            [unit(0)],
-          )).id;
+        const add = async (
+          source: string,
+          collection: string,
+          titleTerms: string,
+          descriptionTerms: string,
+          metadata: Record<string, unknown> = {},
+        ) =>
+          (
+            await store.upsertDocument(
+              doc(source, { collection, metadata, titleTerms, descriptionTerms, description: descriptionTerms }),
+              // Chunk terms differ on purpose: this search must read the document-level index only.
+              [chunk(0, 'unrelated chunk body')],
+              [unit(0)],
+            )
+          ).id;
         const volcano = await add('volcano.md', 'public', 'volcano guid', 'volcano erupt lava basalt volcano', { year: 2024 });
         const glacier = await add('glacier.md', 'public', 'glacier guid', 'glacier ice lava mention', { year: 2020 });
         const secret = await add('secret.md', 'private', 'volcano file', 'volcano erupt secret', { year: 2024 });
@@ -252,30 +331,66 @@ export function storeContract(name: string, make: () => Promise<{ store: Store; 
         const hits = await store.searchDescriptions(ALL, ['volcano', 'erupt', 'lava'], { k: 10 });
         assert.equal(hits[0].documentId, volcano);
         assert.deepEqual(new Set(hits.map((h) => h.documentId)), new Set([volcano, glacier, secret]));
-        assert.ok(hits.every((hit, i) => i === 0 || hits[i - 1].score >= hit.score), 'scores are higher-is-better and sorted');
-        assert.deepEqual((await store.searchDescriptions(ALL, ['glacier'], { k: 10 })).map((h) => h.documentId), [glacier], 'title terms are searched');
+        assert.ok(
+          hits.every((hit, i) => i === 0 || hits[i - 1].score >= hit.score),
+          'scores are higher-is-better and sorted',
+        );
+        assert.deepEqual(
+          (await store.searchDescriptions(ALL, ['glacier'], { k: 10 })).map((h) => h.documentId),
+          [glacier],
+          'title terms are searched',
+        );
         const publicOnly = { collections: ['public'] };
         assert.ok((await store.searchDescriptions(publicOnly, ['volcano', 'erupt'], { k: 10 })).every((hit) => hit.documentId !== secret));
         assert.deepEqual(await store.searchDescriptions({ collections: [] }, ['volcano'], { k: 10 }), []);
-        assert.deepEqual((await store.searchDescriptions(ALL, ['lava'], { k: 10, filter: { 'metadata.year': { $lt: 2024 } } })).map((h) => h.documentId), [glacier]);
+        assert.deepEqual(
+          (await store.searchDescriptions(ALL, ['lava'], { k: 10, filter: { 'metadata.year': { $lt: 2024 } } })).map((h) => h.documentId),
+          [glacier],
+        );
         assert.deepEqual((await store.searchDescriptions(ALL, ['volcano'], { k: 1 })).length, 1);
         assert.deepEqual(await store.searchDescriptions(ALL, ['volcano'], { k: 0 }), []);
         assert.deepEqual(await store.searchDescriptions(ALL, ['nosuchterm', '"'], { k: 5 }), []);
-        assert.deepEqual(await store.searchDescriptions(ALL, ['unrelated', 'chunk'], { k: 5 }), [], 'chunk text is not in the description index');
+        assert.deepEqual(
+          await store.searchDescriptions(ALL, ['unrelated', 'chunk'], { k: 5 }),
+          [],
+          'chunk text is not in the description index',
+        );
       }));
 
     it('leaves no description behind when a document is replaced or deleted', () =>
       withStore(async (store) => {
-        const first = await store.upsertDocument(doc('a.txt', { description: 'old', descriptionTerms: 'oldterm' }), [chunk(0, 'x')], [unit(0)]);
-        const other = await store.upsertDocument(doc('b.txt', { description: 'kept', descriptionTerms: 'keepterm' }), [chunk(0, 'y')], [unit(1)]);
-        await store.upsertDocument(doc('a.txt', { contentHash: 'hash-2', description: 'new', descriptionTerms: 'newterm' }), [chunk(0, 'x')], [unit(0)]);
+        const first = await store.upsertDocument(
+          doc('a.txt', { description: 'old', descriptionTerms: 'oldterm' }),
+          [chunk(0, 'x')],
+          [unit(0)],
+        );
+        const other = await store.upsertDocument(
+          doc('b.txt', { description: 'kept', descriptionTerms: 'keepterm' }),
+          [chunk(0, 'y')],
+          [unit(1)],
+        );
+        await store.upsertDocument(
+          doc('a.txt', { contentHash: 'hash-2', description: 'new', descriptionTerms: 'newterm' }),
+          [chunk(0, 'x')],
+          [unit(0)],
+        );
         assert.deepEqual(await store.searchDescriptions(ALL, ['oldterm'], { k: 5 }), []);
-        assert.deepEqual((await store.searchDescriptions(ALL, ['newterm'], { k: 5 })).map((h) => h.documentId), [first.id]);
+        assert.deepEqual(
+          (await store.searchDescriptions(ALL, ['newterm'], { k: 5 })).map((h) => h.documentId),
+          [first.id],
+        );
         assert.equal((await store.getDocument(ALL, first.id))?.description, 'new');
         assert.equal(await store.deleteDocument(ALL, first.id), true);
         assert.deepEqual(await store.searchDescriptions(ALL, ['newterm'], { k: 5 }), []);
-        assert.deepEqual((await store.searchDescriptions(ALL, ['title'], { k: 5 })).map((h) => h.documentId), [other.id], 'without title terms the raw title is indexed');
-        assert.deepEqual((await store.searchDescriptions(ALL, ['keepterm'], { k: 5 })).map((h) => h.documentId), [other.id]);
+        assert.deepEqual(
+          (await store.searchDescriptions(ALL, ['title'], { k: 5 })).map((h) => h.documentId),
+          [other.id],
+          'without title terms the raw title is indexed',
+        );
+        assert.deepEqual(
+          (await store.searchDescriptions(ALL, ['keepterm'], { k: 5 })).map((h) => h.documentId),
+          [other.id],
+        );
       }));
 
     it('exports every document as stored and imports it into another store unchanged (when it can)', async () => {
@@ -289,8 +404,17 @@ export function storeContract(name: string, make: () => Promise<{ store: Store; 
         await from.assertSetting('tokenizer', 'english');
         const vector = Float32Array.from([0.1, -0.25, 1 / 3, 0, 1e-7, 0.5, -0.75, 0.9]); // not int8-exact: vectors travel as float32
         await from.upsertDocument(
-          doc('a.md', { metadata: { year: 2024, tags: ['x'] }, text: 'the whole text', description: 'About lava.', titleTerms: 'titl lava', descriptionTerms: 'about lava' }),
-          [{ ...chunk(0, 'lava flow lava', 'Lava flows, lava.'), titleTerms: 'titl lava intro', page: 2, pageEnd: 3 }, chunk(1, 'basalt rock')],
+          doc('a.md', {
+            metadata: { year: 2024, tags: ['x'] },
+            text: 'the whole text',
+            description: 'About lava.',
+            titleTerms: 'titl lava',
+            descriptionTerms: 'about lava',
+          }),
+          [
+            { ...chunk(0, 'lava flow lava', 'Lava flows, lava.'), titleTerms: 'titl lava intro', page: 2, pageEnd: 3 },
+            chunk(1, 'basalt rock'),
+          ],
           [vector, unit(1)],
         );
         await from.upsertDocument(doc('b.txt', { collection: 'other' }), [chunk(0, 'glacier ice lava')], [unit(2)]);
@@ -300,11 +424,23 @@ export function storeContract(name: string, make: () => Promise<{ store: Store; 
         await to.importIndex(exported);
         const documents: ExportedDocument[] = [];
         for await (const document of from.exportDocuments()) documents.push(document);
-        assert.deepEqual(documents.map((d) => d.document.source), ['a.md', 'b.txt']);
+        assert.deepEqual(
+          documents.map((d) => d.document.source),
+          ['a.md', 'b.txt'],
+        );
         // The terms as indexed; their order may be lost (BM25 needs only frequencies), so compared sorted.
         const sorted = (terms: string) => terms.split(' ').sort().join(' ');
-        assert.deepEqual(documents[0].chunks.map((c) => [sorted(c.terms), sorted(c.titleTerms)]), [['flow lava lava', 'intro lava titl'], ['basalt rock', '']]);
-        assert.deepEqual([sorted(documents[0].document.titleTerms), sorted(documents[0].document.descriptionTerms)], ['lava titl', 'about lava']);
+        assert.deepEqual(
+          documents[0].chunks.map((c) => [sorted(c.terms), sorted(c.titleTerms)]),
+          [
+            ['flow lava lava', 'intro lava titl'],
+            ['basalt rock', ''],
+          ],
+        );
+        assert.deepEqual(
+          [sorted(documents[0].document.titleTerms), sorted(documents[0].document.descriptionTerms)],
+          ['lava titl', 'about lava'],
+        );
         for (const document of documents) await to.importDocument(document);
         await to.finishImport?.(exported);
 
@@ -312,21 +448,31 @@ export function storeContract(name: string, make: () => Promise<{ store: Store; 
         assert.deepEqual(await to.indexInfo(), exported.embedder);
         await assert.rejects(() => to.assertSetting('tokenizer', 'german'), /"english"/);
         const strip = ({ id: _id, ...rest }: { id: number }) => rest;
-        assert.deepEqual((await to.listDocuments(ALL)).map(strip), (await from.listDocuments(ALL)).map(strip), 'fields, metadata, description, timestamps');
+        assert.deepEqual(
+          (await to.listDocuments(ALL)).map(strip),
+          (await from.listDocuments(ALL)).map(strip),
+          'fields, metadata, description, timestamps',
+        );
         const chunksOf = async (store: Store) => {
           const out = [];
-          for (const d of await store.listDocuments(ALL)) out.push(...(await store.getChunkRange(ALL, d.id, 0, 100)).map(({ id: _id, documentId: _d, ...rest }) => rest));
+          for (const d of await store.listDocuments(ALL))
+            out.push(...(await store.getChunkRange(ALL, d.id, 0, 100)).map(({ id: _id, documentId: _d, ...rest }) => rest));
           return out;
         };
         assert.deepEqual(await chunksOf(to), await chunksOf(from));
         const first = (await to.searchFullText(ALL, ['flow'], { k: 1 }))[0].chunkId;
         assert.deepEqual([...(await to.getVectors(ALL, [first])).get(first)!], [...vector], 'the exact float32 vector');
-        const scores = async (store: Store) => (await store.searchFullText(ALL, ['lava', 'basalt', 'titl'], { k: 10 })).map((h) => h.score.toFixed(9));
+        const scores = async (store: Store) =>
+          (await store.searchFullText(ALL, ['lava', 'basalt', 'titl'], { k: 10 })).map((h) => h.score.toFixed(9));
         assert.deepEqual(await scores(to), await scores(from));
-        const described = async (store: Store) => (await store.searchDescriptions(ALL, ['lava', 'titl'], { k: 10 })).map((h) => h.score.toFixed(9));
+        const described = async (store: Store) =>
+          (await store.searchDescriptions(ALL, ['lava', 'titl'], { k: 10 })).map((h) => h.score.toFixed(9));
         assert.deepEqual(await described(to), await described(from));
         assert.deepEqual(await to.collections(ALL), await from.collections(ALL));
-        await assert.rejects(() => to.importDocument!(documents[0]), (error) => DossierError.isInstance(error) && error.code === 'bad-input' && /already holds a\.md/.test(error.message));
+        await assert.rejects(
+          () => to.importDocument!(documents[0]),
+          (error) => DossierError.isInstance(error) && error.code === 'bad-input' && /already holds a\.md/.test(error.message),
+        );
       } finally {
         await source.cleanup();
         await target.cleanup();
@@ -338,7 +484,14 @@ export function storeContract(name: string, make: () => Promise<{ store: Store; 
         await store.upsertDocument(doc('a.txt'), [chunk(0, 'apple pear'), chunk(1, 'apple')], [unit(0), unit(1)]);
         const { chunks, frequencies } = await store.documentFrequencies(['apple', 'pear', 'kiwi']);
         assert.equal(chunks, 2);
-        assert.deepEqual([...frequencies.entries()], [['apple', 2], ['pear', 1], ['kiwi', 0]]);
+        assert.deepEqual(
+          [...frequencies.entries()],
+          [
+            ['apple', 2],
+            ['pear', 1],
+            ['kiwi', 0],
+          ],
+        );
         const chunkId = (await store.searchFullText(ALL, ['pear'], { k: 1 }))[0].chunkId;
         assert.deepEqual([...(await store.getVectors(ALL, [chunkId])).get(chunkId)!], [...unit(0)]);
         assert.equal((await store.getVectors({ collections: ['elsewhere'] }, [chunkId])).size, 0, 'vectors are scoped like every read');

@@ -50,9 +50,20 @@ export async function copyIndex(
     await target.finishImport?.(exported);
   } catch (error) {
     // Said plainly: the target is not rolled back document by document, and a second run refuses it.
-    throw new DossierError(DossierError.isInstance(error) ? error.code : 'store-failed', `migrate stopped after ${documents} of ${total} documents (${oneLine(error)}); the target now holds part of the index: empty it or use a fresh database, then run again`, { cause: error });
+    throw new DossierError(
+      DossierError.isInstance(error) ? error.code : 'store-failed',
+      `migrate stopped after ${documents} of ${total} documents (${oneLine(error)}); the target now holds part of the index: empty it or use a fresh database, then run again`,
+      { cause: error },
+    );
   }
-  return { documents, chunks, vectors, collections: (await target.collections(ALL)).length, source: exported.identity, target: await target.identity() };
+  return {
+    documents,
+    chunks,
+    vectors,
+    collections: (await target.collections(ALL)).length,
+    source: exported.identity,
+    target: await target.identity(),
+  };
 }
 
 /** Only into an empty index: merging two would mix their BM25 statistics and collide on sources. */

@@ -66,15 +66,14 @@ function fieldExpression(name: string, dialect: FilterDialect): Sql {
     return dialect.metadata(path);
   }
   const expression = dialect.field(name);
-  if (!expression) fail(`unknown field "${name}" (fields: id, title, source, mediaType, collection, createdAt, updatedAt, metadata.<path>)`);
+  if (!expression)
+    fail(`unknown field "${name}" (fields: id, title, source, mediaType, collection, createdAt, updatedAt, metadata.<path>)`);
   return expression;
 }
 
 function compileField(name: string, condition: unknown, dialect: FilterDialect): Sql {
   const column = fieldExpression(name, dialect);
-  const operators = isPlainObject(condition) && Object.keys(condition).some((key) => key.startsWith('$'))
-    ? condition
-    : { $eq: condition };
+  const operators = isPlainObject(condition) && Object.keys(condition).some((key) => key.startsWith('$')) ? condition : { $eq: condition };
   const parts: Sql[] = [];
   for (const [operator, operand] of Object.entries(operators)) {
     if (operator === '$in' || operator === '$nin') {

@@ -6,26 +6,55 @@ const N = 1_000_000;
 
 describe('full-text top k by pruning', () => {
   it('runs a query without long posting lists plainly, and drops terms no row holds', () => {
-    assert.deepEqual(topKSteps([{ term: 'a', documentFrequency: 300 }, { term: 'b', documentFrequency: 0 }, { term: 'c', documentFrequency: 900 }], N), [
-      { essential: ['a', 'c'], rest: [], restBound: 0, final: true },
-    ]);
+    assert.deepEqual(
+      topKSteps(
+        [
+          { term: 'a', documentFrequency: 300 },
+          { term: 'b', documentFrequency: 0 },
+          { term: 'c', documentFrequency: 900 },
+        ],
+        N,
+      ),
+      [{ essential: ['a', 'c'], rest: [], restBound: 0, final: true }],
+    );
     assert.deepEqual(topKSteps([{ term: 'gone', documentFrequency: 0 }], N), []);
   });
 
   it('makes the rarest terms essential first and bounds what the rest can add', () => {
-    const steps = topKSteps([{ term: 'common', documentFrequency: 120_000 }, { term: 'rare', documentFrequency: 800 }, { term: 'mid', documentFrequency: 9_000 }], N);
-    assert.deepEqual(steps.map((s) => [s.essential, s.rest, s.final]), [
-      [['rare'], ['mid', 'common'], false],
-      [['rare', 'mid'], ['common'], false],
-      [['rare', 'mid', 'common'], [], true],
-    ]);
+    const steps = topKSteps(
+      [
+        { term: 'common', documentFrequency: 120_000 },
+        { term: 'rare', documentFrequency: 800 },
+        { term: 'mid', documentFrequency: 9_000 },
+      ],
+      N,
+    );
+    assert.deepEqual(
+      steps.map((s) => [s.essential, s.rest, s.final]),
+      [
+        [['rare'], ['mid', 'common'], false],
+        [['rare', 'mid'], ['common'], false],
+        [['rare', 'mid', 'common'], [], true],
+      ],
+    );
     const bound = (bm25Idf(N, 9_000) + bm25Idf(N, 120_000)) * (BM25_K1 + 1);
     assert.ok(Math.abs(steps[0].restBound - bound) < 1e-6 && steps[0].restBound >= bound);
   });
 
   it('stops at the first step whose k-th score reaches the bound, and goes on when it does not', () => {
-    const terms = [{ term: 'common', documentFrequency: 120_000 }, { term: 'rare', documentFrequency: 800 }, { term: 'mid', documentFrequency: 9_000 }];
-    const run = (kth: number, rows = [{ id: 1, score: 30 }, { id: 2, score: kth }, { id: 1, score: 10 }]) => {
+    const terms = [
+      { term: 'common', documentFrequency: 120_000 },
+      { term: 'rare', documentFrequency: 800 },
+      { term: 'mid', documentFrequency: 9_000 },
+    ];
+    const run = (
+      kth: number,
+      rows = [
+        { id: 1, score: 30 },
+        { id: 2, score: kth },
+        { id: 1, score: 10 },
+      ],
+    ) => {
       const search = topKSearch<{ id: number; score: number }>(terms, N, 2);
       const seen: string[][] = [];
       let next = search.next();
@@ -36,7 +65,13 @@ describe('full-text top k by pruning', () => {
       return { seen, result: next.value };
     };
     // A k-th score above what "mid" and "common" could add: one step, duplicates kept at their best.
-    assert.deepEqual(run(20), { seen: [['rare']], result: [{ id: 1, score: 30 }, { id: 2, score: 20 }] });
+    assert.deepEqual(run(20), {
+      seen: [['rare']],
+      result: [
+        { id: 1, score: 30 },
+        { id: 2, score: 20 },
+      ],
+    });
     // Below that but above what "common" alone adds: straight to the step that leaves only "common" out.
     const commonOnly = bm25Idf(N, 120_000) * (BM25_K1 + 1);
     assert.deepEqual(run(commonOnly + 0.01).seen, [['rare'], ['rare', 'mid']]);

@@ -43,18 +43,22 @@ export function bm25Idf(rows: number, documentFrequency: number): number {
  * plain query, which is then about as cheap. (FTS5 spends about a microsecond per posting it ranks.)
  */
 export function topKSteps(terms: readonly TermFrequency[], rows: number): TopKStep[] {
-  const present = [...terms].filter((t) => t.documentFrequency > 0).sort((a, b) => a.documentFrequency - b.documentFrequency || (a.term < b.term ? -1 : 1));
+  const present = [...terms]
+    .filter((t) => t.documentFrequency > 0)
+    .sort((a, b) => a.documentFrequency - b.documentFrequency || (a.term < b.term ? -1 : 1));
   const all = present.map((t) => t.term);
   const plain: TopKStep = { essential: all, rest: [], restBound: 0, final: true };
   if (present.length === 0) return [];
   const total = present.reduce((sum, t) => sum + t.documentFrequency, 0);
   if (present.length === 1 || total <= PLAIN_POSTINGS) return [plain];
   // Slightly loose bound (×(1 + 1e-9)) so floating-point sums never make a pruned row look beatable.
-  const bound = (from: number) => present.slice(from).reduce((sum, t) => sum + bm25Idf(rows, t.documentFrequency) * (BM25_K1 + 1), 0) * (1 + 1e-9);
+  const bound = (from: number) =>
+    present.slice(from).reduce((sum, t) => sum + bm25Idf(rows, t.documentFrequency) * (BM25_K1 + 1), 0) * (1 + 1e-9);
   const steps: TopKStep[] = [];
   let postings = present[0].documentFrequency;
   let split = 1;
-  while (split < present.length - 1 && postings + present[split].documentFrequency <= FIRST_STEP_POSTINGS) postings += present[split++].documentFrequency;
+  while (split < present.length - 1 && postings + present[split].documentFrequency <= FIRST_STEP_POSTINGS)
+    postings += present[split++].documentFrequency;
   for (; split < present.length && postings * 2 <= total; postings += present[split++].documentFrequency) {
     steps.push({ essential: all.slice(0, split), rest: all.slice(split), restBound: bound(split), final: false });
   }
@@ -74,7 +78,12 @@ const FIRST_STEP_POSTINGS = 5_000;
  * score is then their essential-terms score) plus every row holding both kinds is enough, since a
  * row's essential-terms score never exceeds its full score.
  */
-export function exactTopK<T extends { id: number; score: number }>(scored: readonly T[], k: number, step: TopKStep, unscoredBound = -Infinity): T[] | undefined {
+export function exactTopK<T extends { id: number; score: number }>(
+  scored: readonly T[],
+  k: number,
+  step: TopKStep,
+  unscoredBound = -Infinity,
+): T[] | undefined {
   const top = bestK(scored, k);
   if (step.final) return top;
   if (top.length < k) return undefined;
@@ -108,7 +117,11 @@ function bestK<T extends { id: number; score: number }>(scored: readonly T[], k:
  *   const run = topKSearch(terms, rows, k); let next = run.next();
  *   while (!next.done) next = run.next(score(next.value));
  */
-export function* topKSearch<T extends { id: number; score: number }>(terms: readonly TermFrequency[], rows: number, k: number): Generator<TopKStep, T[], T[] | PartlyScored<T>> {
+export function* topKSearch<T extends { id: number; score: number }>(
+  terms: readonly TermFrequency[],
+  rows: number,
+  k: number,
+): Generator<TopKStep, T[], T[] | PartlyScored<T>> {
   const steps = topKSteps(terms, rows);
   for (let i = 0; i < steps.length; ) {
     const step = steps[i];

@@ -63,7 +63,10 @@ export type ExportDocumentRow = Omit<DocumentRow<unknown>, 'chunk_count'> & { te
 /** The columns of a chunk an export reads (the document's are known). */
 export type ExportChunkRow = Omit<ChunkRow<unknown>, 'document_id' | 'collection' | 'title' | 'source'>;
 
-export function toExportedDocument(row: ExportDocumentRow, terms: { titleTerms: string; descriptionTerms: string }): ExportedDocument['document'] {
+export function toExportedDocument(
+  row: ExportDocumentRow,
+  terms: { titleTerms: string; descriptionTerms: string },
+): ExportedDocument['document'] {
   return {
     ...documentBody(row),
     text: row.text,
@@ -81,7 +84,9 @@ export function toExportedChunk(row: ExportChunkRow, terms: { terms: string; tit
 }
 
 /** What a stored and an exported document share. */
-function documentBody(row: ExportDocumentRow | DocumentRow<unknown>): Pick<StoredDocument, 'collection' | 'source' | 'title' | 'mediaType' | 'contentHash' | 'metadata'> {
+function documentBody(
+  row: ExportDocumentRow | DocumentRow<unknown>,
+): Pick<StoredDocument, 'collection' | 'source' | 'title' | 'mediaType' | 'contentHash' | 'metadata'> {
   return {
     collection: row.collection,
     source: row.source,

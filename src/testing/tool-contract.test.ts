@@ -35,9 +35,13 @@ toolContract('get_content', () => getContent, {
   failingInput: { documentId: NO_SUCH_DOCUMENT },
 });
 
-toolContract('user tool word_count (test/fixtures/user-tools)', async () => (await loadUserTools(join(import.meta.dirname, '..', '..', 'test', 'fixtures', 'user-tools')))[0], {
-  dossier: regressionIndex,
-  validInput: { text: 'one two three' },
-  invalidInputs: [{}, { text: 3 }],
-  hostileInput: (planted: { text: string }) => ({ text: planted.text }),
-});
+toolContract(
+  'user tool word_count (test/fixtures/user-tools)',
+  async () => (await loadUserTools(join(import.meta.dirname, '..', '..', 'test', 'fixtures', 'user-tools')))[0],
+  {
+    dossier: regressionIndex,
+    validInput: { text: 'one two three' },
+    invalidInputs: [{}, { text: 3 }],
+    hostileInput: (planted: { text: string }) => ({ text: planted.text }),
+  },
+);

@@ -66,7 +66,10 @@ export function assertFenced(text: string, phrase: string = HOSTILE_PHRASE): voi
       assert.equal(open, undefined, `a fence opens inside another at ${marker.index}: ${text.slice(marker.index, marker.index + 60)}`);
       open = { kind: marker[1], index: marker.index };
     } else {
-      assert.ok(open && open.kind === marker[2], `a fence closes that was not open at ${marker.index}: ${text.slice(Math.max(0, marker.index - 60), marker.index + 12)}`);
+      assert.ok(
+        open && open.kind === marker[2],
+        `a fence closes that was not open at ${marker.index}: ${text.slice(Math.max(0, marker.index - 60), marker.index + 12)}`,
+      );
       spans.push([open.index, marker.index]);
       open = undefined;
     }
@@ -102,8 +105,16 @@ export function toolContract(name: string, makeTool: () => AgentTool | Promise<A
     });
 
     const given = (input: GivenInput) => (typeof input === 'function' ? (input as (p: PlantedDocument) => unknown)(planted) : input);
-    const contextFor = (ledger: EvidenceLedger, signal: AbortSignal = new AbortController().signal): ToolContext => ({ knowledge: dossier, scope: { collections: '*' }, ledger, step: 1, signal, resultTokens: 1200 });
-    const execute = (input: GivenInput, ledger: EvidenceLedger, signal?: AbortSignal) => tool.execute(tool.inputSchema.parse(given(input)), contextFor(ledger, signal));
+    const contextFor = (ledger: EvidenceLedger, signal: AbortSignal = new AbortController().signal): ToolContext => ({
+      knowledge: dossier,
+      scope: { collections: '*' },
+      ledger,
+      step: 1,
+      signal,
+      resultTokens: 1200,
+    });
+    const execute = (input: GivenInput, ledger: EvidenceLedger, signal?: AbortSignal) =>
+      tool.execute(tool.inputSchema.parse(given(input)), contextFor(ledger, signal));
     const throughRunner = (input: unknown, ledger: EvidenceLedger, signal?: AbortSignal) => {
       const events: AgentEvent[] = [];
       const outcomes = runToolCalls(
@@ -136,7 +147,10 @@ export function toolContract(name: string, makeTool: () => AgentTool | Promise<A
       assert.equal(typeof result.forModel, 'string');
       assert.ok(result.forModel.trim().length > 0, 'forModel is not empty');
       assert.ok(Array.isArray(result.evidence) && Array.isArray(result.newEvidence));
-      assert.ok(typeof result.summary === 'string' && result.summary.length > 0 && !result.summary.includes('\n'), `summary ${JSON.stringify(result.summary)}`);
+      assert.ok(
+        typeof result.summary === 'string' && result.summary.length > 0 && !result.summary.includes('\n'),
+        `summary ${JSON.stringify(result.summary)}`,
+      );
       assert.doesNotThrow(() => JSON.stringify(result.raw), 'raw is JSON (traces record it)');
       assert.ok('raw' in result);
       for (const entry of result.newEvidence) assert.ok(result.evidence.includes(entry), `new evidence ${entry.id} is among the evidence`);
@@ -144,13 +158,18 @@ export function toolContract(name: string, makeTool: () => AgentTool | Promise<A
         assert.equal(ledger.get(entry.id), entry, `${entry.id} is in the run's ledger`);
         assert.ok(result.forModel.includes(entry.id), `${entry.id} is shown to the model, so it can be cited`);
       }
-      assert.equal(ledger.size, new Set([...result.evidence, ...result.newEvidence].map((e) => e.id)).size, 'the ledger holds exactly what the call reports');
+      assert.equal(
+        ledger.size,
+        new Set([...result.evidence, ...result.newEvidence].map((e) => e.id)).size,
+        'the ledger holds exactly what the call reports',
+      );
     });
 
     it('retrieved text in forModel is fenced and defused: it cannot close a fence, open a forged one, or stand outside one', async () => {
       const result = await execute(options.hostileInput ?? options.validInput, new EvidenceLedger());
       assertFenced(result.forModel);
-      if (options.showsRetrievedText) assert.match(result.forModel, new RegExp(HOSTILE_PHRASE, 'i'), 'the planted text was shown (inside a fence)');
+      if (options.showsRetrievedText)
+        assert.match(result.forModel, new RegExp(HOSTILE_PHRASE, 'i'), 'the planted text was shown (inside a fence)');
       assert.doesNotMatch(result.forModel, /<<<EVIDENCE id=E999/);
     });
 
@@ -181,7 +200,10 @@ export function toolContract(name: string, makeTool: () => AgentTool | Promise<A
       assert.equal(outcome.ok, false);
       assert.match(outcome.text, new RegExp(`^${tool.name} .*aborted`));
       assert.equal(ledger.distinct, 0);
-      assert.deepEqual(events.map((e) => e.type), ['tool-call', 'tool-result']);
+      assert.deepEqual(
+        events.map((e) => e.type),
+        ['tool-call', 'tool-result'],
+      );
       for (const bad of [...NOT_OBJECTS.slice(0, 2), ...(options.invalidInputs ?? [])]) {
         const { outcome: invalid } = await throughRunner(bad, ledger);
         assert.equal(invalid.ok, false);
@@ -191,7 +213,9 @@ export function toolContract(name: string, makeTool: () => AgentTool | Promise<A
       assert.equal(ok.ok, true, ok.text);
     });
 
-    it('errors are thrown as Errors with one-line messages, which the runner turns into error results', { skip: options.failingInput === undefined ? 'no failing input given' : false }, async () => {
+    it('errors are thrown as Errors with one-line messages, which the runner turns into error results', {
+      skip: options.failingInput === undefined ? 'no failing input given' : false,
+    }, async () => {
       const input = given(options.failingInput);
       const error = await tool.execute(tool.inputSchema.parse(input), contextFor(new EvidenceLedger())).then(
         () => assert.fail('the failing input did not fail'),

@@ -40,7 +40,9 @@ function withCitations(block: HTMLElement, text: string, lookup: CitationLookup)
     const group = el('span', { className: 'cites' });
     for (const id of marker.ids) {
       if (marker.unresolved) {
-        group.append(el('span', { className: 'cite unresolved', title: `${id}: this citation does not match any passage read`, text: `${id}?` }));
+        group.append(
+          el('span', { className: 'cite unresolved', title: `${id}: this citation does not match any passage read`, text: `${id}?` }),
+        );
         continue;
       }
       const citation = lookup(id);

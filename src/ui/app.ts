@@ -49,7 +49,12 @@ function setUpTabs(): void {
     tab.addEventListener('click', () => select(tab));
     tab.addEventListener('keydown', (event) => {
       const at = tabs.indexOf(tab);
-      const next = event.key === 'ArrowRight' ? tabs[(at + 1) % tabs.length] : event.key === 'ArrowLeft' ? tabs[(at - 1 + tabs.length) % tabs.length] : undefined;
+      const next =
+        event.key === 'ArrowRight'
+          ? tabs[(at + 1) % tabs.length]
+          : event.key === 'ArrowLeft'
+            ? tabs[(at - 1 + tabs.length) % tabs.length]
+            : undefined;
       if (!next) return;
       event.preventDefault();
       next.focus();

@@ -18,7 +18,13 @@ export async function loadConversations(): Promise<void> {
         {},
         el(
           'button',
-          { type: 'button', className: 'conversation', 'data-conversation-id': conversation.id, 'aria-current': openConversation?.id === conversation.id ? 'true' : undefined, onclick: () => openConversationById(conversation.id).catch(reportError) },
+          {
+            type: 'button',
+            className: 'conversation',
+            'data-conversation-id': conversation.id,
+            'aria-current': openConversation?.id === conversation.id ? 'true' : undefined,
+            onclick: () => openConversationById(conversation.id).catch(reportError),
+          },
           el('span', { className: 'title', text: conversation.title }),
           el('span', { className: 'muted', text: new Date(conversation.createdAt).toLocaleString() }),
         ),
@@ -58,7 +64,12 @@ async function openConversationById(id: string): Promise<void> {
 }
 
 function appendQuestion(text: string): HTMLLIElement {
-  const li = el('li', { className: 'msg user' }, el('span', { className: 'who', text: 'You' }), el('p', { className: 'question-text', text }));
+  const li = el(
+    'li',
+    { className: 'msg user' },
+    el('span', { className: 'who', text: 'You' }),
+    el('p', { className: 'question-text', text }),
+  );
   byId('thread').append(li);
   return li;
 }
@@ -70,7 +81,9 @@ function appendAnswer(runId?: string): { answerEl: HTMLDivElement; metaEl: HTMLP
   const li = el('li', { className: 'msg assistant' }, el('span', { className: 'who', text: 'Dossier' }), answerEl, metaEl);
   if (runId) {
     // The run's stored events replay into the timeline and the research tree.
-    metaEl.after(el('button', { type: 'button', className: 'link', text: 'Show run details', onclick: () => replayRun(runId).catch(reportError) }));
+    metaEl.after(
+      el('button', { type: 'button', className: 'link', text: 'Show run details', onclick: () => replayRun(runId).catch(reportError) }),
+    );
   }
   byId('thread').append(li);
   li.scrollIntoView({ block: 'nearest' });

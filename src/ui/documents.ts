@@ -9,7 +9,10 @@ export async function loadCollections(): Promise<void> {
   const collections = await api.collections();
   const select = byId<HTMLSelectElement>('collection');
   const chosen = select.value;
-  select.replaceChildren(el('option', { value: '', text: 'All collections' }), ...collections.map((c) => el('option', { value: c.name, text: `${c.name} (${c.documents})` })));
+  select.replaceChildren(
+    el('option', { value: '', text: 'All collections' }),
+    ...collections.map((c) => el('option', { value: c.name, text: `${c.name} (${c.documents})` })),
+  );
   select.value = collections.some((c) => c.name === chosen) ? chosen : '';
   byId('collection-names').replaceChildren(...collections.filter((c) => c.role !== 'reader').map((c) => el('option', { value: c.name })));
 }
@@ -21,12 +24,34 @@ export async function loadDocuments(): Promise<void> {
       el(
         'tr',
         { 'data-document-id': doc.id },
-        el('td', {}, el('button', { type: 'button', className: 'link', onclick: (event) => openDocument(doc.id, event.currentTarget as HTMLElement) }, doc.title), el('div', { className: 'muted source', text: doc.source })),
+        el(
+          'td',
+          {},
+          el(
+            'button',
+            { type: 'button', className: 'link', onclick: (event) => openDocument(doc.id, event.currentTarget as HTMLElement) },
+            doc.title,
+          ),
+          el('div', { className: 'muted source', text: doc.source }),
+        ),
         el('td', { text: doc.collection }),
         el('td', { text: doc.mediaType }),
         el('td', { className: 'num', text: doc.chunks }),
         el('td', { text: new Date(doc.updatedAt).toLocaleString() }),
-        el('td', {}, el('button', { type: 'button', className: 'danger', 'aria-label': `Delete ${doc.title}`, onclick: () => deleteDocument(doc).catch(reportError) }, 'Delete')),
+        el(
+          'td',
+          {},
+          el(
+            'button',
+            {
+              type: 'button',
+              className: 'danger',
+              'aria-label': `Delete ${doc.title}`,
+              onclick: () => deleteDocument(doc).catch(reportError),
+            },
+            'Delete',
+          ),
+        ),
       ),
     ),
   );
@@ -76,7 +101,10 @@ export function setUpDocuments(): void {
     try {
       const files = data.getAll('file').filter((file): file is File => file instanceof File);
       const metadata = String(data.get('metadata') ?? '').trim();
-      const job = await api.documents.upload(files, { collection: String(data.get('collection') ?? ''), ...(metadata ? { metadata: metadataOf(metadata) } : {}) });
+      const job = await api.documents.upload(files, {
+        collection: String(data.get('collection') ?? ''),
+        ...(metadata ? { metadata: metadataOf(metadata) } : {}),
+      });
       const finished = await pollJob(job.id, (progress) => {
         if (!progress?.total) return;
         bar.max = progress.total;

@@ -18,7 +18,11 @@ export interface ElementProps {
 }
 
 /** A new element with text and attributes; children are nodes or strings (strings become text nodes). */
-export function el<K extends keyof HTMLElementTagNameMap>(tag: K, props: ElementProps = {}, ...children: Child[]): HTMLElementTagNameMap[K] {
+export function el<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  props: ElementProps = {},
+  ...children: Child[]
+): HTMLElementTagNameMap[K] {
   const node = document.createElement(tag);
   for (const [name, value] of Object.entries(props)) {
     if (value === undefined || value === null || value === false) continue;
@@ -27,7 +31,8 @@ export function el<K extends keyof HTMLElementTagNameMap>(tag: K, props: Element
     else if (name === 'onclick') node.addEventListener('click', value as EventListener);
     else node.setAttribute(name, value === true ? '' : String(value));
   }
-  for (const child of children) if (child !== undefined && child !== null) node.append(typeof child === 'string' ? document.createTextNode(child) : child);
+  for (const child of children)
+    if (child !== undefined && child !== null) node.append(typeof child === 'string' ? document.createTextNode(child) : child);
   return node;
 }
 

@@ -29,7 +29,8 @@ export function setUpPanel(): void {
 
 function details(rows: Array<[string, string | undefined]>): HTMLDListElement {
   const list = el('dl', { className: 'facts' });
-  for (const [name, value] of rows) if (value !== undefined && value !== '') list.append(el('dt', { text: name }), el('dd', { text: value }));
+  for (const [name, value] of rows)
+    if (value !== undefined && value !== '') list.append(el('dt', { text: name }), el('dd', { text: value }));
   return list;
 }
 
@@ -52,7 +53,9 @@ export function openCitation(citation: Citation, opener: HTMLElement): void {
     ],
     opener,
   );
-  loadDocumentContext(citation, docBox).catch((error: Error) => docBox.replaceChildren(el('p', { className: 'error', text: `The document could not be loaded: ${error.message}` })));
+  loadDocumentContext(citation, docBox).catch((error: Error) =>
+    docBox.replaceChildren(el('p', { className: 'error', text: `The document could not be loaded: ${error.message}` })),
+  );
 }
 
 /** The document's own facts and the passages around the cited one. */
@@ -62,7 +65,10 @@ async function loadDocumentContext(citation: Citation, box: HTMLElement): Promis
   const around = el('div', { className: 'around' });
   for (const chunk of [chunks[at - 1], chunks[at + 1]]) {
     if (!chunk) continue;
-    around.append(el('p', { className: 'muted', text: chunk.ordinal < chunks[at].ordinal ? 'Before' : 'After' }), el('blockquote', { className: 'chunk-text dim', text: chunk.text }));
+    around.append(
+      el('p', { className: 'muted', text: chunk.ordinal < chunks[at].ordinal ? 'Before' : 'After' }),
+      el('blockquote', { className: 'chunk-text dim', text: chunk.text }),
+    );
   }
   box.replaceChildren(
     el('h3', { text: 'Document' }),
@@ -84,9 +90,35 @@ export async function openDocument(id: number, opener: HTMLElement): Promise<voi
     const [doc, chunks] = await Promise.all([api.documents.get(id), api.documents.chunks(id)]);
     const list = el('ol', { className: 'chunk-list' });
     for (const chunk of chunks) {
-      list.append(el('li', {}, el('p', { className: 'muted', text: [chunk.headingPath?.join(' › '), chunk.page ? `page ${chunk.page}` : ''].filter(Boolean).join(' · ') || `passage ${chunk.ordinal + 1}` }), el('blockquote', { className: 'chunk-text', text: chunk.text })));
+      list.append(
+        el(
+          'li',
+          {},
+          el('p', {
+            className: 'muted',
+            text:
+              [chunk.headingPath?.join(' › '), chunk.page ? `page ${chunk.page}` : ''].filter(Boolean).join(' · ') ||
+              `passage ${chunk.ordinal + 1}`,
+          }),
+          el('blockquote', { className: 'chunk-text', text: chunk.text }),
+        ),
+      );
     }
-    openPanel(doc.title, [details([['Source', doc.source], ['Collection', doc.collection], ['Type', doc.mediaType], ['Size', `${doc.bytes} bytes`]]), ...(doc.description ? [el('p', { className: 'description', text: doc.description })] : []), el('h3', { text: `${chunks.length} passages` }), list], opener);
+    openPanel(
+      doc.title,
+      [
+        details([
+          ['Source', doc.source],
+          ['Collection', doc.collection],
+          ['Type', doc.mediaType],
+          ['Size', `${doc.bytes} bytes`],
+        ]),
+        ...(doc.description ? [el('p', { className: 'description', text: doc.description })] : []),
+        el('h3', { text: `${chunks.length} passages` }),
+        list,
+      ],
+      opener,
+    );
   } catch (error) {
     openPanel('Document', [el('p', { className: 'error', text: (error as Error).message })], opener);
   }

@@ -136,8 +136,12 @@ export class RunView {
     this.answerEl.setAttribute('aria-busy', 'false');
     if (!this.text.trim()) this.answerEl.replaceChildren(el('p', { className: 'muted', text: 'No answer.' }));
     const reason = el('span', { className: `badge ${event.finishReason === 'stop' ? 'ok' : 'warn'}`, text: event.finishReason });
-    this.metaEl.prepend(reason, ` ${event.steps} steps · ${event.toolCalls} tool calls · ${formatTokens(event.usage)} · ${formatMs(event.ms)} `);
-    byId('timeline-total').textContent = `${event.steps} steps, ${event.toolCalls} tool calls, ${formatTokens(event.usage)}, ${formatMs(event.ms)} in all (finish: ${event.finishReason})`;
+    this.metaEl.prepend(
+      reason,
+      ` ${event.steps} steps · ${event.toolCalls} tool calls · ${formatTokens(event.usage)} · ${formatMs(event.ms)} `,
+    );
+    byId('timeline-total').textContent =
+      `${event.steps} steps, ${event.toolCalls} tool calls, ${formatTokens(event.usage)}, ${formatMs(event.ms)} in all (finish: ${event.finishReason})`;
   }
 
   // The timeline: every agent's steps, with model and tool latency and tokens.
@@ -148,7 +152,17 @@ export class RunView {
     let row = this.steps.get(key);
     if (!row) {
       const list = el('ul', { className: 'step-items' });
-      const li = el('li', { className: agent ? 'step nested' : 'step' }, el('div', { className: 'step-head' }, agent ? el('span', { className: 'agent', text: event.path!.join(' › ') }) : null, el('span', { text: `Step ${event.step}` })), list);
+      const li = el(
+        'li',
+        { className: agent ? 'step nested' : 'step' },
+        el(
+          'div',
+          { className: 'step-head' },
+          agent ? el('span', { className: 'agent', text: event.path!.join(' › ') }) : null,
+          el('span', { text: `Step ${event.step}` }),
+        ),
+        list,
+      );
       byId('timeline').append(li);
       row = { li, list };
       this.steps.set(key, row);
@@ -166,13 +180,29 @@ export class RunView {
       case 'model-output': {
         const calls = event.toolCalls?.length ?? 0;
         this.stepRow(event).list.append(
-          el('li', { className: 'model' }, el('span', { className: 'kind', text: 'model' }), ` ${calls ? `${calls} tool call${calls === 1 ? '' : 's'}` : 'answer'} · `, el('span', { className: 'ms', text: formatMs(event.ms) }), ' · ', el('span', { className: 'tokens', text: formatTokens(event.usage) })),
+          el(
+            'li',
+            { className: 'model' },
+            el('span', { className: 'kind', text: 'model' }),
+            ` ${calls ? `${calls} tool call${calls === 1 ? '' : 's'}` : 'answer'} · `,
+            el('span', { className: 'ms', text: formatMs(event.ms) }),
+            ' · ',
+            el('span', { className: 'tokens', text: formatTokens(event.usage) }),
+          ),
         );
         break;
       }
       case 'tool-call': {
         const result = el('span', { className: 'result muted', text: 'running…' });
-        const li = el('li', { className: 'tool' }, el('span', { className: 'kind', text: event.toolName }), ' ', el('q', { text: toolInputText(event.input) }), ' ', result);
+        const li = el(
+          'li',
+          { className: 'tool' },
+          el('span', { className: 'kind', text: event.toolName }),
+          ' ',
+          el('q', { text: toolInputText(event.input) }),
+          ' ',
+          result,
+        );
         this.stepRow(event).list.append(li);
         this.toolRows.set(toolKey(event.toolCallId), { li, result });
         break;
@@ -205,7 +235,20 @@ export class RunView {
       if (!node) {
         const badge = el('span', { className: 'badge' });
         const children = el('ul', { className: 'agents' });
-        const li = el('li', { className: 'plan-item', 'data-plan-id': item.id }, el('div', { className: 'node-head' }, badge, ' ', el('strong', { text: item.id }), ' ', el('span', { className: 'question', text: item.question })), children);
+        const li = el(
+          'li',
+          { className: 'plan-item', 'data-plan-id': item.id },
+          el(
+            'div',
+            { className: 'node-head' },
+            badge,
+            ' ',
+            el('strong', { text: item.id }),
+            ' ',
+            el('span', { className: 'question', text: item.question }),
+          ),
+          children,
+        );
         this.treeRoot().append(li);
         node = { li, badge, children, question: item.question };
         this.planItems.set(item.id, node);
@@ -229,7 +272,21 @@ export class RunView {
     const state = el('span', { className: 'badge status-open', text: 'running' });
     const searches = el('ul', { className: 'searches' });
     const children = el('ul', { className: 'agents' });
-    const li = el('li', { className: 'agent-node', 'data-agent-id': id }, el('div', { className: 'node-head' }, el('span', { className: 'agent', text: id }), ' ', state, ' ', el('span', { className: 'question', text: question ?? '' })), searches, children);
+    const li = el(
+      'li',
+      { className: 'agent-node', 'data-agent-id': id },
+      el(
+        'div',
+        { className: 'node-head' },
+        el('span', { className: 'agent', text: id }),
+        ' ',
+        state,
+        ' ',
+        el('span', { className: 'question', text: question ?? '' }),
+      ),
+      searches,
+      children,
+    );
     parent.append(li);
     node = { li, state, searches, children };
     this.agents.set(id, node);
@@ -253,7 +310,15 @@ export class RunView {
 
   private treeTool(list: HTMLElement, event: EventOf<'tool-call'>): void {
     const result = el('span', { className: 'muted', text: '…' });
-    const li = el('li', { className: 'search' }, el('span', { className: 'kind', text: event.toolName === 'search_knowledge' ? 'search' : event.toolName }), ' ', el('q', { text: toolInputText(event.input) }), ' ', result);
+    const li = el(
+      'li',
+      { className: 'search' },
+      el('span', { className: 'kind', text: event.toolName === 'search_knowledge' ? 'search' : event.toolName }),
+      ' ',
+      el('q', { text: toolInputText(event.input) }),
+      ' ',
+      result,
+    );
     list.append(li);
     this.toolRows.set(`tree:${agentOf(event) ?? ''}#${event.toolCallId}`, { li, result });
   }
@@ -272,15 +337,41 @@ export class RunView {
     for (const check of event.checks) counts[check.verdict] = (counts[check.verdict] ?? 0) + 1;
     const parts = Object.entries(counts).map(([verdict, n]) => `${n} ${verdict}`);
     const judge = event.model ? ` by ${event.model}` : '';
-    byId('critique-summary').textContent = `${event.final ? 'The answer' : 'A draft'}: ${event.checks.length} claims checked${judge}: ${parts.join(', ') || 'none'}; ${event.openQuestions.length} open questions.`;
+    byId('critique-summary').textContent =
+      `${event.final ? 'The answer' : 'A draft'}: ${event.checks.length} claims checked${judge}: ${parts.join(', ') || 'none'}; ${event.openQuestions.length} open questions.`;
     // Findings sit beside the answer, each with who raised it; the answer itself is the model's, unchanged.
-    const reported = event.findings ?? event.checks.filter((check) => check.verdict !== 'supported').map((check) => ({ claim: check.claim, finding: check.reason, by: 'critique' as const, verdict: check.verdict }));
+    const reported =
+      event.findings ??
+      event.checks
+        .filter((check) => check.verdict !== 'supported')
+        .map((check) => ({ claim: check.claim, finding: check.reason, by: 'critique' as const, verdict: check.verdict }));
     const findings = reported.map((f) =>
-      el('li', { 'data-by': f.by }, el('span', { className: `badge status-failed`, text: f.verdict ?? 'finding' }), ' ', el('span', { text: truncate(f.claim, 160) }), el('span', { className: 'muted', text: ` (${f.finding}; by ${f.by})` })),
+      el(
+        'li',
+        { 'data-by': f.by },
+        el('span', { className: `badge status-failed`, text: f.verdict ?? 'finding' }),
+        ' ',
+        el('span', { text: truncate(f.claim, 160) }),
+        el('span', { className: 'muted', text: ` (${f.finding}; by ${f.by})` }),
+      ),
     );
     const warned = new Set((event.warnings ?? []).map((w) => w.subQuestion));
-    for (const warning of event.warnings ?? []) findings.push(el('li', { 'data-by': warning.by }, el('span', { className: 'badge', text: 'open' }), ' ', el('span', { text: warning.message }), el('span', { className: 'muted', text: ` (by ${warning.by})` })));
-    for (const question of event.openQuestions) if (!warned.has(question.split(':')[0])) findings.push(el('li', { 'data-by': 'critique' }, el('span', { className: 'badge', text: 'open' }), ' ', el('span', { text: question })));
+    for (const warning of event.warnings ?? [])
+      findings.push(
+        el(
+          'li',
+          { 'data-by': warning.by },
+          el('span', { className: 'badge', text: 'open' }),
+          ' ',
+          el('span', { text: warning.message }),
+          el('span', { className: 'muted', text: ` (by ${warning.by})` }),
+        ),
+      );
+    for (const question of event.openQuestions)
+      if (!warned.has(question.split(':')[0]))
+        findings.push(
+          el('li', { 'data-by': 'critique' }, el('span', { className: 'badge', text: 'open' }), ' ', el('span', { text: question })),
+        );
     byId('critique-findings').replaceChildren(...findings);
   }
 }

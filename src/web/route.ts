@@ -32,7 +32,8 @@ const ASSETS: Record<string, string> = {
  * styles only from this origin, no inline code, no framing.
  */
 const HEADERS = {
-  'content-security-policy': "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'",
+  'content-security-policy':
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'",
   'x-content-type-options': 'nosniff',
   'referrer-policy': 'no-referrer',
   // The files change with the package version only; revalidating keeps a rebuilt page fresh.
@@ -53,7 +54,8 @@ async function load(name: string): Promise<string> {
 
 /** `GET /` (the page) and `GET /assets/…` (its style sheet and modules); no authentication, the API calls carry the key. */
 export const webRoutes: RouteGroup = (app) => {
-  const serve = async (name: string, contentType: string) => new Response(await load(name), { status: 200, headers: { 'content-type': contentType, ...HEADERS } });
+  const serve = async (name: string, contentType: string) =>
+    new Response(await load(name), { status: 200, headers: { 'content-type': contentType, ...HEADERS } });
   app.get('/', () => serve('ui/index.html', 'text/html; charset=utf-8'));
   app.get('/assets/*', (c) => {
     const name = c.req.path.slice('/assets/'.length);

@@ -6,9 +6,12 @@ export const nativeToolProtocol: ToolProtocol = {
   streamsAnswer: true,
   instructions: () => '',
   // At a limit the tools stay declared (providers reject tool history without them); the call's toolChoice forbids using them.
-  declare: (tools) => Object.fromEntries(tools.map((tool) => [tool.name, { description: tool.description, inputSchema: tool.inputSchema }])),
+  declare: (tools) =>
+    Object.fromEntries(tools.map((tool) => [tool.name, { description: tool.description, inputSchema: tool.inputSchema }])),
   read({ text, toolCalls }, { allowTools }) {
-    return allowTools && toolCalls.length > 0 ? { type: 'tool-calls', calls: toolCalls, text, raw: text } : { type: 'answer', text, raw: text };
+    return allowTools && toolCalls.length > 0
+      ? { type: 'tool-calls', calls: toolCalls, text, raw: text }
+      : { type: 'answer', text, raw: text };
   },
   appendToolCalls(messages, action) {
     messages.push({
@@ -16,7 +19,12 @@ export const nativeToolProtocol: ToolProtocol = {
       content: [
         ...(action.text ? [{ type: 'text' as const, text: action.text }] : []),
         // Unparsable arguments go back as {}: the Anthropic Messages API rejects any other input in the history.
-        ...action.calls.map((call) => ({ type: 'tool-call' as const, toolCallId: call.toolCallId, toolName: call.toolName, input: call.inputError || typeof call.input !== 'object' || call.input === null ? {} : call.input })),
+        ...action.calls.map((call) => ({
+          type: 'tool-call' as const,
+          toolCallId: call.toolCallId,
+          toolName: call.toolName,
+          input: call.inputError || typeof call.input !== 'object' || call.input === null ? {} : call.input,
+        })),
       ],
     });
   },

@@ -10,7 +10,9 @@ import { z } from 'zod';
  * closing brackets) is repaired; anything else goes back to the model as a clear error.
  */
 export function textProtocolInstructions(tools: readonly AgentTool[]): string {
-  const described = tools.map((tool) => `- ${tool.name}: ${tool.description}\n  input JSON schema: ${JSON.stringify(z.toJSONSchema(tool.inputSchema))}`).join('\n');
+  const described = tools
+    .map((tool) => `- ${tool.name}: ${tool.description}\n  input JSON schema: ${JSON.stringify(z.toJSONSchema(tool.inputSchema))}`)
+    .join('\n');
   return [
     'You cannot call tools natively. Reply with exactly one JSON object and nothing else:',
     '{"type":"tool","calls":[{"name":"<tool>","input":{…}}]} to call one or more tools, or',
@@ -29,7 +31,8 @@ export function parseTextAction(text: string, idPrefix: string): TextAction {
     return text.trim() ? { type: 'final', answer: text.trim() } : { type: 'invalid', error: 'empty reply; answer with one JSON object' };
   }
   const value = parseLenient(candidate);
-  if (value === undefined) return { type: 'invalid', error: `your reply is not valid JSON (${candidate.slice(0, 80)}…); answer with one JSON object` };
+  if (value === undefined)
+    return { type: 'invalid', error: `your reply is not valid JSON (${candidate.slice(0, 80)}…); answer with one JSON object` };
   if (typeof value !== 'object' || value === null) return { type: 'invalid', error: 'the JSON must be an object with "type"' };
   const action = value as Record<string, unknown>;
   if (action.type === 'final' && typeof action.answer === 'string') return { type: 'final', answer: action.answer };
@@ -40,7 +43,11 @@ export function parseTextAction(text: string, idPrefix: string): TextAction {
       type: 'tool',
       calls: calls.map((call, i) => {
         const record = (call ?? {}) as Record<string, unknown>;
-        return { toolCallId: `${idPrefix}-${i}`, toolName: String(record.name ?? record.tool ?? ''), input: record.input ?? record.arguments ?? {} };
+        return {
+          toolCallId: `${idPrefix}-${i}`,
+          toolName: String(record.name ?? record.tool ?? ''),
+          input: record.input ?? record.arguments ?? {},
+        };
       }),
     };
   }

@@ -9,7 +9,8 @@ export const textToolProtocol: ToolProtocol = {
   declare: () => undefined,
   read({ text }, { step, allowTools }) {
     const action = parseTextAction(text, `step${step}`);
-    if (action.type === 'tool') return allowTools ? { type: 'tool-calls', calls: action.calls, text: '', raw: text } : { type: 'answer', text, raw: text };
+    if (action.type === 'tool')
+      return allowTools ? { type: 'tool-calls', calls: action.calls, text: '', raw: text } : { type: 'answer', text, raw: text };
     if (action.type === 'final') return { type: 'answer', text: action.answer, raw: text };
     return { type: 'invalid', error: action.error, raw: text };
   },
@@ -17,7 +18,12 @@ export const textToolProtocol: ToolProtocol = {
     messages.push({ role: 'assistant', content: action.raw });
   },
   appendToolResults(messages, outcomes) {
-    messages.push({ role: 'user', content: outcomes.map((o) => `Result of ${o.call.toolName} (${o.call.toolCallId}):\n${o.ok ? o.text : `Error: ${o.text}`}`).join('\n\n') });
+    messages.push({
+      role: 'user',
+      content: outcomes
+        .map((o) => `Result of ${o.call.toolName} (${o.call.toolCallId}):\n${o.ok ? o.text : `Error: ${o.text}`}`)
+        .join('\n\n'),
+    });
   },
   appendInvalid(messages, action) {
     messages.push({ role: 'assistant', content: action.raw || '(empty)' }, { role: 'user', content: `Error: ${action.error}` });

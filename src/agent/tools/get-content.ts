@@ -6,8 +6,13 @@ const MAX_CHUNKS = 8;
 
 const input = z.object({
   documentId: z.number().int().positive().describe('The documentId of an evidence block (or of search_descriptions)'),
-  from: z.number().int().min(0).optional().describe('First chunk ordinal to read: an evidence block\'s chunk (default 0)'),
-  to: z.number().int().min(0).optional().describe(`Last chunk ordinal to read (default: from, i.e. that one chunk whole; from+1 adds the next). At most ${MAX_CHUNKS} chunks`),
+  from: z.number().int().min(0).optional().describe("First chunk ordinal to read: an evidence block's chunk (default 0)"),
+  to: z
+    .number()
+    .int()
+    .min(0)
+    .optional()
+    .describe(`Last chunk ordinal to read (default: from, i.e. that one chunk whole; from+1 adds the next). At most ${MAX_CHUNKS} chunks`),
   // Older spellings, still accepted (recorded runs replay with them).
   fromChunk: z.number().int().min(0).optional(),
   toChunk: z.number().int().min(0).optional(),
@@ -28,7 +33,8 @@ export const getContent: AgentTool<z.infer<typeof input>> = {
     if (!document) throw new Error(`no document ${documentId} in this scope`);
     const asked = args.to ?? args.toChunk ?? (args.fromChunk !== undefined ? first + 3 : first);
     if (asked < first) throw new Error(`to (${asked}) is before from (${first})`);
-    if (first >= document.chunkCount) throw new Error(`document ${documentId} has chunks 0–${document.chunkCount - 1}; there is no chunk ${first}`);
+    if (first >= document.chunkCount)
+      throw new Error(`document ${documentId} has chunks 0–${document.chunkCount - 1}; there is no chunk ${first}`);
     const last = Math.min(asked, first + MAX_CHUNKS - 1, document.chunkCount - 1);
     const chunks = await context.knowledge.store.getChunkRange(context.scope, documentId, first, last);
     context.signal.throwIfAborted();
@@ -41,7 +47,12 @@ export const getContent: AgentTool<z.infer<typeof input>> = {
     const entries = added.map((item) => item.entry);
     const more = asked > last && last < document.chunkCount - 1 ? ` (at most ${MAX_CHUNKS} per call: read on with from=${last + 1})` : '';
     return {
-      raw: { documentId, title: document.title, chunkCount: document.chunkCount, chunks: entries.map((e) => ({ id: e.id, chunkId: e.chunk.id, ordinal: e.chunk.ordinal })) },
+      raw: {
+        documentId,
+        title: document.title,
+        chunkCount: document.chunkCount,
+        chunks: entries.map((e) => ({ id: e.id, chunkId: e.chunk.id, ordinal: e.chunk.ordinal })),
+      },
       forModel: `Document ${documentId} "${defuseAttribute(document.title)}" has ${document.chunkCount} chunks (ordinals 0–${document.chunkCount - 1}); showing ${first}–${last}${more}.\n\n${formatEvidence(entries, context.resultTokens, { shown: context.ledger })}`,
       evidence: entries,
       newEvidence: added.filter((item) => item.isNew).map((item) => item.entry),

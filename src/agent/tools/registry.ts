@@ -97,7 +97,10 @@ async function importToolFile(path: string): Promise<unknown> {
       () => false,
     );
     if (!(await typeScriptLoader)) {
-      throw new DossierError('bad-input', `tool file ${path} is TypeScript, which Node ${process.versions.node} cannot load: install tsx beside Dossier (npm install tsx) or compile the tool to .js`);
+      throw new DossierError(
+        'bad-input',
+        `tool file ${path} is TypeScript, which Node ${process.versions.node} cannot load: install tsx beside Dossier (npm install tsx) or compile the tool to .js`,
+      );
     }
     return import(`${url}?typescript`);
   }

@@ -17,11 +17,29 @@ export const searchDescriptions: AgentTool<z.infer<typeof input>> = {
     context.signal.throwIfAborted();
     const terms = context.knowledge.tokenizer.terms(query);
     const hits = await context.knowledge.store.searchDescriptions(context.scope, terms, { k });
-    const found = await Promise.all(hits.map(async (hit) => ({ hit, document: await context.knowledge.store.getDocument(context.scope, hit.documentId) })));
+    const found = await Promise.all(
+      hits.map(async (hit) => ({ hit, document: await context.knowledge.store.getDocument(context.scope, hit.documentId) })),
+    );
     context.signal.throwIfAborted();
     const documents = found.flatMap(({ hit, document }) => {
-      return document ? [{ documentId: document.id, title: document.title, chunks: document.chunkCount, description: document.description, score: hit.score }] : [];
+      return document
+        ? [
+            {
+              documentId: document.id,
+              title: document.title,
+              chunks: document.chunkCount,
+              description: document.description,
+              score: hit.score,
+            },
+          ]
+        : [];
     });
-    return { raw: { query, documents }, forModel: formatDocuments(documents), evidence: [], newEvidence: [], summary: `${documents.length} documents for "${query.slice(0, 80)}"` };
+    return {
+      raw: { query, documents },
+      forModel: formatDocuments(documents),
+      evidence: [],
+      newEvidence: [],
+      summary: `${documents.length} documents for "${query.slice(0, 80)}"`,
+    };
   },
 };

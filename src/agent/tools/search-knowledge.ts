@@ -19,7 +19,9 @@ function inputFor(metadataKeys: string, strategies: readonly Strategy[]) {
     filter: z
       .record(z.string(), z.unknown())
       .optional()
-      .describe(`Mongo-style filter over the document fields (${fields}) and metadata.<key> ($eq $ne $in $nin $gt $gte $lt $lte $and $or). ${metadataKeys}`),
+      .describe(
+        `Mongo-style filter over the document fields (${fields}) and metadata.<key> ($eq $ne $in $nin $gt $gte $lt $lte $and $or). ${metadataKeys}`,
+      ),
     strategy: z
       .enum(strategies as [Strategy, ...Strategy[]])
       .optional()
@@ -53,7 +55,13 @@ async function metadataKeysOf(run: RunToolContext): Promise<string> {
 
 type ScoredChunk = { chunk: StoredChunk; score: number };
 
-async function strategyHits(query: string, k: number, strategy: string, filter: Record<string, unknown> | undefined, context: ToolContext): Promise<ScoredChunk[]> {
+async function strategyHits(
+  query: string,
+  k: number,
+  strategy: string,
+  filter: Record<string, unknown> | undefined,
+  context: ToolContext,
+): Promise<ScoredChunk[]> {
   const search = (q: string, mode: 'hybrid' | 'fulltext' | 'vector' = 'hybrid') =>
     context.knowledge.retriever.searchChunks({ query: q, scope: context.scope, mode, k, filter });
   if (strategy === 'hybrid' || strategy === 'fulltext' || strategy === 'vector') return search(query, strategy);
@@ -74,7 +82,10 @@ async function strategyHits(query: string, k: number, strategy: string, filter: 
 }
 
 function fuse(lists: ScoredChunk[][], k: number): ScoredChunk[] {
-  return reciprocalRankFusion(lists.map((items) => ({ items })), (hit) => hit.chunk.id)
+  return reciprocalRankFusion(
+    lists.map((items) => ({ items })),
+    (hit) => hit.chunk.id,
+  )
     .slice(0, k)
     .map(({ item, score }) => ({ ...item, score }));
 }
@@ -100,15 +111,26 @@ export const searchKnowledge: AgentTool<z.infer<typeof input>> = {
     const hits = await strategyHits(query, k, strategy, filter, context);
     // A call stopped while searching leaves no evidence behind.
     context.signal.throwIfAborted();
-    const added = context.ledger.addHits(
-      hits,
-      { step: context.step, query, tool: 'search_knowledge' },
-    );
+    const added = context.ledger.addHits(hits, { step: context.step, query, tool: 'search_knowledge' });
     const entries = added.map((item) => item.entry);
     const newEvidence = added.filter((item) => item.isNew).map((item) => item.entry);
     return {
-      raw: { query, strategy, hits: entries.map((entry) => ({ id: entry.id, chunkId: entry.chunk.id, documentId: entry.chunk.documentId, title: entry.chunk.title, score: entry.score })) },
-      forModel: formatEvidence(entries, context.resultTokens, { query, terms: (text) => context.knowledge.tokenizer.terms(text), shown: context.ledger }),
+      raw: {
+        query,
+        strategy,
+        hits: entries.map((entry) => ({
+          id: entry.id,
+          chunkId: entry.chunk.id,
+          documentId: entry.chunk.documentId,
+          title: entry.chunk.title,
+          score: entry.score,
+        })),
+      },
+      forModel: formatEvidence(entries, context.resultTokens, {
+        query,
+        terms: (text) => context.knowledge.tokenizer.terms(text),
+        shown: context.ledger,
+      }),
       evidence: entries,
       newEvidence,
       summary: `${hits.length} passages for "${query.slice(0, 80)}" (${newEvidence.length} new)`,

@@ -26,17 +26,32 @@ function humanListener(context: CommandContext): (event: AgentEvent) => void {
       for (const item of event.items) {
         if (shown.get(item.id) === item.status) continue;
         shown.set(item.id, item.status);
-        io.stderr.write(err.dim(`${indent}  ${item.status === 'answered' ? '✓' : item.status === 'failed' ? '✗' : '·'} ${item.id} ${item.question}${item.status === 'open' ? '' : ` (${item.status})`}\n`));
+        io.stderr.write(
+          err.dim(
+            `${indent}  ${item.status === 'answered' ? '✓' : item.status === 'failed' ? '✗' : '·'} ${item.id} ${item.question}${item.status === 'open' ? '' : ` (${item.status})`}\n`,
+          ),
+        );
       }
     } else if (event.type === 'subagent-start') io.stderr.write(err.cyan(`${indent}▸ ${event.id}: ${event.question}\n`));
-    else if (event.type === 'subagent-finish') io.stderr.write((event.error ? err.red : err.dim)(`${indent}◂ ${event.id}: ${event.finishReason}, ${event.citations} cited, ${event.ms} ms${event.error ? ` (${event.error})` : ''}\n`));
+    else if (event.type === 'subagent-finish')
+      io.stderr.write(
+        (event.error ? err.red : err.dim)(
+          `${indent}◂ ${event.id}: ${event.finishReason}, ${event.citations} cited, ${event.ms} ms${event.error ? ` (${event.error})` : ''}\n`,
+        ),
+      );
     else if (event.type === 'critique') {
       const findings = event.findings ?? event.checks.filter((c) => c.verdict !== 'supported');
-      io.stderr.write((findings.length || event.openQuestions.length ? err.yellow : err.dim)(`${indent}critique${event.model ? ` (${event.model})` : ''}${event.final ? ' of the answer' : ''}: ${event.checks.length} claims checked, ${findings.length} findings, ${event.openQuestions.length} open\n`));
+      io.stderr.write(
+        (findings.length || event.openQuestions.length ? err.yellow : err.dim)(
+          `${indent}critique${event.model ? ` (${event.model})` : ''}${event.final ? ' of the answer' : ''}: ${event.checks.length} claims checked, ${findings.length} findings, ${event.openQuestions.length} open\n`,
+        ),
+      );
     } else if (event.type === 'approval-required') io.stderr.write(err.yellow(`${indent}approval required: ${event.reason}\n`));
     else if (event.type === 'tool-call') {
-      if (event.toolName !== 'rag' && event.toolName !== 'plan') io.stderr.write(err.dim(`${indent}${who}→ ${event.toolName} ${JSON.stringify(event.input).slice(0, 200)}\n`));
-    } else if (event.type === 'tool-result' && !event.ok) io.stderr.write(err.yellow(`${indent}${who}✗ ${event.toolName}: ${event.summary}\n`));
+      if (event.toolName !== 'rag' && event.toolName !== 'plan')
+        io.stderr.write(err.dim(`${indent}${who}→ ${event.toolName} ${JSON.stringify(event.input).slice(0, 200)}\n`));
+    } else if (event.type === 'tool-result' && !event.ok)
+      io.stderr.write(err.yellow(`${indent}${who}✗ ${event.toolName}: ${event.summary}\n`));
     else if (event.type === 'error') io.stderr.write(err.red(`${indent}! ${event.message}\n`));
     else if (event.type === 'text-delta' && !nested) {
       if (!streamed) io.stdout.write('\n');
@@ -53,20 +68,32 @@ function printSources(result: AskResult, context: CommandContext): void {
     context.print(out.bold('Sources'));
     for (const citation of result.citations) {
       const where = [citation.headingPath.join(' › '), citation.page !== undefined ? `p. ${citation.page}` : ''].filter(Boolean).join(', ');
-      context.print(`  [${citation.id}] ${citation.title} ${out.dim(`— ${citation.source}${where ? ` (${where})` : ''}, chunk ${citation.chunkId}`)}`);
+      context.print(
+        `  [${citation.id}] ${citation.title} ${out.dim(`— ${citation.source}${where ? ` (${where})` : ''}, chunk ${citation.chunkId}`)}`,
+      );
     }
   }
-  if (result.unresolvedCitations.length) context.print(out.red(`Unresolved citations (not sources): ${result.unresolvedCitations.join(', ')}`));
+  if (result.unresolvedCitations.length)
+    context.print(out.red(`Unresolved citations (not sources): ${result.unresolvedCitations.join(', ')}`));
   // Findings and open sub-questions beside the answer, each with who raised it; the answer is the model's, word for word.
   const findings = result.critique?.findings ?? [];
   if (findings.length) {
     context.print(out.bold(`Critique findings (${result.critique?.model ?? 'critique'})`));
-    for (const f of findings) context.print(out.yellow(`  ${f.claim ? `"${f.claim.slice(0, 160)}": ` : ''}${f.finding} ${out.dim(`(by ${f.by})`)}`));
+    for (const f of findings)
+      context.print(out.yellow(`  ${f.claim ? `"${f.claim.slice(0, 160)}": ` : ''}${f.finding} ${out.dim(`(by ${f.by})`)}`));
   }
-  for (const warning of (result.warnings ?? []).filter((w) => w.by !== 'citation-check')) context.print(out.yellow(`Open: ${warning.message} ${out.dim(`(by ${warning.by})`)}`));
+  for (const warning of (result.warnings ?? []).filter((w) => w.by !== 'citation-check'))
+    context.print(out.yellow(`Open: ${warning.message} ${out.dim(`(by ${warning.by})`)}`));
   // Said once, here rather than in the answer: the answer text stays the answer.
-  if (result.model === 'offline') context.print(out.dim('offline model: the answer is extracted from the documents, not written by a language model (set --model for one)'));
-  context.print(out.dim(`finish: ${result.finishReason}${result.partial ? ' (partial answer)' : ''} · ${result.steps} steps · ${result.toolCalls} tool calls · ${result.ms} ms`));
+  if (result.model === 'offline')
+    context.print(
+      out.dim('offline model: the answer is extracted from the documents, not written by a language model (set --model for one)'),
+    );
+  context.print(
+    out.dim(
+      `finish: ${result.finishReason}${result.partial ? ' (partial answer)' : ''} · ${result.steps} steps · ${result.toolCalls} tool calls · ${result.ms} ms`,
+    ),
+  );
 }
 
 /** A failed or aborted run exits non-zero with its reason on stderr, whatever else was printed. */
@@ -147,11 +174,20 @@ function runsDirFor(values: Values, context: CommandContext): string {
 
 /** `dossier approve <runId> [--deny] [--by NAME] [--note TEXT]`: decides a run paused for approval. */
 export async function approve(argv: string[], context: CommandContext): Promise<number> {
-  const { values, positionals } = parse(argv, { deny: { type: 'boolean' }, by: { type: 'string' }, note: { type: 'string' } }, { min: 1, max: 1, what: 'run id', missing: 'approve needs the run id of a paused run (from ask: finish reason needs-approval)' });
+  const { values, positionals } = parse(
+    argv,
+    { deny: { type: 'boolean' }, by: { type: 'string' }, note: { type: 'string' } },
+    { min: 1, max: 1, what: 'run id', missing: 'approve needs the run id of a paused run (from ask: finish reason needs-approval)' },
+  );
   const by = stringOption(values, 'by') ?? context.io.env.USER ?? userInfo().username;
   // Deciding writes only the runs folder, never the index.
   return withIndex(values, context, 'read', async (dossier) => {
-    const result = await dossier.approve(positionals[0], { runsDir: runsDirFor(values, context), deny: values.deny === true, by, note: stringOption(values, 'note') });
+    const result = await dossier.approve(positionals[0], {
+      runsDir: runsDirFor(values, context),
+      deny: values.deny === true,
+      by,
+      note: stringOption(values, 'note'),
+    });
     if (context.json) context.printJson(result);
     else {
       context.print(result.answer);
@@ -163,13 +199,21 @@ export async function approve(argv: string[], context: CommandContext): Promise<
 }
 
 export async function replay(argv: string[], context: CommandContext): Promise<number> {
-  const { values, positionals } = parse(argv, {}, { min: 1, max: 1, what: 'trace file', missing: 'replay needs a trace file (from ask --trace)' });
+  const { values, positionals } = parse(
+    argv,
+    {},
+    { min: 1, max: 1, what: 'trace file', missing: 'replay needs a trace file (from ask --trace)' },
+  );
   return withIndex(values, context, 'read', async (dossier) => {
     const result = await dossier.replay(positionals[0], { onEvent: context.json ? undefined : humanListener(context) });
     if (context.json) context.printJson(result);
     else {
       printSources(result, context);
-      context.print(result.same ? context.out.green('replay reproduced the recorded answer') : context.out.red('replay differs from the recorded answer'));
+      context.print(
+        result.same
+          ? context.out.green('replay reproduced the recorded answer')
+          : context.out.red('replay differs from the recorded answer'),
+      );
     }
     if (!result.same) {
       context.io.stderr.write('dossier: the replay differs from the recorded answer\n');

@@ -6,7 +6,11 @@ import { progressBar, UsageError, type CommandContext } from '../io.ts';
 import { openIndex, withIndex } from './open.ts';
 
 export async function list(argv: string[], context: CommandContext): Promise<number> {
-  const { values } = parse(argv, { collection: { type: 'string', short: 'c', multiple: true }, limit: { type: 'string' }, offset: { type: 'string' } });
+  const { values } = parse(argv, {
+    collection: { type: 'string', short: 'c', multiple: true },
+    limit: { type: 'string' },
+    offset: { type: 'string' },
+  });
   const limit = intOption(values, 'limit', 1_000_000, 1, 1_000_000);
   const offset = intOption(values, 'offset', 0, 0, 1_000_000_000);
   return withIndex(values, context, 'read', async (dossier) => {
@@ -16,7 +20,9 @@ export async function list(argv: string[], context: CommandContext): Promise<num
       if (documents.length === 0) context.print('no documents');
       for (const d of documents) {
         const updated = `updated ${d.updatedAt.slice(0, 16).replace('T', ' ')} UTC`; // stored as ISO time in UTC
-        context.print(`${String(d.id).padStart(6)}  ${context.out.bold(d.title)} ${context.out.dim(`${d.collection} · ${d.mediaType} · ${d.chunks} chunks · ${updated} · ${d.source}`)}`);
+        context.print(
+          `${String(d.id).padStart(6)}  ${context.out.bold(d.title)} ${context.out.dim(`${d.collection} · ${d.mediaType} · ${d.chunks} chunks · ${updated} · ${d.source}`)}`,
+        );
       }
     }
     return 0;
@@ -30,7 +36,9 @@ export async function stats(argv: string[], context: CommandContext): Promise<nu
     const collections = await dossier.collections();
     if (context.json) context.printJson({ ...result, collectionNames: collections.map((c) => c.name) });
     else {
-      context.print(`documents   ${result.documents}\nchunks      ${result.chunks}\ncollections ${result.collections}\nbytes       ${result.bytes}`);
+      context.print(
+        `documents   ${result.documents}\nchunks      ${result.chunks}\ncollections ${result.collections}\nbytes       ${result.bytes}`,
+      );
       context.print(`embedder    ${result.embedder ? `${result.embedder.embedderId} (${result.embedder.dimensions} dims)` : 'none yet'}`);
       for (const collection of collections) context.print(`  ${collection.name}: ${collection.documents} documents`);
     }
@@ -39,7 +47,11 @@ export async function stats(argv: string[], context: CommandContext): Promise<nu
 }
 
 export async function remove(argv: string[], context: CommandContext): Promise<number> {
-  const { values, positionals } = parse(argv, {}, { min: 1, max: Infinity, missing: 'delete needs at least one document id (see list or search)' });
+  const { values, positionals } = parse(
+    argv,
+    {},
+    { min: 1, max: Infinity, missing: 'delete needs at least one document id (see list or search)' },
+  );
   const ids = positionals.map((raw) => {
     const id = Number(raw);
     if (!/^\d+$/.test(raw) || !Number.isSafeInteger(id) || id <= 0) throw new UsageError(`not a document id: "${raw}"`);
@@ -113,18 +125,23 @@ async function migrateAcross(from: string, to: string, context: CommandContext):
       await assertEmptyTarget(target); // first, so a second run names the index, not the server tables
       if (copyServer) {
         const held = Object.values(await server.pgServerRows(to)).reduce((sum, n) => sum + n, 0);
-        if (held > 0) throw new DossierError('bad-input', `the target's server tables already hold ${held} rows; migrate into an empty database`);
+        if (held > 0)
+          throw new DossierError('bad-input', `the target's server tables already hold ${held} rows; migrate into an empty database`);
       }
       const bar = await progressBar(context.io, 'migrate', { unit: 'documents' });
       let report;
       try {
-        report = await copyIndex(source, target, { onProgress: (done, total, path) => bar.update(done, total, path), signal: context.io.signal });
+        report = await copyIndex(source, target, {
+          onProgress: (done, total, path) => bar.update(done, total, path),
+          signal: context.io.signal,
+        });
       } finally {
         bar.stop();
       }
       const sourceCounts = await collectionCounts(source);
       const difference = countsDiffer(sourceCounts, await collectionCounts(target));
-      if (difference) throw new DossierError('store-failed', `migrate copied ${report.documents} documents but the counts differ: ${difference}`);
+      if (difference)
+        throw new DossierError('store-failed', `migrate copied ${report.documents} documents but the counts differ: ${difference}`);
       const serverTables: Record<string, number> | string = copyServer
         ? await server.copyServerTables(from, to)
         : Object.values(serverRows).some((n) => n > 0)
@@ -146,10 +163,20 @@ async function migrateAcross(from: string, to: string, context: CommandContext):
       };
       if (context.json) context.printJson(result);
       else {
-        context.print(`${context.out.green('migrated')} ${report.documents} documents, ${report.chunks} chunks, ${report.vectors} vectors in ${report.collections} collections from ${result.from} to ${result.to}`);
+        context.print(
+          `${context.out.green('migrated')} ${report.documents} documents, ${report.chunks} chunks, ${report.vectors} vectors in ${report.collections} collections from ${result.from} to ${result.to}`,
+        );
         context.print(`verified: documents and chunks per collection are the same in both`);
         context.print(`ids: ${result.ids} (target index ${report.target.id})`);
-        context.print(`server tables: ${typeof serverTables === 'string' ? serverTables : `copied and verified (${Object.entries(serverTables).map(([t, n]) => `${t} ${n}`).join(', ')})`}`);
+        context.print(
+          `server tables: ${
+            typeof serverTables === 'string'
+              ? serverTables
+              : `copied and verified (${Object.entries(serverTables)
+                  .map(([t, n]) => `${t} ${n}`)
+                  .join(', ')})`
+          }`,
+        );
       }
       return 0;
     } finally {

@@ -7,7 +7,15 @@ import { withIndex } from './open.ts';
 export async function ingest(argv: string[], context: CommandContext): Promise<number> {
   const { values, positionals } = parse(
     argv,
-    { collection: { type: 'string', short: 'c' }, model: { type: 'string' }, metadata: { type: 'string', multiple: true }, 'metadata-json': { type: 'string' }, sync: { type: 'boolean', default: false }, queue: { type: 'boolean', default: false }, 'no-ocr': { type: 'boolean', default: false } },
+    {
+      collection: { type: 'string', short: 'c' },
+      model: { type: 'string' },
+      metadata: { type: 'string', multiple: true },
+      'metadata-json': { type: 'string' },
+      sync: { type: 'boolean', default: false },
+      queue: { type: 'boolean', default: false },
+      'no-ocr': { type: 'boolean', default: false },
+    },
     { min: 1, max: Infinity, missing: 'ingest needs at least one file, folder or glob' },
   );
   // --metadata k=v wins over the same key in --metadata-json.
@@ -15,7 +23,16 @@ export async function ingest(argv: string[], context: CommandContext): Promise<n
   const pairs = metadataOption(values);
   const metadata = fromJson || pairs ? { ...fromJson, ...pairs } : undefined;
   const model = stringOption(values, 'model') ?? configFromEnv(context.io.env).model;
-  if (values.queue === true) return enqueue(positionals, { collection: stringOption(values, 'collection') ?? 'default', metadata, db: stringOption(values, 'db') ?? configFromEnv(context.io.env).db }, context);
+  if (values.queue === true)
+    return enqueue(
+      positionals,
+      {
+        collection: stringOption(values, 'collection') ?? 'default',
+        metadata,
+        db: stringOption(values, 'db') ?? configFromEnv(context.io.env).db,
+      },
+      context,
+    );
   return withIndex(values, context, 'write', async (dossier) => {
     const bar = await progressBar(context.io, 'ingest', { unit: 'files' });
     let report;
@@ -36,7 +53,9 @@ export async function ingest(argv: string[], context: CommandContext): Promise<n
     if (context.json) context.printJson(report);
     else {
       const { ingested, updated, skipped, skippedFiles, failed, removed, chunks, seconds } = report;
-      const skips = skippedFiles.length ? `skipped ${skipped} (${skipped - skippedFiles.length} unchanged)` : `skipped ${skipped} unchanged`;
+      const skips = skippedFiles.length
+        ? `skipped ${skipped} (${skipped - skippedFiles.length} unchanged)`
+        : `skipped ${skipped} unchanged`;
       context.print(
         `${out.green(`ingested ${ingested}`)} (${updated} updated), ${skips}, ${failed.length ? out.red(`failed ${failed.length}`) : 'failed 0'}` +
           `${removed ? `, removed ${removed}` : ''}; ${chunks} chunks in ${seconds}s`,
@@ -47,7 +66,9 @@ export async function ingest(argv: string[], context: CommandContext): Promise<n
     // Said once, on stderr: the descriptions are still there (extractive), but not what was asked for.
     if (report.descriptions?.fallbacks) {
       const { fallbacks, written, reason } = report.descriptions;
-      io.stderr.write(err.yellow(`dossier: ${fallbacks} of ${fallbacks + written} descriptions fell back to the extractive one (${reason})\n`));
+      io.stderr.write(
+        err.yellow(`dossier: ${fallbacks} of ${fallbacks + written} descriptions fell back to the extractive one (${reason})\n`),
+      );
     }
     if (report.ingested + report.skipped === 0 && report.failed.length > 0) {
       const [first] = report.failed;
@@ -58,21 +79,32 @@ export async function ingest(argv: string[], context: CommandContext): Promise<n
   });
 }
 
-
 /**
  * `ingest --queue`: one job in the PostgreSQL queue for `dossier worker` (or a server's workers) to
  * ingest. Nothing is copied: the paths are made absolute and must be on a file system the workers share.
  */
-async function enqueue(paths: string[], options: { collection: string; metadata?: Record<string, unknown>; db: string }, context: CommandContext): Promise<number> {
+async function enqueue(
+  paths: string[],
+  options: { collection: string; metadata?: Record<string, unknown>; db: string },
+  context: CommandContext,
+): Promise<number> {
   const { isPostgresUrl, openServerState } = await import('../../server/state/index.ts');
-  if (!isPostgresUrl(options.db)) throw new UsageError('--queue needs a PostgreSQL index (--db postgres://…): the job queue lives there; without --queue an SQLite index ingests right away');
+  if (!isPostgresUrl(options.db))
+    throw new UsageError(
+      '--queue needs a PostgreSQL index (--db postgres://…): the job queue lives there; without --queue an SQLite index ingests right away',
+    );
   const { assertCollectionName } = await import('../../dossier.ts');
   assertCollectionName(options.collection);
   const state = await openServerState(options.db);
   try {
     // Jobs belong to a user; from the command line that is the local one, as on a loopback server.
     const user = await state.localUser();
-    const job = await state.queue()!.enqueueJob(user.id, options.collection, { paths: paths.map((path) => resolve(path)), ...(options.metadata ? { metadata: options.metadata } : {}) });
+    const job = await state
+      .queue()!
+      .enqueueJob(user.id, options.collection, {
+        paths: paths.map((path) => resolve(path)),
+        ...(options.metadata ? { metadata: options.metadata } : {}),
+      });
     const shown = { id: job.id, collection: job.collection, status: job.status };
     if (context.json) context.printJson({ job: shown });
     else context.print(`queued job ${job.id}: ${paths.length} path${paths.length === 1 ? '' : 's'} into ${job.collection}`);

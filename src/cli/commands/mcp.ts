@@ -9,15 +9,26 @@ import { openIndex } from './open.ts';
  * carries only the protocol, so everything else (including failures) goes to stderr.
  */
 export async function mcp(argv: string[], context: CommandContext): Promise<number> {
-  const { values } = parse(argv, { collection: { type: 'string', short: 'c', multiple: true }, model: { type: 'string' }, config: { type: 'string' } });
+  const { values } = parse(argv, {
+    collection: { type: 'string', short: 'c', multiple: true },
+    model: { type: 'string' },
+    config: { type: 'string' },
+  });
   const policy = loadPolicy(stringOption(values, 'config') ?? configFromEnv(context.io.env).configFile);
   const dossier = await openIndex(values, context, 'read');
   try {
     // Named collections must exist (the error lists the ones that do); none named is all of them.
     const scope = await dossier.scope({ collections: listOption(values, 'collection') });
-    const [{ createMcpServer }, { StdioServerTransport }] = await Promise.all([import('../../mcp/server.ts'), import('@modelcontextprotocol/sdk/server/stdio.js')]);
+    const [{ createMcpServer }, { StdioServerTransport }] = await Promise.all([
+      import('../../mcp/server.ts'),
+      import('@modelcontextprotocol/sdk/server/stdio.js'),
+    ]);
     const db = stringOption(values, 'db') ?? configFromEnv(context.io.env).db;
-    const server = createMcpServer({ dossier, scope, ask: { policy, model: stringOption(values, 'model'), runsDir: configFromEnv(context.io.env).runsDir ?? `${db}.runs` } });
+    const server = createMcpServer({
+      dossier,
+      scope,
+      ask: { policy, model: stringOption(values, 'model'), runsDir: configFromEnv(context.io.env).runsDir ?? `${db}.runs` },
+    });
     const transport = new StdioServerTransport();
     // Requests read but not yet answered: piped input (`… | dossier mcp`) ends before its answers are out.
     let pending = 0;
@@ -51,7 +62,9 @@ export async function mcp(argv: string[], context: CommandContext): Promise<numb
       await send(message);
       if (!('method' in message) && 'id' in message) answered();
     };
-    context.io.stderr.write(`dossier mcp: serving ${scope.collections === '*' ? 'every collection' : scope.collections.join(', ')} over stdio\n`);
+    context.io.stderr.write(
+      `dossier mcp: serving ${scope.collections === '*' ? 'every collection' : scope.collections.join(', ')} over stdio\n`,
+    );
     await closed;
     await server.close();
     return 0;

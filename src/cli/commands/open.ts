@@ -18,7 +18,12 @@ export function openIndex(values: Values, context: CommandContext, access: 'read
 }
 
 /** Runs `use` with the index open, and closes it whatever happens. */
-export async function withIndex<T>(values: Values, context: CommandContext, access: 'read' | 'write', use: (dossier: Dossier) => Promise<T>): Promise<T> {
+export async function withIndex<T>(
+  values: Values,
+  context: CommandContext,
+  access: 'read' | 'write',
+  use: (dossier: Dossier) => Promise<T>,
+): Promise<T> {
   const dossier = await openIndex(values, context, access);
   try {
     return await use(dossier);

@@ -12,7 +12,12 @@ export function modeOption(values: Values, fallback: SearchMode): SearchMode {
 export async function search(argv: string[], context: CommandContext): Promise<number> {
   const { values, positionals } = parse(
     argv,
-    { mode: { type: 'string', short: 'm' }, k: { type: 'string' }, collection: { type: 'string', short: 'c', multiple: true }, filter: { type: 'string' } },
+    {
+      mode: { type: 'string', short: 'm' },
+      k: { type: 'string' },
+      collection: { type: 'string', short: 'c', multiple: true },
+      filter: { type: 'string' },
+    },
     { max: Infinity },
   );
   const query = positionals.join(' ');
@@ -32,7 +37,9 @@ export async function search(argv: string[], context: CommandContext): Promise<n
     if (hits.length === 0) context.print('no results');
     hits.forEach((hit, i) => {
       const where = [hit.headingPath.join(' › '), hit.page !== undefined ? `p. ${hit.page}` : ''].filter(Boolean).join(', ');
-      context.print(`${out.bold(`${i + 1}. ${hit.title}`)} ${out.dim(`[chunk ${hit.chunkId} · doc ${hit.documentId} · ${hit.score.toFixed(4)}]`)}`);
+      context.print(
+        `${out.bold(`${i + 1}. ${hit.title}`)} ${out.dim(`[chunk ${hit.chunkId} · doc ${hit.documentId} · ${hit.score.toFixed(4)}]`)}`,
+      );
       context.print(`   ${out.dim(hit.source + (where ? ` (${where})` : ''))}`);
       context.print(`   ${hit.text.replace(/\s+/g, ' ').slice(0, 240)}${hit.text.length > 240 ? '…' : ''}`);
     });

@@ -11,7 +11,14 @@ function dbOf(values: Values, context: CommandContext): string {
 
 /** `dossier serve [--host H] [--port P] [--auth none|keys] [--config FILE] [--workers N]`: the HTTP API, MCP and the web page; on PostgreSQL, N queue workers (default 1). */
 export async function serve(argv: string[], context: CommandContext): Promise<number> {
-  const { values } = parse(argv, { host: { type: 'string' }, port: { type: 'string' }, auth: { type: 'string' }, config: { type: 'string' }, model: { type: 'string' }, workers: { type: 'string' } });
+  const { values } = parse(argv, {
+    host: { type: 'string' },
+    port: { type: 'string' },
+    auth: { type: 'string' },
+    config: { type: 'string' },
+    model: { type: 'string' },
+    workers: { type: 'string' },
+  });
   const auth = stringOption(values, 'auth') ?? 'none';
   if (auth !== 'none' && auth !== 'keys') throw new UsageError(`--auth must be none or keys, got "${auth}"`);
   const port = intOption(values, 'port', 8787, 0, 65535);
@@ -24,10 +31,21 @@ export async function serve(argv: string[], context: CommandContext): Promise<nu
   let server: Awaited<ReturnType<typeof startServer>>;
   try {
     const uploadsDir = context.io.env.DOSSIER_UPLOADS_DIR || sideDir(db, 'uploads');
-    server = await startServer({ dossier, db, host: stringOption(values, 'host'), port, auth, uploadsDir, ask: { policy, runsDir: configFromEnv(context.io.env).runsDir ?? sideDir(db, 'runs'), model: stringOption(values, 'model') }, extra: await optionalRouteGroups(), workers });
+    server = await startServer({
+      dossier,
+      db,
+      host: stringOption(values, 'host'),
+      port,
+      auth,
+      uploadsDir,
+      ask: { policy, runsDir: configFromEnv(context.io.env).runsDir ?? sideDir(db, 'runs'), model: stringOption(values, 'model') },
+      extra: await optionalRouteGroups(),
+      workers,
+    });
   } catch (error) {
     await dossier.close();
-    if ((error as { code?: string }).code === 'EADDRINUSE') throw new DossierError('config', `port ${port} is in use; pick another with --port`);
+    if ((error as { code?: string }).code === 'EADDRINUSE')
+      throw new DossierError('config', `port ${port} is in use; pick another with --port`);
     throw error;
   }
   context.print(`listening on ${server.url}`);
@@ -46,7 +64,11 @@ export async function serve(argv: string[], context: CommandContext): Promise<nu
 
 /** `dossier users create <name> [--admin]` → `{userId, apiKey}`. */
 export async function users(argv: string[], context: CommandContext): Promise<number> {
-  const { values, positionals } = parse(argv, { admin: { type: 'boolean' } }, { min: 2, max: 2, what: 'users create <name>', missing: 'usage: dossier users create <name> [--admin]' });
+  const { values, positionals } = parse(
+    argv,
+    { admin: { type: 'boolean' } },
+    { min: 2, max: 2, what: 'users create <name>', missing: 'usage: dossier users create <name> [--admin]' },
+  );
   if (positionals[0] !== 'create') throw new UsageError(`unknown users command "${positionals[0]}" (users create <name>)`);
   return withState(values, context, async (state) => {
     const user = await state.createUser(positionals[1], { admin: values.admin === true });
@@ -58,7 +80,11 @@ export async function users(argv: string[], context: CommandContext): Promise<nu
 
 /** `dossier keys create --user NAME` → `{apiKey}`. */
 export async function keys(argv: string[], context: CommandContext): Promise<number> {
-  const { values, positionals } = parse(argv, { user: { type: 'string' } }, { min: 1, max: 1, what: 'keys create', missing: 'usage: dossier keys create --user NAME' });
+  const { values, positionals } = parse(
+    argv,
+    { user: { type: 'string' } },
+    { min: 1, max: 1, what: 'keys create', missing: 'usage: dossier keys create --user NAME' },
+  );
   if (positionals[0] !== 'create') throw new UsageError(`unknown keys command "${positionals[0]}" (keys create --user NAME)`);
   const name = stringOption(values, 'user');
   if (!name) throw new UsageError('keys create needs --user NAME');
@@ -73,8 +99,18 @@ export async function keys(argv: string[], context: CommandContext): Promise<num
 
 /** `dossier collections grant <collection> <user> --role reader|writer|owner` → `{collection, user, role}`. */
 export async function collections(argv: string[], context: CommandContext): Promise<number> {
-  const { values, positionals } = parse(argv, { role: { type: 'string' } }, { min: 3, max: 3, what: 'collections grant <collection> <user>', missing: 'usage: dossier collections grant <collection> <user> --role reader|writer|owner' });
-  if (positionals[0] !== 'grant') throw new UsageError(`unknown collections command "${positionals[0]}" (collections grant <collection> <user> --role R)`);
+  const { values, positionals } = parse(
+    argv,
+    { role: { type: 'string' } },
+    {
+      min: 3,
+      max: 3,
+      what: 'collections grant <collection> <user>',
+      missing: 'usage: dossier collections grant <collection> <user> --role reader|writer|owner',
+    },
+  );
+  if (positionals[0] !== 'grant')
+    throw new UsageError(`unknown collections command "${positionals[0]}" (collections grant <collection> <user> --role R)`);
   const role = stringOption(values, 'role') ?? 'reader';
   if (!['reader', 'writer', 'owner'].includes(role)) throw new UsageError(`--role must be reader, writer or owner, got "${role}"`);
   const [, collection, name] = positionals;
@@ -89,7 +125,11 @@ export async function collections(argv: string[], context: CommandContext): Prom
   });
 }
 
-async function withState(values: Values, context: CommandContext, use: (state: import('../../server/state/index.ts').ServerState) => Promise<void>): Promise<number> {
+async function withState(
+  values: Values,
+  context: CommandContext,
+  use: (state: import('../../server/state/index.ts').ServerState) => Promise<void>,
+): Promise<number> {
   // The index is opened for writing first: it creates or migrates the file the server tables live in.
   const dossier = await openIndex(values, context, 'write');
   await dossier.close();
@@ -113,7 +153,10 @@ export async function worker(argv: string[], context: CommandContext): Promise<n
   const concurrency = intOption(values, 'concurrency', 1, 1, 64);
   const db = dbOf(values, context);
   const { isPostgresUrl, openServerState } = await import('../../server/state/index.ts');
-  if (!isPostgresUrl(db)) throw new UsageError('dossier worker needs a PostgreSQL index (--db postgres://…): the job queue lives there; an SQLite index ingests in the server process');
+  if (!isPostgresUrl(db))
+    throw new UsageError(
+      'dossier worker needs a PostgreSQL index (--db postgres://…): the job queue lives there; an SQLite index ingests in the server process',
+    );
   const dossier = await openIndex(values, context, 'write');
   const state = await openServerState(db).catch(async (error: unknown) => {
     await dossier.close();

@@ -9,7 +9,9 @@ export async function web(argv: string[], context: CommandContext): Promise<numb
   const [sub, ...rest] = argv;
   if (sub === 'search') return search(rest, context);
   if (sub === 'fetch') return fetchCommand(rest, context);
-  throw new UsageError(sub ? `unknown web command "${sub}" (web search <query> | web fetch <url>)` : 'web needs a subcommand: search <query> or fetch <url>');
+  throw new UsageError(
+    sub ? `unknown web command "${sub}" (web search <query> | web fetch <url>)` : 'web needs a subcommand: search <query> or fetch <url>',
+  );
 }
 
 async function search(argv: string[], context: CommandContext): Promise<number> {
@@ -35,7 +37,11 @@ async function search(argv: string[], context: CommandContext): Promise<number> 
 }
 
 async function fetchCommand(argv: string[], context: CommandContext): Promise<number> {
-  const { values, positionals } = parse(argv, { 'max-bytes': { type: 'string' }, 'timeout-ms': { type: 'string' } }, { min: 1, max: 1, what: 'URL', missing: 'web fetch needs a URL' });
+  const { values, positionals } = parse(
+    argv,
+    { 'max-bytes': { type: 'string' }, 'timeout-ms': { type: 'string' } },
+    { min: 1, max: 1, what: 'URL', missing: 'web fetch needs a URL' },
+  );
   const page = await fetchPage(positionals[0], {
     maxBytes: intOption(values, 'max-bytes', FETCH_DEFAULTS.maxBytes, 1, 100 * 1024 * 1024),
     timeoutMs: intOption(values, 'timeout-ms', FETCH_DEFAULTS.timeoutMs, 1, 600_000),

@@ -72,7 +72,14 @@ export function ocrData(): { langPath: string; file: string } {
 
 /** The options tesseract.js's createWorker gets: everything local, nothing cached, nothing fetched. */
 export function workerOptions(): Partial<Tesseract.WorkerOptions> {
-  return { langPath: ocrData().langPath, gzip: true, cacheMethod: 'none', workerPath: WORKER_PATH, logger: () => {}, errorHandler: () => {} };
+  return {
+    langPath: ocrData().langPath,
+    gzip: true,
+    cacheMethod: 'none',
+    workerPath: WORKER_PATH,
+    logger: () => {},
+    errorHandler: () => {},
+  };
 }
 
 type TesseractWorker = Tesseract.Worker & { worker?: NodeWorker };
@@ -116,7 +123,8 @@ export function ocrTimeoutError(ms: number): DossierError {
 function readError(error: unknown): DossierError {
   if (DossierError.isInstance(error)) return error;
   const message = oneLine(error).replace(/^Error:\s*/, '');
-  if (/attempting to read image/i.test(message)) return new DossierError('parse-failed', 'the image could not be decoded (damaged, or a variant OCR cannot read)');
+  if (/attempting to read image/i.test(message))
+    return new DossierError('parse-failed', 'the image could not be decoded (damaged, or a variant OCR cannot read)');
   return new DossierError('parse-failed', `OCR failed: ${message.slice(0, 200)}`);
 }
 
@@ -136,9 +144,11 @@ class OcrEngine {
   recognise(bytes: Uint8Array, options: RecogniseOptions = {}): Promise<OcrResult> {
     this.busy++;
     clearTimeout(this.idleTimer);
-    const job = this.queue.then(() => this.run(bytes, options)).finally(() => {
-      if (--this.busy === 0) this.idle();
-    });
+    const job = this.queue
+      .then(() => this.run(bytes, options))
+      .finally(() => {
+        if (--this.busy === 0) this.idle();
+      });
     this.queue = job.catch(() => undefined);
     return job;
   }
@@ -150,7 +160,10 @@ class OcrEngine {
   }
 
   private idle(): void {
-    void this.running?.then(({ worker }) => worker.worker?.unref(), () => undefined);
+    void this.running?.then(
+      ({ worker }) => worker.worker?.unref(),
+      () => undefined,
+    );
     this.idleTimer = setTimeout(() => void this.stop(), IDLE_MS);
     this.idleTimer.unref();
   }
@@ -171,7 +184,10 @@ class OcrEngine {
       const worker = (await Promise.race([
         createWorker(OCR_LANGUAGE, OEM.LSTM_ONLY, options),
         new Promise<never>((_, reject) => {
-          timer = setTimeout(() => reject(new DossierError('parse-failed', `OCR engine did not start within ${START_TIMEOUT_MS / 1000} s`)), START_TIMEOUT_MS);
+          timer = setTimeout(
+            () => reject(new DossierError('parse-failed', `OCR engine did not start within ${START_TIMEOUT_MS / 1000} s`)),
+            START_TIMEOUT_MS,
+          );
         }),
       ]).finally(() => clearTimeout(timer))) as TesseractWorker;
       // tesseract.js defaults to one uniform block of text (PSM 6); full layout analysis finds

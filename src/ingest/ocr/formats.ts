@@ -26,7 +26,15 @@ export function imageFormat(bytes: Uint8Array): ImageFormat | undefined {
   if (startsWith(bytes, 'II*\0') || startsWith(bytes, 'MM\0*')) return 'tiff';
   if (startsWith(bytes, 'RIFF') && startsWith(bytes, 'WEBP', 8)) return 'webp';
   // "BM", then a DIB header whose size (a little-endian 32-bit number at 14) is one of the known ones.
-  if (startsWith(bytes, 'BM') && bytes.length > 26 && BMP_HEADER_SIZES.has(bytes[14]) && bytes[15] === 0 && bytes[16] === 0 && bytes[17] === 0) return 'bmp';
+  if (
+    startsWith(bytes, 'BM') &&
+    bytes.length > 26 &&
+    BMP_HEADER_SIZES.has(bytes[14]) &&
+    bytes[15] === 0 &&
+    bytes[16] === 0 &&
+    bytes[17] === 0
+  )
+    return 'bmp';
   return undefined;
 }
 
@@ -45,7 +53,9 @@ export function imageSize(bytes: Uint8Array, format: ImageFormat): { width: numb
       return fits(6, 4) ? size(view.getUint16(6, true), view.getUint16(8, true)) : undefined;
     case 'bmp':
       if (!fits(14, 12)) return undefined;
-      return view.getUint32(14, true) === 12 ? size(view.getUint16(18, true), view.getUint16(20, true)) : size(view.getInt32(18, true), Math.abs(view.getInt32(22, true)));
+      return view.getUint32(14, true) === 12
+        ? size(view.getUint16(18, true), view.getUint16(20, true))
+        : size(view.getInt32(18, true), Math.abs(view.getInt32(22, true)));
     case 'webp': {
       const chunk = String.fromCharCode(...bytes.subarray(12, 16));
       if (chunk === 'VP8 ' && fits(26, 4)) return size(view.getUint16(26, true) & 0x3fff, view.getUint16(28, true) & 0x3fff);
@@ -53,7 +63,8 @@ export function imageSize(bytes: Uint8Array, format: ImageFormat): { width: numb
         const bits = view.getUint32(21, true);
         return size((bits & 0x3fff) + 1, ((bits >> 14) & 0x3fff) + 1);
       }
-      if (chunk === 'VP8X' && fits(24, 6)) return size(1 + (bytes[24] | (bytes[25] << 8) | (bytes[26] << 16)), 1 + (bytes[27] | (bytes[28] << 8) | (bytes[29] << 16)));
+      if (chunk === 'VP8X' && fits(24, 6))
+        return size(1 + (bytes[24] | (bytes[25] << 8) | (bytes[26] << 16)), 1 + (bytes[27] | (bytes[28] << 8) | (bytes[29] << 16)));
       return undefined;
     }
     case 'jpeg': {

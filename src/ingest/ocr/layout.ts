@@ -52,7 +52,11 @@ const VERTICAL_TEXT = '7';
 /** The line without its garbled words (all of it when tesseract gave no words). */
 function lineText(line: TesseractLine): string {
   if (!line.words?.length) return line.text.trim();
-  return line.words.filter((word) => word.confidence >= MIN_WORD_CONFIDENCE).map((word) => word.text.trim()).filter(Boolean).join(' ');
+  return line.words
+    .filter((word) => word.confidence >= MIN_WORD_CONFIDENCE)
+    .map((word) => word.text.trim())
+    .filter(Boolean)
+    .join(' ');
 }
 
 function isNoise(line: TesseractLine): boolean {
@@ -103,7 +107,14 @@ export function paragraphsOf(blocks: readonly TesseractBlock[] | null | undefine
     const confidence = Math.round(lines.reduce((sum, line) => sum + line.confidence, 0) / lines.length);
     const paragraph: OcrParagraph = { lines: text, confidence };
     const size = Math.min(...lines.map((line) => Math.min(boxHeight(line) / (bodyBox || 1), rowHeight(line) / (bodyRow || 1))));
-    if (!vertical && bodyBox > 0 && bodyRow > 0 && lines.length <= 2 && text.join(' ').length <= MAX_HEADING_CHARS && size >= HEADING_HEIGHT_RATIO) {
+    if (
+      !vertical &&
+      bodyBox > 0 &&
+      bodyRow > 0 &&
+      lines.length <= 2 &&
+      text.join(' ').length <= MAX_HEADING_CHARS &&
+      size >= HEADING_HEIGHT_RATIO
+    ) {
       paragraph.heading = size >= TITLE_HEIGHT_RATIO ? 1 : 2;
     }
     return paragraph;

@@ -51,10 +51,23 @@ function scannedPdf(pages: Buffer[][]): Buffer {
   const kids: number[] = [];
   for (const [jpeg, size] of pages) {
     const [width, height] = [size.readUInt32BE(0), size.readUInt32BE(4)];
-    const image = add(Buffer.concat([Buffer.from(`<< /Type /XObject /Subtype /Image /Width ${width} /Height ${height} /ColorSpace /DeviceRGB /BitsPerComponent 8 /Filter /DCTDecode /Length ${jpeg.length} >>\nstream\n`, 'latin1'), jpeg, Buffer.from('\nendstream', 'latin1')]));
+    const image = add(
+      Buffer.concat([
+        Buffer.from(
+          `<< /Type /XObject /Subtype /Image /Width ${width} /Height ${height} /ColorSpace /DeviceRGB /BitsPerComponent 8 /Filter /DCTDecode /Length ${jpeg.length} >>\nstream\n`,
+          'latin1',
+        ),
+        jpeg,
+        Buffer.from('\nendstream', 'latin1'),
+      ]),
+    );
     const draw = 'q 612 0 0 792 0 0 cm /Im0 Do Q';
     const content = add(`<< /Length ${draw.length} >>\nstream\n${draw}\nendstream`);
-    kids.push(add(`<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents ${content} 0 R /Resources << /XObject << /Im0 ${image} 0 R >> >> >>`));
+    kids.push(
+      add(
+        `<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents ${content} 0 R /Resources << /XObject << /Im0 ${image} 0 R >> >> >>`,
+      ),
+    );
   }
   objects[1] = Buffer.from(`<< /Type /Pages /Kids [${kids.map((id) => `${id} 0 R`).join(' ')}] /Count ${kids.length} >>`, 'latin1');
   const parts: Buffer[] = [Buffer.from('%PDF-1.4\n', 'latin1')];
@@ -66,7 +79,12 @@ function scannedPdf(pages: Buffer[][]): Buffer {
     length += chunk.length;
     return offset;
   });
-  parts.push(Buffer.from(`xref\n0 ${objects.length + 1}\n0000000000 65535 f \n${offsets.map((o) => `${String(o).padStart(10, '0')} 00000 n \n`).join('')}trailer\n<< /Size ${objects.length + 1} /Root 1 0 R >>\nstartxref\n${length}\n%%EOF\n`, 'latin1'));
+  parts.push(
+    Buffer.from(
+      `xref\n0 ${objects.length + 1}\n0000000000 65535 f \n${offsets.map((o) => `${String(o).padStart(10, '0')} 00000 n \n`).join('')}trailer\n<< /Size ${objects.length + 1} /Root 1 0 R >>\nstartxref\n${length}\n%%EOF\n`,
+      'latin1',
+    ),
+  );
   return Buffer.concat(parts);
 }
 
@@ -129,11 +147,39 @@ describe('OCR', { timeout: 240_000 }, () => {
   });
 
   it('layout: drops noise lines, joins words broken at a line end, marks large type as a heading', () => {
-    assert.deepEqual(joinHyphenated(['build LLM ap-', 'plications via agents', 'Multi-', 'Agent']), ['build LLM applications', 'via agents', 'Multi-', 'Agent']);
-    const line = (text: string, confidence: number, y0: number, height: number) => ({ text, confidence, bbox: { x0: 0, y0, x1: 500, y1: y0 + height } });
+    assert.deepEqual(joinHyphenated(['build LLM ap-', 'plications via agents', 'Multi-', 'Agent']), [
+      'build LLM applications',
+      'via agents',
+      'Multi-',
+      'Agent',
+    ]);
+    const line = (text: string, confidence: number, y0: number, height: number) => ({
+      text,
+      confidence,
+      bbox: { x0: 0, y0, x1: 500, y1: y0 + height },
+    });
     const paragraphs = paragraphsOf([
       { blocktype: 1, paragraphs: [{ lines: [line('Harbour Report', 95, 0, 48)] }] },
-      { blocktype: 1, paragraphs: [{ lines: [line('The lighthouse was built in 1871.', 92, 80, 22), line('~ ;: |', 20, 110, 22), { ...line('Keeper Mivize Jones', 60, 125, 22), words: [{ text: 'Keeper', confidence: 90 }, { text: 'Mivize', confidence: 0 }, { text: 'Jones', confidence: 88 }] }, line('Its lamp is seen 18 miles away.', 90, 140, 22)] }] },
+      {
+        blocktype: 1,
+        paragraphs: [
+          {
+            lines: [
+              line('The lighthouse was built in 1871.', 92, 80, 22),
+              line('~ ;: |', 20, 110, 22),
+              {
+                ...line('Keeper Mivize Jones', 60, 125, 22),
+                words: [
+                  { text: 'Keeper', confidence: 90 },
+                  { text: 'Mivize', confidence: 0 },
+                  { text: 'Jones', confidence: 88 },
+                ],
+              },
+              line('Its lamp is seen 18 miles away.', 90, 140, 22),
+            ],
+          },
+        ],
+      },
       { blocktype: 1, paragraphs: [{ lines: [line('—', 88, 200, 22)] }] },
     ]);
     assert.deepEqual(paragraphs, [
@@ -156,7 +202,12 @@ describe('OCR', { timeout: 240_000 }, () => {
   });
 
   it('an image becomes a document titled by its file name, lines and paragraphs kept as blocks', { skip: noFonts }, async () => {
-    const bytes = textImage(['Opening hours of the harbour museum', 'Monday to Friday from nine to five', '', 'Tickets cost twelve dollars']);
+    const bytes = textImage([
+      'Opening hours of the harbour museum',
+      'Monday to Friday from nine to five',
+      '',
+      'Tickets cost twelve dollars',
+    ]);
     const doc = await imageParser.parse({ path: '/photos/museum-sign.png', bytes });
     assertParsedDocument(doc, imageParser);
     assert.equal(doc.title, 'museum-sign');
@@ -210,11 +261,16 @@ describe('OCR', { timeout: 240_000 }, () => {
     const covered = coverage(readFileSync(join(FIXTURES, 'test.jpg.txt'), 'utf8'), text);
     t.diagnostic(`test.jpg: ${(covered * 100).toFixed(1)}% of the expected words`);
     assert.ok(covered >= 0.8, `${(covered * 100).toFixed(0)}% of the expected words`);
-    assert.ok(doc.blocks.some((b) => b.type === 'heading' && /AutoGen: Enabling Next-Gen LLM/.test(b.text)), 'the paper title is a heading');
+    assert.ok(
+      doc.blocks.some((b) => b.type === 'heading' && /AutoGen: Enabling Next-Gen LLM/.test(b.text)),
+      'the paper title is a heading',
+    );
     assert.match(text, /AutoGen agents are conversable, customizable/);
   });
 
-  it('scanned PDF: each page rendered and OCR\'d, page numbers kept, metadata says so', { skip: sharedDataMissing('docs-mixed/markitdown/MEDRPT-2024-PAT-3847_medical_report_scan.pdf') }, async (t) => {
+  it("scanned PDF: each page rendered and OCR'd, page numbers kept, metadata says so", {
+    skip: sharedDataMissing('docs-mixed/markitdown/MEDRPT-2024-PAT-3847_medical_report_scan.pdf'),
+  }, async (t) => {
     const path = join(MARKITDOWN, 'MEDRPT-2024-PAT-3847_medical_report_scan.pdf');
     const started = performance.now();
     const doc = await pdfParser.parse({ path, bytes: readFileSync(path) });
@@ -230,21 +286,38 @@ describe('OCR', { timeout: 240_000 }, () => {
     const covered = coverage(readFileSync(join(FIXTURES, 'MEDRPT-2024-PAT-3847_medical_report_scan.txt'), 'utf8'), text);
     t.diagnostic(`scanned PDF: ${(covered * 100).toFixed(1)}% of the expected words`);
     assert.ok(covered >= 0.8, `${(covered * 100).toFixed(0)}% of the expected words`);
-    for (const phrase of ['SEATTLE GENERAL HOSPITAL', 'Jonathan Michael Harrison', 'Start Atorvastatin 20mg once daily at bedtime']) assert.ok(text.includes(phrase), phrase);
+    for (const phrase of ['SEATTLE GENERAL HOSPITAL', 'Jonathan Michael Harrison', 'Start Atorvastatin 20mg once daily at bedtime'])
+      assert.ok(text.includes(phrase), phrase);
     const pageOf = (phrase: string) => doc.blocks.find((b) => b.text.includes(phrase))?.page;
     assert.deepEqual([pageOf('CHIEF COMPLAINT'), pageOf('LABORATORY RESULTS'), pageOf('TREATMENT PLAN')], [1, 2, 3]);
   });
 
-  it('scanned PDF limits: past the page limit the document says so; past the time limit with nothing read it fails in one line', { skip: noFonts }, async () => {
-    const pdf = scannedPdf([scannedPage('The first page talks about lighthouses'), scannedPage('The second page talks about harbours'), scannedPage('The third page talks about ferries')]);
+  it('scanned PDF limits: past the page limit the document says so; past the time limit with nothing read it fails in one line', {
+    skip: noFonts,
+  }, async () => {
+    const pdf = scannedPdf([
+      scannedPage('The first page talks about lighthouses'),
+      scannedPage('The second page talks about harbours'),
+      scannedPage('The third page talks about ferries'),
+    ]);
     const saved = { ...ocrLimits };
     try {
       const whole = await pdfParser.parse({ path: 'scan.pdf', bytes: pdf });
-      assert.deepEqual(whole.blocks.map((b) => [b.page, b.text]), [[1, 'The first page talks about lighthouses'], [2, 'The second page talks about harbours'], [3, 'The third page talks about ferries']]);
+      assert.deepEqual(
+        whole.blocks.map((b) => [b.page, b.text]),
+        [
+          [1, 'The first page talks about lighthouses'],
+          [2, 'The second page talks about harbours'],
+          [3, 'The third page talks about ferries'],
+        ],
+      );
       assert.equal(whole.metadata.ocrPages, 3);
       ocrLimits.maxPages = 2;
       const partial = await pdfParser.parse({ path: 'scan.pdf', bytes: pdf });
-      assert.deepEqual(partial.blocks.map((b) => b.page), [1, 2]);
+      assert.deepEqual(
+        partial.blocks.map((b) => b.page),
+        [1, 2],
+      );
       assert.equal(partial.metadata.ocrIncomplete, 'OCR read 2 of 3 scanned pages (stopped at the 2-page limit)');
       ocrLimits.timeoutMs = 1;
       const slow = await rejection(pdfParser.parse({ path: 'scan.pdf', bytes: pdf }));
@@ -260,7 +333,9 @@ describe('OCR', { timeout: 240_000 }, () => {
     }
   });
 
-  it('ingest: images are documents, a blank one is in skippedFiles, --no-ocr skips them; the CLI shows why', { skip: noFonts }, async () => {
+  it('ingest: images are documents, a blank one is in skippedFiles, --no-ocr skips them; the CLI shows why', {
+    skip: noFonts,
+  }, async () => {
     const { dir, cleanup } = tempDir();
     try {
       const files = join(dir, 'scans');
@@ -286,7 +361,10 @@ describe('OCR', { timeout: 240_000 }, () => {
       const json = await runCli(['ingest', files, '--db', db, '--json']);
       assert.equal(json.status, 0);
       assert.equal(json.json.skipped, 3, 'unchanged files and the blank image');
-      assert.deepEqual(json.json.skippedFiles.map((s: { reason: string }) => s.reason), ['no text found in the image (OCR)']);
+      assert.deepEqual(
+        json.json.skippedFiles.map((s: { reason: string }) => s.reason),
+        ['no text found in the image (OCR)'],
+      );
     } finally {
       cleanup();
     }
@@ -308,12 +386,16 @@ const scanned = existsSync(${JSON.stringify(pdf)}) ? await parseDocument({ path:
 console.log(JSON.stringify({ image: image.blocks.map((b) => b.text).join(' '), scannedPages: scanned?.metadata.ocrPages }));
 `,
       );
-      const child = spawnSync(process.execPath, ['--import', import.meta.resolve('tsx'), '--import', pathToFileURL(join(FIXTURES, 'no-network.mjs')).href, script], {
-        cwd: dir,
-        encoding: 'utf8',
-        env: { ...process.env, NO_NETWORK_LOG: log },
-        timeout: 120_000,
-      });
+      const child = spawnSync(
+        process.execPath,
+        ['--import', import.meta.resolve('tsx'), '--import', pathToFileURL(join(FIXTURES, 'no-network.mjs')).href, script],
+        {
+          cwd: dir,
+          encoding: 'utf8',
+          env: { ...process.env, NO_NETWORK_LOG: log },
+          timeout: 120_000,
+        },
+      );
       assert.equal(child.status, 0, child.stderr);
       const out = JSON.parse(child.stdout.trim().split('\n').at(-1)!);
       assert.match(out.image, /No network was harmed/);
@@ -343,7 +425,10 @@ console.log(JSON.stringify({ image: image.blocks.map((b) => b.text).join(' '), s
       const report = JSON.parse(stdout);
       assert.equal(status, 0);
       assert.equal(report.ingested, places.length, JSON.stringify(report.failed));
-      assert.deepEqual(report.skippedFiles.map((s: { path: string }) => s.path), [join(dir, 'blank.png')]);
+      assert.deepEqual(
+        report.skippedFiles.map((s: { path: string }) => s.path),
+        [join(dir, 'blank.png')],
+      );
       assert.ok(lingered < 3000, `the process lingered ${Math.round(lingered)} ms after its report`);
     } finally {
       cleanup();

@@ -43,7 +43,10 @@ async function settle(parser: Parser, path: string, bytes: Uint8Array): Promise<
 }
 
 export function assertDossierError(error: unknown, codes: string[]): void {
-  assert.ok(DossierError.isInstance(error), `expected a DossierError, got ${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}`);
+  assert.ok(
+    DossierError.isInstance(error),
+    `expected a DossierError, got ${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}`,
+  );
   assert.ok(codes.includes(error.code), `unexpected code ${error.code} (${error.message})`);
   assert.ok(error.message.length > 0 && !error.message.includes('\n'), `message must be one line: ${JSON.stringify(error.message)}`);
   assert.ok(error.message.length <= 300, 'message must be short');
@@ -117,7 +120,8 @@ export function parserContract(parser: Parser, sample: () => ContractSample | un
     const cut = input.bytes.subarray(0, Math.floor(input.bytes.length / 2));
     const result = await settle(parser, input.path, cut);
     // 'skipped': half an image may hold no readable text any more.
-    if (DossierError.isInstance(result) || result instanceof Error) assertDossierError(result, ['parse-failed', 'empty-document', 'encrypted-document', 'skipped']);
+    if (DossierError.isInstance(result) || result instanceof Error)
+      assertDossierError(result, ['parse-failed', 'empty-document', 'encrypted-document', 'skipped']);
     else assertParsedDocument(result as ParsedDocument, parser);
   });
 }

@@ -20,7 +20,9 @@ export function normalizeHeader(cells: string[]): string[] {
 export function rowText(header: string[], row: unknown[]): string {
   const parts: string[] = [];
   for (let i = 0; i < row.length; i++) {
-    const value = String(row[i] ?? '').replace(/\s+/g, ' ').trim();
+    const value = String(row[i] ?? '')
+      .replace(/\s+/g, ' ')
+      .trim();
     if (!value) continue;
     parts.push(`${header[i] ?? `column ${i + 1}`}: ${value}`);
   }

@@ -22,7 +22,10 @@ function filesUnder(dir: string): string[] {
   return out.sort();
 }
 
-test('docs-mixed: every file parses or fails with a one-line DossierError', { skip: hasDocsMixed ? false : SKIP_REASON, timeout: 180_000 }, async (t) => {
+test('docs-mixed: every file parses or fails with a one-line DossierError', {
+  skip: hasDocsMixed ? false : SKIP_REASON,
+  timeout: 180_000,
+}, async (t) => {
   const counts: Record<string, number> = {};
   const started = Date.now();
   for (const path of filesUnder(DOCS_MIXED)) {
@@ -34,7 +37,8 @@ test('docs-mixed: every file parses or fails with a one-line DossierError', { sk
       assertParsedDocument(doc, parser);
       counts.parsed = (counts.parsed ?? 0) + 1;
     } catch (error) {
-      if (!DossierError.isInstance(error)) assert.fail(`${relative(DOCS_MIXED, path)}: non-Dossier error ${error instanceof Error ? error.stack : String(error)}`);
+      if (!DossierError.isInstance(error))
+        assert.fail(`${relative(DOCS_MIXED, path)}: non-Dossier error ${error instanceof Error ? error.stack : String(error)}`);
       assertDossierError(error, ['parse-failed', 'empty-document', 'encrypted-document', 'unsupported-format', 'skipped']);
       counts[error.code] = (counts[error.code] ?? 0) + 1;
     }

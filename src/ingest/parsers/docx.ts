@@ -5,10 +5,7 @@ import { htmlStringToBlocks } from './html-blocks.ts';
 import { checkOoxmlContainer, entryText, fileStem, usefulTitle, firstHeading, timeoutFor, unzipEntries, withTimeout } from './util.ts';
 
 /** Word's own title styles are not headings to mammoth by default; make them so. */
-const STYLE_MAP = [
-  "p[style-name='Title'] => h1:fresh",
-  "p[style-name='Subtitle'] => h2:fresh",
-];
+const STYLE_MAP = ["p[style-name='Title'] => h1:fresh", "p[style-name='Subtitle'] => h2:fresh"];
 
 /** Images are dropped at conversion time: base64-encoding them is most of the cost on big files. */
 const dropImages = mammoth.images.imgElement(async () => ({ src: '' }));
@@ -16,11 +13,21 @@ const dropImages = mammoth.images.imgElement(async () => ({ src: '' }));
 /** dc:title / dc:creator from docProps/core.xml (also used by pptx and xlsx). */
 export function coreProperties(bytes: Uint8Array): { title?: string; author?: string } {
   try {
-    const xml = entryText(unzipEntries(bytes, 'office file', (name) => name === 'docProps/core.xml'), 'docProps/core.xml');
+    const xml = entryText(
+      unzipEntries(bytes, 'office file', (name) => name === 'docProps/core.xml'),
+      'docProps/core.xml',
+    );
     if (!xml) return {};
     const pick = (tag: string) => {
       const value = new RegExp(`<${tag}[^>]*>([^<]*)</${tag}>`).exec(xml)?.[1]?.trim();
-      return value ? value.replace(/&amp;/g, '&').replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&apos;/g, "'") : undefined;
+      return value
+        ? value
+            .replace(/&amp;/g, '&')
+            .replace(/&lt;/g, '<')
+            .replace(/&gt;/g, '>')
+            .replace(/&quot;/g, '"')
+            .replace(/&apos;/g, "'")
+        : undefined;
     };
     return { title: pick('dc:title'), author: pick('dc:creator') };
   } catch {
@@ -48,7 +55,10 @@ export const docxParser: Parser = {
     let html: string;
     try {
       const result = await withTimeout(
-        mammoth.convertToHtml({ buffer: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength) }, { styleMap: STYLE_MAP, convertImage: dropImages }),
+        mammoth.convertToHtml(
+          { buffer: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength) },
+          { styleMap: STYLE_MAP, convertImage: dropImages },
+        ),
         timeoutFor(bytes),
         'docx conversion',
       );

@@ -10,7 +10,10 @@ const MAIL_HEADER = /^(from|to|cc|subject|date|message-id|mime-version|content-t
 
 function addresses(value: AddressObject | AddressObject[] | undefined): string | undefined {
   if (!value) return undefined;
-  const text = (Array.isArray(value) ? value : [value]).map((a) => a.text).filter(Boolean).join(', ');
+  const text = (Array.isArray(value) ? value : [value])
+    .map((a) => a.text)
+    .filter(Boolean)
+    .join(', ');
   return text || undefined;
 }
 
@@ -23,7 +26,10 @@ export const emlParser: Parser = {
     if (decodeText(bytes.subarray(0, 4096)).trim().length === 0) throw new DossierError('empty-document', 'empty e-mail file');
     // mailparser reads bytes as 8-bit MIME; a message saved as UTF-16/32 must be re-encoded first.
     const encoding = detectEncoding(bytes).encoding;
-    const source = encoding.startsWith('utf-16') || encoding.startsWith('utf-32') ? Buffer.from(decodeText(bytes), 'utf8') : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    const source =
+      encoding.startsWith('utf-16') || encoding.startsWith('utf-32')
+        ? Buffer.from(decodeText(bytes), 'utf8')
+        : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
     const head = source.subarray(0, 8192).toString('latin1');
     if (!MAIL_HEADER.test(head)) throw new DossierError('parse-failed', 'not an e-mail message: no mail headers');
 
@@ -34,7 +40,7 @@ export const emlParser: Parser = {
       if (DossierError.isInstance(error)) throw error;
       throw new DossierError('parse-failed', `malformed e-mail: ${oneLine(error).slice(0, 200)}`, { cause: error });
     }
-    const contentType = String(mail.headers.get('content-type') && (mail.headers.get('content-type') as { value?: string }).value || '');
+    const contentType = String((mail.headers.get('content-type') && (mail.headers.get('content-type') as { value?: string }).value) || '');
     if (/multipart\/encrypted|application\/(x-)?pkcs7-mime/i.test(contentType) && !/signed-data/i.test(contentType)) {
       throw new DossierError('encrypted-document', 'encrypted e-mail (S/MIME or PGP)');
     }
@@ -45,7 +51,10 @@ export const emlParser: Parser = {
     const cc = addresses(mail.cc);
     // mailparser substitutes "now" for an unparsable Date header; only a real date is a fact.
     const rawDate = /^date:[ \t]*(.+)$/im.exec(head)?.[1];
-    const date = rawDate && !Number.isNaN(Date.parse(rawDate)) && mail.date && !Number.isNaN(mail.date.getTime()) ? mail.date.toISOString() : undefined;
+    const date =
+      rawDate && !Number.isNaN(Date.parse(rawDate)) && mail.date && !Number.isNaN(mail.date.getTime())
+        ? mail.date.toISOString()
+        : undefined;
 
     let body: Block[] = [];
     const text = (mail.text ?? '').replace(/\r\n?/g, '\n');
@@ -77,7 +86,9 @@ export const emlParser: Parser = {
     if (cc) metadata.cc = cc;
     if (date) metadata.date = date;
     if (mail.messageId) metadata.messageId = mail.messageId;
-    const attachments = mail.attachments.filter((a) => a.contentDisposition !== 'inline' || a.filename).map((a) => a.filename ?? a.contentType);
+    const attachments = mail.attachments
+      .filter((a) => a.contentDisposition !== 'inline' || a.filename)
+      .map((a) => a.filename ?? a.contentType);
     if (attachments.length > 0) metadata.attachments = attachments;
     return { title: subject || fileStem(path), mediaType: 'message/rfc822', blocks, metadata };
   },

@@ -29,7 +29,11 @@ export const epubParser: Parser = {
     // DRM encrypts chapter files (font obfuscation, also listed there, only touches fonts).
     const encryption = entryText(files, 'META-INF/encryption.xml');
     if (encryption) {
-      const encrypted = new Set(elementsAttributes(encryption, 'enc:CipherReference').concat(elementsAttributes(encryption, 'CipherReference')).map((ref) => ref.URI ?? ''));
+      const encrypted = new Set(
+        elementsAttributes(encryption, 'enc:CipherReference')
+          .concat(elementsAttributes(encryption, 'CipherReference'))
+          .map((ref) => ref.URI ?? ''),
+      );
       if (spine.some((item) => [...encrypted].some((uri) => uri && item.href.endsWith(uri)))) {
         throw new DossierError('encrypted-document', 'DRM-protected epub');
       }

@@ -33,15 +33,68 @@ const TEXT = 3;
 
 /** Never content. */
 const SKIP = new Set([
-  'script', 'style', 'noscript', 'template', 'svg', 'math', 'canvas', 'iframe', 'object', 'embed',
-  'head', 'title', 'select', 'option', 'button', 'input', 'textarea', 'audio', 'video', 'map', 'link', 'meta',
+  'script',
+  'style',
+  'noscript',
+  'template',
+  'svg',
+  'math',
+  'canvas',
+  'iframe',
+  'object',
+  'embed',
+  'head',
+  'title',
+  'select',
+  'option',
+  'button',
+  'input',
+  'textarea',
+  'audio',
+  'video',
+  'map',
+  'link',
+  'meta',
 ]);
 
 /** Elements that end the running paragraph. */
 const BLOCK = new Set([
-  'address', 'article', 'aside', 'blockquote', 'body', 'center', 'dd', 'details', 'dialog', 'dir', 'div', 'dl',
-  'dt', 'fieldset', 'figcaption', 'figure', 'footer', 'form', 'header', 'hgroup', 'hr', 'html', 'legend', 'li',
-  'main', 'menu', 'nav', 'ol', 'p', 'section', 'summary', 'ul', 'caption', 'thead', 'tbody', 'tfoot',
+  'address',
+  'article',
+  'aside',
+  'blockquote',
+  'body',
+  'center',
+  'dd',
+  'details',
+  'dialog',
+  'dir',
+  'div',
+  'dl',
+  'dt',
+  'fieldset',
+  'figcaption',
+  'figure',
+  'footer',
+  'form',
+  'header',
+  'hgroup',
+  'hr',
+  'html',
+  'legend',
+  'li',
+  'main',
+  'menu',
+  'nav',
+  'ol',
+  'p',
+  'section',
+  'summary',
+  'ul',
+  'caption',
+  'thead',
+  'tbody',
+  'tfoot',
 ]);
 
 /** Tables are emitted as blocks of rows; cap a block so one huge table does not become one block. */
@@ -90,7 +143,10 @@ function cellsOf(row: DomElement): { text: string; header: boolean }[] {
   return Array.from(row.childNodes)
     .filter(isElement)
     .filter((cell) => cell.localName === 'td' || cell.localName === 'th')
-    .map((cell) => ({ text: collapse(spacedText(cell)), header: cell.localName === 'th' || cell.parentNode?.nodeName.toLowerCase() === 'thead' }));
+    .map((cell) => ({
+      text: collapse(spacedText(cell)),
+      header: cell.localName === 'th' || cell.parentNode?.nodeName.toLowerCase() === 'thead',
+    }));
 }
 
 /** Old sites lay pages out with tables; a cell holding prose is layout, not data. */
@@ -98,7 +154,9 @@ const LAYOUT_CELL_CHARS = 400;
 
 /** Rows keep their header ("Name: Ada; Year: 1843") when the table has a header row. */
 function tableLines(table: DomElement): string[] {
-  const rows = rowsOf(table).map(cellsOf).filter((cells) => cells.some((c) => c.text.length > 0));
+  const rows = rowsOf(table)
+    .map(cellsOf)
+    .filter((cells) => cells.some((c) => c.text.length > 0));
   if (rows.length === 0) return [];
   const first = rows[0];
   const hasHeader = rows.length > 1 && first.every((c) => c.header) && first.some((c) => c.text.length > 0);
@@ -111,7 +169,10 @@ function tableLines(table: DomElement): string[] {
         .filter((s, i) => cells[i].text.length > 0 && s.length > 0)
         .join('; ');
     }
-    return cells.map((c) => c.text).filter((t) => t.length > 0).join(' | ');
+    return cells
+      .map((c) => c.text)
+      .filter((t) => t.length > 0)
+      .join(' | ');
   });
   return lines.filter((l) => l.length > 0);
 }

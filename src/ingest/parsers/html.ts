@@ -7,8 +7,17 @@ import { fileStem, firstHeading } from './util.ts';
 
 /** Navigation and page furniture, removed before choosing the main content. */
 const BOILERPLATE = [
-  'nav', 'aside', 'footer', 'dialog', '[role="navigation"]', '[role="contentinfo"]', '[role="complementary"]',
-  '[role="search"]', '[aria-hidden="true"]', '.sr-only', '.visually-hidden',
+  'nav',
+  'aside',
+  'footer',
+  'dialog',
+  '[role="navigation"]',
+  '[role="contentinfo"]',
+  '[role="complementary"]',
+  '[role="search"]',
+  '[aria-hidden="true"]',
+  '.sr-only',
+  '.visually-hidden',
 ].join(', ');
 
 /** Readability's pick must keep at least this share of the cleaned body, or we distrust it. */
@@ -46,7 +55,10 @@ function removeBoilerplate(document: DomDocument): void {
 /** HTML text → main-content blocks: boilerplate removal, then Readability when it agrees with the page. */
 export function htmlToDocument(html: string, path: string): ParsedDocument {
   const document = parseHtmlDocument(html);
-  const title = collapse(document.title) || collapse(document.querySelector('title')?.textContent) || metaContent(document, 'meta[property="og:title"]');
+  const title =
+    collapse(document.title) ||
+    collapse(document.querySelector('title')?.textContent) ||
+    metaContent(document, 'meta[property="og:title"]');
   const metadata: Record<string, unknown> = {};
   const lang = document.documentElement.getAttribute('lang');
   if (lang) metadata.language = lang;

@@ -1,5 +1,13 @@
 import { DossierError } from '../../errors/index.ts';
-import { IMAGE_MEDIA_TYPES, imageFormat, MIN_IMAGE_CONFIDENCE, ocrLimits, recognise, type OcrParagraph, type OcrResult } from '../ocr/index.ts';
+import {
+  IMAGE_MEDIA_TYPES,
+  imageFormat,
+  MIN_IMAGE_CONFIDENCE,
+  ocrLimits,
+  recognise,
+  type OcrParagraph,
+  type OcrResult,
+} from '../ocr/index.ts';
 import type { Block, Parser } from '../types.ts';
 import { fileStem } from './util.ts';
 
@@ -10,7 +18,9 @@ import { fileStem } from './util.ts';
 export function ocrBlocks({ paragraphs, confidence }: Pick<OcrResult, 'paragraphs' | 'confidence'>, page?: number): Block[] {
   if (confidence < MIN_IMAGE_CONFIDENCE) return [];
   return paragraphs.map((paragraph: OcrParagraph): Block => {
-    const block: Block = paragraph.heading ? { type: 'heading', level: paragraph.heading, text: paragraph.lines.join(' ') } : { type: 'text', text: paragraph.lines.join('\n') };
+    const block: Block = paragraph.heading
+      ? { type: 'heading', level: paragraph.heading, text: paragraph.lines.join(' ') }
+      : { type: 'text', text: paragraph.lines.join('\n') };
     if (page !== undefined) block.page = page;
     return block;
   });
@@ -33,8 +43,16 @@ export const imageParser: Parser = {
     const result = await recognise(bytes, { timeoutMs: ocrLimits.timeoutMs });
     const blocks = ocrBlocks(result);
     if (blocks.length === 0) {
-      throw new DossierError('skipped', result.text ? `no legible text found in the image (OCR confidence ${result.confidence})` : 'no text found in the image (OCR)');
+      throw new DossierError(
+        'skipped',
+        result.text ? `no legible text found in the image (OCR confidence ${result.confidence})` : 'no text found in the image (OCR)',
+      );
     }
-    return { title: fileStem(path), mediaType: IMAGE_MEDIA_TYPES[format], blocks, metadata: { ocr: true, ocrConfidence: result.confidence } };
+    return {
+      title: fileStem(path),
+      mediaType: IMAGE_MEDIA_TYPES[format],
+      blocks,
+      metadata: { ocr: true, ocrConfidence: result.confidence },
+    };
   },
 };

@@ -25,8 +25,21 @@ import { xlsxParser } from './xlsx.ts';
 import { xmlParser } from './xml.ts';
 
 export const parsers: Parser[] = [
-  txtParser, markdownParser, htmlParser, pdfParser, docxParser, csvParser, jsonParser,
-  pptxParser, xlsxParser, emlParser, epubParser, ipynbParser, odtParser, xmlParser, rstParser,
+  txtParser,
+  markdownParser,
+  htmlParser,
+  pdfParser,
+  docxParser,
+  csvParser,
+  jsonParser,
+  pptxParser,
+  xlsxParser,
+  emlParser,
+  epubParser,
+  ipynbParser,
+  odtParser,
+  xmlParser,
+  rstParser,
   imageParser,
 ];
 
@@ -36,7 +49,8 @@ for (const ext of ['heic', 'heif', 'avif', 'ico', 'psd']) UNSUPPORTED[ext] = 'im
 for (const ext of ['mp3', 'wav', 'm4a', 'flac', 'ogg', 'aac', 'wma', 'opus']) UNSUPPORTED[ext] = 'audio (no transcription)';
 for (const ext of ['mp4', 'mov', 'avi', 'mkv', 'webm']) UNSUPPORTED[ext] = 'video';
 for (const ext of ['zip', 'gz', 'tgz', 'tar', '7z', 'rar', 'bz2', 'xz']) UNSUPPORTED[ext] = 'archive (extract it first)';
-for (const ext of ['doc', 'xls', 'ppt', 'msg', 'dot', 'pps']) UNSUPPORTED[ext] = 'legacy binary Office format (save as the x-format, e.g. .docx)';
+for (const ext of ['doc', 'xls', 'ppt', 'msg', 'dot', 'pps'])
+  UNSUPPORTED[ext] = 'legacy binary Office format (save as the x-format, e.g. .docx)';
 for (const ext of ['rtf']) UNSUPPORTED[ext] = 'RTF (save as .docx or .txt)';
 for (const ext of ['exe', 'dll', 'so', 'bin', 'dylib', 'class', 'o', 'wasm']) UNSUPPORTED[ext] = 'binary file';
 
@@ -71,8 +85,16 @@ function startsWith(bytes: Uint8Array, text: string, offset = 0): boolean {
 
 /** Magic numbers of formats we refuse, checked before guessing a text format. */
 function sniffUnsupported(bytes: Uint8Array): string | undefined {
-  if (startsWith(bytes, 'ftypheic', 4) || startsWith(bytes, 'ftypmif1', 4) || startsWith(bytes, 'ftypavif', 4)) return 'image format OCR cannot read (convert it to PNG or JPEG)';
-  if (startsWith(bytes, 'RIFF') || startsWith(bytes, 'ID3') || startsWith(bytes, 'fLaC') || startsWith(bytes, 'OggS') || startsWith(bytes, 'ftypM4A', 4)) return 'audio or video';
+  if (startsWith(bytes, 'ftypheic', 4) || startsWith(bytes, 'ftypmif1', 4) || startsWith(bytes, 'ftypavif', 4))
+    return 'image format OCR cannot read (convert it to PNG or JPEG)';
+  if (
+    startsWith(bytes, 'RIFF') ||
+    startsWith(bytes, 'ID3') ||
+    startsWith(bytes, 'fLaC') ||
+    startsWith(bytes, 'OggS') ||
+    startsWith(bytes, 'ftypM4A', 4)
+  )
+    return 'audio or video';
   if (startsWith(bytes, 'PK\x03\x04')) return 'zip archive';
   if (bytes[0] === 0xd0 && bytes[1] === 0xcf && bytes[2] === 0x11 && bytes[3] === 0xe0) return 'legacy binary Office format';
   if (bytes[0] === 0x1f && bytes[1] === 0x8b) return 'gzip archive';
@@ -85,11 +107,18 @@ export function sniffParser(bytes: Uint8Array): Parser | undefined {
   if (startsWith(bytes, '%PDF-')) return pdfParser;
   if (imageFormat(bytes)) return imageParser;
   if (sniffUnsupported(bytes)) return undefined;
-  const head = Buffer.from(bytes.buffer, bytes.byteOffset, Math.min(bytes.byteLength, 2048)).toString('utf8').replace(/^\ufeff/, '').trimStart();
+  const head = Buffer.from(bytes.buffer, bytes.byteOffset, Math.min(bytes.byteLength, 2048))
+    .toString('utf8')
+    .replace(/^\ufeff/, '')
+    .trimStart();
   if (/^<(!doctype html|html|head|body)[\s>]/i.test(head)) return htmlParser;
   if (/^<\?xml|^<[a-z][\w:-]*[\s>]/i.test(head)) return /<html[\s>]/i.test(head) ? htmlParser : xmlParser;
   if (/^[[{]/.test(head)) return jsonParser;
-  if (/^(from|received|return-path|message-id|mime-version|delivered-to):/im.test(head.split(/\r?\n\r?\n/)[0] ?? '') && /^(from|subject):/im.test(head)) return emlParser;
+  if (
+    /^(from|received|return-path|message-id|mime-version|delivered-to):/im.test(head.split(/\r?\n\r?\n/)[0] ?? '') &&
+    /^(from|subject):/im.test(head)
+  )
+    return emlParser;
   if (looksLikeText(head)) return txtParser;
   return undefined;
 }
@@ -107,8 +136,26 @@ export async function parseDocument(input: ParseInput, mediaType?: string): Prom
     if (input.bytes.byteLength === 0) throw new DossierError('empty-document', 'empty file');
     parser = sniffParser(input.bytes);
   }
-  if (!parser) throw new DossierError('unsupported-format', `unsupported format${ext ? ` .${ext}` : ''}: not text and no parser recognises the bytes`);
+  if (!parser)
+    throw new DossierError('unsupported-format', `unsupported format${ext ? ` .${ext}` : ''}: not text and no parser recognises the bytes`);
   return parser.parse(input);
 }
 
-export { csvParser, docxParser, emlParser, epubParser, htmlParser, imageParser, ipynbParser, jsonParser, markdownParser, odtParser, pdfParser, pptxParser, rstParser, txtParser, xlsxParser, xmlParser };
+export {
+  csvParser,
+  docxParser,
+  emlParser,
+  epubParser,
+  htmlParser,
+  imageParser,
+  ipynbParser,
+  jsonParser,
+  markdownParser,
+  odtParser,
+  pdfParser,
+  pptxParser,
+  rstParser,
+  txtParser,
+  xlsxParser,
+  xmlParser,
+};

@@ -11,17 +11,56 @@ const fence = '```';
 test('markdown: MyST admonitions keep their body as text, code directives stay code, toctrees go', async () => {
   const doc = await parse(
     [
-      '# Guide', '',
-      `${fence}{note}`, 'Keep the **body** of notes.', fence, '',
-      `${fence}{warning} Mind the gap.`, fence, '',
-      ':::{tip}', ':class: dropdown', 'A colon-fenced tip.', '', '- with a list', ':::', '',
-      '::::{admonition} Custom title', ':::{note}', 'Nested note.', ':::', '::::', '',
-      `${fence}{code-block} python`, ':linenos:', 'def f():', '    return 1', fence, '',
-      `${fence}{toctree}`, ':maxdepth: 2', '', 'intro', 'api', fence, '',
-      `${fence}{versionadded} 2.1`, 'The flag.', fence, '',
-      ':::warning Heads up', 'Docusaurus style.', ':::', '',
-      `${fence}{eval-rst}`, '.. note:: Written in RST with :func:`render`.', fence, '',
-      `${fence}python`, 'print("plain")', fence,
+      '# Guide',
+      '',
+      `${fence}{note}`,
+      'Keep the **body** of notes.',
+      fence,
+      '',
+      `${fence}{warning} Mind the gap.`,
+      fence,
+      '',
+      ':::{tip}',
+      ':class: dropdown',
+      'A colon-fenced tip.',
+      '',
+      '- with a list',
+      ':::',
+      '',
+      '::::{admonition} Custom title',
+      ':::{note}',
+      'Nested note.',
+      ':::',
+      '::::',
+      '',
+      `${fence}{code-block} python`,
+      ':linenos:',
+      'def f():',
+      '    return 1',
+      fence,
+      '',
+      `${fence}{toctree}`,
+      ':maxdepth: 2',
+      '',
+      'intro',
+      'api',
+      fence,
+      '',
+      `${fence}{versionadded} 2.1`,
+      'The flag.',
+      fence,
+      '',
+      ':::warning Heads up',
+      'Docusaurus style.',
+      ':::',
+      '',
+      `${fence}{eval-rst}`,
+      '.. note:: Written in RST with :func:`render`.',
+      fence,
+      '',
+      `${fence}python`,
+      'print("plain")',
+      fence,
     ].join('\n'),
   );
   const all = texts(doc);
@@ -36,12 +75,21 @@ test('markdown: MyST admonitions keep their body as text, code directives stay c
   assert.ok(all.includes('Note: Written in RST with render.'), '{eval-rst} bodies are read as reStructuredText');
   assert.ok(all.includes('print("plain")'));
   const joined = all.join('\n');
-  for (const gone of ['{note}', '{tip}', ':::', 'linenos', 'maxdepth', 'intro\napi', 'dropdown']) assert.ok(!joined.includes(gone), `${gone} is gone`);
+  for (const gone of ['{note}', '{tip}', ':::', 'linenos', 'maxdepth', 'intro\napi', 'dropdown'])
+    assert.ok(!joined.includes(gone), `${gone} is gone`);
 });
 
 test('markdown: MyST roles reduce to their text and (label)= targets are dropped', async () => {
   const doc = await parse(
-    ['(intro)=', '# Intro', '', 'See {ref}`the setup <setup>`, {py:class}`~pkg.mod.Client` and {doc}`guides/install`.', '', '(setup)=', 'Setup text.'].join('\n'),
+    [
+      '(intro)=',
+      '# Intro',
+      '',
+      'See {ref}`the setup <setup>`, {py:class}`~pkg.mod.Client` and {doc}`guides/install`.',
+      '',
+      '(setup)=',
+      'Setup text.',
+    ].join('\n'),
   );
   assert.deepEqual(texts(doc), ['Intro', 'See the setup, Client and install.', 'Setup text.']);
 });
@@ -53,10 +101,32 @@ test('markdown: mkdocstrings "::: package.name" becomes the name, not markup', a
 
 test('markdown: YAML front matter keys become metadata, title the title', async () => {
   const doc = await parse(
-    ['---', 'title: "Budget 2024"', 'year: 2024', 'tags: [finance, plan]', 'author:', '  name: Ada', '  team: coast', 'date: 2024-03-01', 'draft: false', '---', '', '# Heading', '', 'Body.'].join('\n'),
+    [
+      '---',
+      'title: "Budget 2024"',
+      'year: 2024',
+      'tags: [finance, plan]',
+      'author:',
+      '  name: Ada',
+      '  team: coast',
+      'date: 2024-03-01',
+      'draft: false',
+      '---',
+      '',
+      '# Heading',
+      '',
+      'Body.',
+    ].join('\n'),
   );
   assert.equal(doc.title, 'Budget 2024');
-  assert.deepEqual(doc.metadata, { title: 'Budget 2024', year: 2024, tags: ['finance', 'plan'], author: { name: 'Ada', team: 'coast' }, date: '2024-03-01', draft: false });
+  assert.deepEqual(doc.metadata, {
+    title: 'Budget 2024',
+    year: 2024,
+    tags: ['finance', 'plan'],
+    author: { name: 'Ada', team: 'coast' },
+    date: '2024-03-01',
+    draft: false,
+  });
   assert.deepEqual(texts(doc), ['Heading', 'Body.']);
 });
 

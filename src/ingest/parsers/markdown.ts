@@ -35,9 +35,19 @@ const colonFence: TokenizerExtension = {
     if (autodoc) return { type: 'colonFence', raw: autodoc[0], name: '', argument: autodoc[1], body: '' } satisfies ColonFence;
     // Closed by a line of exactly as many colons (nested fences use fewer). An unclosed {name} fence
     // runs to the end, as in MyST; an unclosed bare ":::word" is just text.
-    const match = /^ {0,3}(:{3,})[ \t]*(?:\{([A-Za-z][\w:.+-]*)\}|([A-Za-z][\w-]*)(?=\s|$))[ \t]*([^\n]*)(?:\n([\s\S]*?))?(\n {0,3}\1(?!:)[ \t]*(?:\n|$)|$)/.exec(src);
+    const match =
+      /^ {0,3}(:{3,})[ \t]*(?:\{([A-Za-z][\w:.+-]*)\}|([A-Za-z][\w-]*)(?=\s|$))[ \t]*([^\n]*)(?:\n([\s\S]*?))?(\n {0,3}\1(?!:)[ \t]*(?:\n|$)|$)/.exec(
+        src,
+      );
     if (!match || (!match[6] && !match[2])) return undefined;
-    return { type: 'colonFence', raw: match[0], name: match[2] ?? match[3], argument: match[4].trim(), body: match[5] ?? '', bare: !match[2] } satisfies ColonFence;
+    return {
+      type: 'colonFence',
+      raw: match[0],
+      name: match[2] ?? match[3],
+      argument: match[4].trim(),
+      body: match[5] ?? '',
+      bare: !match[2],
+    } satisfies ColonFence;
   },
 };
 
@@ -75,7 +85,10 @@ function inlineText(tokens: Token[] | undefined, fallback = ''): string {
         out += token.text;
         break;
       default:
-        out += 'tokens' in token && Array.isArray(token.tokens) ? inlineText(token.tokens) : decodeHTML('text' in token ? String(token.text) : '');
+        out +=
+          'tokens' in token && Array.isArray(token.tokens)
+            ? inlineText(token.tokens)
+            : decodeHTML('text' in token ? String(token.text) : '');
     }
   }
   return out;
@@ -127,7 +140,8 @@ function blocksOf(tokens: Token[], out: Block[]): void {
       }
       case 'colonFence': {
         const fence = token as ColonFence;
-        if (fence.name && fence.bare) out.push(...titledBlocks(fence.argument || fence.name.replace(/^\w/, (c) => c.toUpperCase()), fence.body));
+        if (fence.name && fence.bare)
+          out.push(...titledBlocks(fence.argument || fence.name.replace(/^\w/, (c) => c.toUpperCase()), fence.body));
         else if (fence.name) out.push(...directiveBlocks(fence.name, fence.argument, fence.body));
         else out.push({ type: 'text', text: fence.argument }); // what mkdocstrings documents there
         break;
@@ -135,17 +149,24 @@ function blocksOf(tokens: Token[], out: Block[]): void {
       case 'paragraph':
       case 'text': {
         // MyST targets "(label)=" and block breaks "+++" are markup, not words.
-        const text = inlineText(token.tokens, token.text).replace(/^\([^()\s]+\)=[ \t]*(\n|$)/, '').replace(/^\+\+\+(?:[ \t].*)?$/, '').trim();
+        const text = inlineText(token.tokens, token.text)
+          .replace(/^\([^()\s]+\)=[ \t]*(\n|$)/, '')
+          .replace(/^\+\+\+(?:[ \t].*)?$/, '')
+          .trim();
         if (text) out.push({ type: 'text', text });
         break;
       }
       case 'list': {
-        const text = listLines(token as Tokens.List, 0).join('\n').trim();
+        const text = listLines(token as Tokens.List, 0)
+          .join('\n')
+          .trim();
         if (text) out.push({ type: 'text', text });
         break;
       }
       case 'table': {
-        const text = tableLines(token as Tokens.Table).join('\n').trim();
+        const text = tableLines(token as Tokens.Table)
+          .join('\n')
+          .trim();
         if (text) out.push({ type: 'text', text });
         break;
       }
@@ -187,7 +208,14 @@ function directiveOptions(body: string): { options: Record<string, string>; cont
     if (!option) break;
     options[option[1].toLowerCase()] = (option[2] ?? '').trim();
   }
-  return { options, content: lines.slice(i).join('\n').replace(/^\s*\n/, '').trimEnd() };
+  return {
+    options,
+    content: lines
+      .slice(i)
+      .join('\n')
+      .replace(/^\s*\n/, '')
+      .trimEnd(),
+  };
 }
 
 /** A directive's body: headings inside it are part of it, not sections of the document. */
@@ -214,7 +242,8 @@ function directiveBlocks(fullName: string, argument: string, body: string): Bloc
     if (!code.trim()) return [];
     return [...(options.caption ? [{ type: 'text' as const, text: options.caption }] : []), { type: 'text', text: code }];
   }
-  if (name === 'eval-rst') return rstToDocument(content).blocks.map((block) => (block.type === 'heading' ? { type: 'text', text: block.text } : block));
+  if (name === 'eval-rst')
+    return rstToDocument(content).blocks.map((block) => (block.type === 'heading' ? { type: 'text', text: block.text } : block));
   if (name === 'math') return content.trim() ? [{ type: 'text', text: content.trim() }] : [];
   if (ADMONITIONS[name]) {
     const blocks = bodyBlocks([argument, content].filter(Boolean).join('\n\n'));
@@ -251,7 +280,8 @@ function plainJson(value: Record<string, unknown>): Record<string, unknown> {
   return JSON.parse(JSON.stringify(value, (_, v) => (typeof v === 'bigint' ? Number(v) : v))) as Record<string, unknown>;
 }
 
-const isPlainObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isPlainObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /**
  * Front matter: YAML between `---` lines (or TOML between `+++` lines) at the top. Every key becomes
@@ -311,7 +341,10 @@ export const markdownParser: Parser = {
     const { body, metadata } = await splitFrontMatter(text);
     const blocks = markdownToBlocks(body);
     if (blocks.length === 0) throw new DossierError('empty-document', 'no text in Markdown file');
-    const title = typeof metadata.title === 'string' || typeof metadata.title === 'number' ? String(metadata.title).replace(/\s+/g, ' ').trim().slice(0, 300) : '';
+    const title =
+      typeof metadata.title === 'string' || typeof metadata.title === 'number'
+        ? String(metadata.title).replace(/\s+/g, ' ').trim().slice(0, 300)
+        : '';
     return { title: title || firstHeading(blocks) || fileStem(path), mediaType: 'text/markdown', blocks, metadata };
   },
 };

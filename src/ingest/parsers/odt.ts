@@ -81,7 +81,7 @@ export const odtParser: Parser = {
     if (blocks.length === 0) throw new DossierError('empty-document', 'no text in odt');
     const meta = entryText(files, 'meta.xml');
     const title = meta ? usefulTitle(firstElementText(meta, 'dc:title')) : undefined;
-    const author = meta ? firstElementText(meta, 'meta:initial-creator') ?? firstElementText(meta, 'dc:creator') : undefined;
+    const author = meta ? (firstElementText(meta, 'meta:initial-creator') ?? firstElementText(meta, 'dc:creator')) : undefined;
     return {
       title: title || firstHeading(blocks) || fileStem(path),
       mediaType: 'application/vnd.oasis.opendocument.text',

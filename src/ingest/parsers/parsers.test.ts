@@ -39,10 +39,13 @@ test('registry: extensions, media types, unknown formats', async () => {
   assert.equal(parserFor('photo.jpg')?.name, 'image');
   assert.equal(parserFor('photo.heic'), undefined);
   assert.ok(supportedExtensions().includes('docx') && supportedExtensions().includes('jsonl') && supportedExtensions().includes('png'));
-  await assert.rejects(parseDocument({ path: 'photo.heic', bytes: new Uint8Array([0, 0, 0, 0x18, 0x66, 0x74, 0x79, 0x70, 0x68, 0x65, 0x69, 0x63]) }), (e) => {
-    assertDossierError(e, ['unsupported-format']);
-    return true;
-  });
+  await assert.rejects(
+    parseDocument({ path: 'photo.heic', bytes: new Uint8Array([0, 0, 0, 0x18, 0x66, 0x74, 0x79, 0x70, 0x68, 0x65, 0x69, 0x63]) }),
+    (e) => {
+      assertDossierError(e, ['unsupported-format']);
+      return true;
+    },
+  );
   // No extension: the bytes decide.
   const sniffed = await parseDocument({ path: 'README', bytes: encode('# Title\n\nSome words here.') });
   assert.equal(sniffed.mediaType, 'text/plain');
@@ -51,10 +54,21 @@ test('registry: extensions, media types, unknown formats', async () => {
 });
 
 test('markdown keeps headings with levels; fenced code stays verbatim', async () => {
-  const doc = await parseDocument({ path: 'a.md', bytes: encode('---\ntitle: Front\n---\n# Top\n\nIntro **bold** [link](http://x) &amp; more.\n\n## Sub\n\n```js\nconst a = 1 < 2;\n```\n\n| name | year |\n|---|---|\n| Ada | 1843 |\n') });
+  const doc = await parseDocument({
+    path: 'a.md',
+    bytes: encode(
+      '---\ntitle: Front\n---\n# Top\n\nIntro **bold** [link](http://x) &amp; more.\n\n## Sub\n\n```js\nconst a = 1 < 2;\n```\n\n| name | year |\n|---|---|\n| Ada | 1843 |\n',
+    ),
+  });
   assert.equal(doc.title, 'Front');
   const headings = doc.blocks.filter((b): b is Extract<Block, { type: 'heading' }> => b.type === 'heading');
-  assert.deepEqual(headings.map((h) => [h.level, h.text]), [[1, 'Top'], [2, 'Sub']]);
+  assert.deepEqual(
+    headings.map((h) => [h.level, h.text]),
+    [
+      [1, 'Top'],
+      [2, 'Sub'],
+    ],
+  );
   assert.ok(doc.blocks.some((b) => b.text === 'Intro bold link & more.'));
   assert.ok(doc.blocks.some((b) => b.text === 'const a = 1 < 2;'));
   assert.ok(doc.blocks.some((b) => b.text === 'name: Ada; year: 1843'));
@@ -68,8 +82,15 @@ test('html drops nav, script and style text and keeps headings', async () => {
     <footer>Copyright footer</footer><script>document.write('hidden')</script></body></html>`;
   const doc = await parseDocument({ path: 'p.html', bytes: encode(page) });
   const text = textOf(doc);
-  for (const gone of ['About us', 'secret', 'color:red', 'Copyright', 'hidden']) assert.ok(!text.includes(gone), `${gone} should be dropped`);
-  assert.deepEqual(doc.blocks.filter((b) => b.type === 'heading').map((b) => [(b as { level: number }).level, b.text]), [[1, 'Main title'], [3, 'Part']]);
+  for (const gone of ['About us', 'secret', 'color:red', 'Copyright', 'hidden'])
+    assert.ok(!text.includes(gone), `${gone} should be dropped`);
+  assert.deepEqual(
+    doc.blocks.filter((b) => b.type === 'heading').map((b) => [(b as { level: number }).level, b.text]),
+    [
+      [1, 'Main title'],
+      [3, 'Part'],
+    ],
+  );
   assert.ok(text.includes('name: Ada; year: 1843'));
   assert.equal(doc.title, 'T');
 });
@@ -96,7 +117,11 @@ test('pdf: text per page with page numbers; matches expected markitdown output',
   assert.equal(doc.mediaType, 'application/pdf');
   assert.ok(doc.blocks.every((b) => b.page === 1));
   const text = squash(textOf(doc));
-  for (const phrase of ['Large language models (LLMs) are becoming a crucial building block', 'Our insight is to use multi-agent conversations to achieve it']) assert.ok(text.includes(phrase), phrase);
+  for (const phrase of [
+    'Large language models (LLMs) are becoming a crucial building block',
+    'Our insight is to use multi-agent conversations to achieve it',
+  ])
+    assert.ok(text.includes(phrase), phrase);
 
   const multipage = await parseFile('markitdown/REPAIR-2022-INV-001_multipage.pdf');
   const pages = new Set(multipage.blocks.map((b) => b.page));
@@ -151,8 +176,14 @@ test('docx/xlsx: malformed zip and encrypted Office files', async () => {
 });
 
 test('csv/tsv: rows keep their header, quoted fields, encodings, delimiters', async () => {
-  const doc = await parseDocument({ path: 'p.csv', bytes: encode('name,year,note\nAda,1843,"first, program"\n"Grace ""Amazing"" Hopper",1952,"multi\nline"\n') });
-  assert.deepEqual(doc.blocks.map((b) => b.text), ['name: Ada; year: 1843; note: first, program', 'name: Grace "Amazing" Hopper; year: 1952; note: multi line']);
+  const doc = await parseDocument({
+    path: 'p.csv',
+    bytes: encode('name,year,note\nAda,1843,"first, program"\n"Grace ""Amazing"" Hopper",1952,"multi\nline"\n'),
+  });
+  assert.deepEqual(
+    doc.blocks.map((b) => b.text),
+    ['name: Ada; year: 1843; note: first, program', 'name: Grace "Amazing" Hopper; year: 1952; note: multi line'],
+  );
   const tsv = await parseDocument({ path: 'p.tsv', bytes: encode('a\tb\n1\t2\n') });
   assert.equal(tsv.blocks[0].text, 'a: 1; b: 2');
   const semicolon = await parseDocument({ path: 'p.csv', bytes: encode('Year;Revenue\n2022;143,1\n2023;150,2\n') });
@@ -171,11 +202,20 @@ test('csv/tsv: rows keep their header, quoted fields, encodings, delimiters', as
 });
 
 test('json and jsonl: path: value lines, one block per record', async () => {
-  const doc = await parseDocument({ path: 'a.json', bytes: encode('{"title":"Doc","author":{"name":"Ada"},"tags":["x","y"],"items":[{"id":1},{"id":2}]}') });
+  const doc = await parseDocument({
+    path: 'a.json',
+    bytes: encode('{"title":"Doc","author":{"name":"Ada"},"tags":["x","y"],"items":[{"id":1},{"id":2}]}'),
+  });
   assert.equal(doc.title, 'Doc');
-  assert.deepEqual(doc.blocks.map((b) => b.text), ['title: Doc\nauthor.name: Ada\ntags: x, y', 'items[0].id: 1', 'items[1].id: 2']);
+  assert.deepEqual(
+    doc.blocks.map((b) => b.text),
+    ['title: Doc\nauthor.name: Ada\ntags: x, y', 'items[0].id: 1', 'items[1].id: 2'],
+  );
   const lines = await parseDocument({ path: 'a.jsonl', bytes: encode('{"a":1}\n{"a":2}\nnot json\n') });
-  assert.deepEqual(lines.blocks.map((b) => b.text), ['a: 1', 'a: 2']);
+  assert.deepEqual(
+    lines.blocks.map((b) => b.text),
+    ['a: 1', 'a: 2'],
+  );
   assert.equal(lines.metadata.invalidLines, 1);
   await assert.rejects(parseDocument({ path: 'bad.json', bytes: encode('{"a": 1,') }), (e) => {
     assertDossierError(e, ['parse-failed']);
@@ -194,7 +234,13 @@ test('pptx: text per slide with slide number as page; tables keep header', data,
 
 test('xlsx: sheet by sheet, rows keep header', data, async () => {
   const doc = await parseFile('markitdown/test.xlsx');
-  assert.deepEqual(doc.blocks.filter((b) => b.type === 'heading').map((b) => b.text).slice(0, 1), ['Sheet1']);
+  assert.deepEqual(
+    doc.blocks
+      .filter((b) => b.type === 'heading')
+      .map((b) => b.text)
+      .slice(0, 1),
+    ['Sheet1'],
+  );
   assert.ok(doc.blocks.some((b) => b.text === 'Alpha: 89; Beta: 82; Gamma: 100; Delta: 12'));
   assert.ok(textOf(doc).includes('6ff4173b-42a5-4784-9b19-f49caff4d93d'));
   assert.equal((await parseError('unstructured/empty.xlsx')).code, 'empty-document');
@@ -229,15 +275,27 @@ test('epub/odt/pptx built in memory: glue reads the parts it should', async () =
   const epub = zipSync({
     mimetype: strToU8('application/epub+zip'),
     'META-INF/container.xml': strToU8('<container><rootfiles><rootfile full-path="OEBPS/book.opf"/></rootfiles></container>'),
-    'OEBPS/book.opf': strToU8('<package><metadata><dc:title>Made Up</dc:title></metadata><manifest><item id="b" href="text/b.xhtml" media-type="application/xhtml+xml"/><item id="a" href="text/a.xhtml" media-type="application/xhtml+xml"/></manifest><spine><itemref idref="a"/><itemref idref="b"/></spine></package>'),
+    'OEBPS/book.opf': strToU8(
+      '<package><metadata><dc:title>Made Up</dc:title></metadata><manifest><item id="b" href="text/b.xhtml" media-type="application/xhtml+xml"/><item id="a" href="text/a.xhtml" media-type="application/xhtml+xml"/></manifest><spine><itemref idref="a"/><itemref idref="b"/></spine></package>',
+    ),
     'OEBPS/text/a.xhtml': strToU8('<html><body><h1>One</h1><p>Alpha text.</p></body></html>'),
     'OEBPS/text/b.xhtml': strToU8('<html><body><h1>Two</h1><p>Beta text.</p></body></html>'),
   });
   const doc = await parseDocument({ path: 'made.epub', bytes: epub });
-  assert.deepEqual(doc.blocks.map((b) => b.text), ['One', 'Alpha text.', 'Two', 'Beta text.']);
-  const odt = zipSync({ 'content.xml': strToU8('<office:document-content><office:body><office:text><text:h text:outline-level="2">Head</text:h><text:p>Body<text:s text:c="2"/>text</text:p></office:text></office:body></office:document-content>') });
+  assert.deepEqual(
+    doc.blocks.map((b) => b.text),
+    ['One', 'Alpha text.', 'Two', 'Beta text.'],
+  );
+  const odt = zipSync({
+    'content.xml': strToU8(
+      '<office:document-content><office:body><office:text><text:h text:outline-level="2">Head</text:h><text:p>Body<text:s text:c="2"/>text</text:p></office:text></office:body></office:document-content>',
+    ),
+  });
   const odtDoc = await parseDocument({ path: 'made.odt', bytes: odt });
-  assert.deepEqual(odtDoc.blocks, [{ type: 'heading', level: 2, text: 'Head' }, { type: 'text', text: 'Body text' }]);
+  assert.deepEqual(odtDoc.blocks, [
+    { type: 'heading', level: 2, text: 'Head' },
+    { type: 'text', text: 'Body text' },
+  ]);
 });
 
 test('ipynb: markdown and code cells', data, async () => {
@@ -247,7 +305,13 @@ test('ipynb: markdown and code cells', data, async () => {
 });
 
 test('unsupported: HEIC images, audio, archives, legacy Office', data, async () => {
-  for (const file of ['unstructured/img/DA-1p.heic', 'markitdown/test.mp3', 'markitdown/test.wav', 'markitdown/test_files.zip', 'unstructured/fake.doc']) {
+  for (const file of [
+    'unstructured/img/DA-1p.heic',
+    'markitdown/test.mp3',
+    'markitdown/test.wav',
+    'markitdown/test_files.zip',
+    'unstructured/fake.doc',
+  ]) {
     const error = await parseError(file);
     assert.equal(error.code, 'unsupported-format', file);
   }

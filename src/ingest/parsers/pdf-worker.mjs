@@ -37,7 +37,15 @@ function pageText(items) {
 
 /** A page whose text layer has fewer visible characters than this, and that paints an image, is scanned. */
 const MIN_TEXT_LAYER_CHARS = 32;
-const IMAGE_OPS = ['paintImageXObject', 'paintInlineImageXObject', 'paintImageXObjectRepeat', 'paintInlineImageXObjectGroup', 'paintImageMaskXObject', 'paintImageMaskXObjectGroup', 'paintImageMaskXObjectRepeat'];
+const IMAGE_OPS = [
+  'paintImageXObject',
+  'paintInlineImageXObject',
+  'paintImageXObjectRepeat',
+  'paintInlineImageXObjectGroup',
+  'paintImageMaskXObject',
+  'paintImageMaskXObjectGroup',
+  'paintImageMaskXObjectRepeat',
+];
 
 async function paintsImage(pdfjs, page) {
   const ops = new Set(IMAGE_OPS.map((name) => pdfjs.OPS[name]));
@@ -101,7 +109,12 @@ async function extract(id, bytes, keepOpen) {
       open.set(id, { doc, task });
       kept = true;
     }
-    return { numPages: doc.numPages, pages, scanned, info: { title: info.Title, author: info.Author, subject: info.Subject, creationDate: info.CreationDate } };
+    return {
+      numPages: doc.numPages,
+      pages,
+      scanned,
+      info: { title: info.Title, author: info.Author, subject: info.Subject, creationDate: info.CreationDate },
+    };
   } finally {
     if (!kept) await task.destroy();
   }

@@ -46,7 +46,10 @@ class PdfWorker {
     const released = new Promise<void>((resolve) => (release = resolve));
     const session = this.queue.then(() => this.openNow(bytes, timeoutMs, keepOpen, release));
     // The next PDF waits until this one's session is closed (or failed to open).
-    this.queue = session.then(() => released, () => undefined);
+    this.queue = session.then(
+      () => released,
+      () => undefined,
+    );
     return session;
   }
 
@@ -63,7 +66,14 @@ class PdfWorker {
   }
 
   /** Posts one message and waits for the reply it names, or kills the worker at the deadline. */
-  private ask<T extends Reply>(worker: Worker, message: object, transfer: ArrayBuffer[], match: (reply: Reply) => reply is T, timeoutMs: number, slow: string): Promise<T> {
+  private ask<T extends Reply>(
+    worker: Worker,
+    message: object,
+    transfer: ArrayBuffer[],
+    match: (reply: Reply) => reply is T,
+    timeoutMs: number,
+    slow: string,
+  ): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       const finish = () => {
         clearTimeout(timer);
@@ -106,7 +116,14 @@ class PdfWorker {
     const copy = new Uint8Array(bytes);
     let reply: Reply;
     try {
-      reply = await this.ask(worker, { id, bytes: copy, keepOpen }, [copy.buffer], (r): r is Reply => r.id === id && r.page === undefined, timeoutMs, 'PDF text extraction');
+      reply = await this.ask(
+        worker,
+        { id, bytes: copy, keepOpen },
+        [copy.buffer],
+        (r): r is Reply => r.id === id && r.page === undefined,
+        timeoutMs,
+        'PDF text extraction',
+      );
     } catch (error) {
       release();
       throw error;
@@ -123,7 +140,14 @@ class PdfWorker {
       result,
       render: async (page) => {
         if (closed) throw new DossierError('parse-failed', 'the PDF is closed');
-        const rendered = await this.ask(worker, { id, render: page, dpi: OCR_RENDER_DPI, maxSide: MAX_RENDER_SIDE }, [], (r): r is Reply => r.id === id && r.page === page, RENDER_TIMEOUT_MS, `rendering page ${page}`);
+        const rendered = await this.ask(
+          worker,
+          { id, render: page, dpi: OCR_RENDER_DPI, maxSide: MAX_RENDER_SIDE },
+          [],
+          (r): r is Reply => r.id === id && r.page === page,
+          RENDER_TIMEOUT_MS,
+          `rendering page ${page}`,
+        );
         if (!rendered.ok) throw new DossierError('parse-failed', `page ${page} could not be rendered: ${oneLine(rendered.error.message)}`);
         return (rendered as { png: Uint8Array }).png;
       },
@@ -233,7 +257,8 @@ export const pdfParser: Parser = {
         metadata.ocrPages = read.length;
         metadata.ocrConfidence = Math.round(read.reduce((sum, page) => sum + page.confidence, 0) / read.length);
       }
-      if (recognised.stopped) metadata.ocrIncomplete = `OCR read ${read.length} of ${scanned} scanned pages (stopped at ${recognised.stopped})`;
+      if (recognised.stopped)
+        metadata.ocrIncomplete = `OCR read ${read.length} of ${scanned} scanned pages (stopped at ${recognised.stopped})`;
     }
     return { title: usefulTitle(result.info.title) ?? fileStem(path), mediaType: 'application/pdf', blocks, metadata };
   },

@@ -23,7 +23,10 @@ export function slideBlocks(xml: string, page: number): Block[] {
   let cell: string[] | undefined;
 
   const emitShape = () => {
-    const text = paragraphs.map((p) => p.trim()).filter(Boolean).join('\n');
+    const text = paragraphs
+      .map((p) => p.trim())
+      .filter(Boolean)
+      .join('\n');
     paragraphs = [];
     if (!text) return;
     if (isTitle) blocks.push({ type: 'heading', level: 1, text: text.replace(/\s+/g, ' '), page });
@@ -108,7 +111,12 @@ export function tableText(rows: string[][]): string {
   if (filled.length === 1) return filled[0].filter(Boolean).join(' | ');
   const [header, ...body] = filled;
   return body
-    .map((r) => r.map((c, i) => (c ? (header[i] ? `${header[i]}: ${c}` : c) : '')).filter(Boolean).join('; '))
+    .map((r) =>
+      r
+        .map((c, i) => (c ? (header[i] ? `${header[i]}: ${c}` : c) : ''))
+        .filter(Boolean)
+        .join('; '),
+    )
     .filter(Boolean)
     .join('\n');
 }
@@ -156,7 +164,9 @@ export const pptxParser: Parser = {
   mediaTypes: ['application/vnd.openxmlformats-officedocument.presentationml.presentation'],
   async parse({ path, bytes }) {
     checkOoxmlContainer(bytes, 'pptx');
-    const files = unzipEntries(bytes, 'pptx', (name) => /^ppt\/(presentation\.xml|_rels\/presentation\.xml\.rels|slides\/|notesSlides\/notesSlide\d+\.xml$)/.test(name));
+    const files = unzipEntries(bytes, 'pptx', (name) =>
+      /^ppt\/(presentation\.xml|_rels\/presentation\.xml\.rels|slides\/|notesSlides\/notesSlide\d+\.xml$)/.test(name),
+    );
     if (!files['ppt/presentation.xml'] && !Object.keys(files).some((n) => n.startsWith('ppt/slides/'))) {
       throw new DossierError('parse-failed', 'malformed pptx: no ppt/presentation.xml part');
     }

@@ -38,23 +38,49 @@ test('rst: registered for .rst, .rest and text/x-rst', () => {
 test('rst: section titles by adornment style (over+under and under-only) give the title and heading paths', async () => {
   const doc = await parse(
     [
-      '#########', ' The Book', '#########', '',
-      'Opening words.', '',
-      'Chapter One', '***********', '',
-      'First chapter text.', '',
-      'A Section', '=========', '',
-      'Section text.', '',
-      'Deeper', '------', '',
-      'Deep text.', '',
-      'Chapter Two', '***********', '',
-      'Second chapter text.', '',
-      'Another Section', '===============', '',
-      'More section text.', '',
+      '#########',
+      ' The Book',
+      '#########',
+      '',
+      'Opening words.',
+      '',
+      'Chapter One',
+      '***********',
+      '',
+      'First chapter text.',
+      '',
+      'A Section',
+      '=========',
+      '',
+      'Section text.',
+      '',
+      'Deeper',
+      '------',
+      '',
+      'Deep text.',
+      '',
+      'Chapter Two',
+      '***********',
+      '',
+      'Second chapter text.',
+      '',
+      'Another Section',
+      '===============',
+      '',
+      'More section text.',
+      '',
     ].join('\n'),
   );
   assert.equal(doc.title, 'The Book');
   assert.equal(doc.mediaType, 'text/x-rst');
-  assert.deepEqual(headings(doc), [[1, 'The Book'], [2, 'Chapter One'], [3, 'A Section'], [4, 'Deeper'], [2, 'Chapter Two'], [3, 'Another Section']]);
+  assert.deepEqual(headings(doc), [
+    [1, 'The Book'],
+    [2, 'Chapter One'],
+    [3, 'A Section'],
+    [4, 'Deeper'],
+    [2, 'Chapter Two'],
+    [3, 'Another Section'],
+  ]);
   assert.deepEqual(headingPathOf(doc, 'Deep text.'), ['The Book', 'Chapter One', 'A Section', 'Deeper']);
   assert.deepEqual(headingPathOf(doc, 'More section text.'), ['The Book', 'Chapter Two', 'Another Section']);
   assert.ok(!doc.blocks.some((b) => ADORNMENT_LINE.test(b.text)), 'no adornment lines in the text');
@@ -63,17 +89,36 @@ test('rst: section titles by adornment style (over+under and under-only) give th
 test('rst: directives and roles are reduced to their text', async () => {
   const doc = await parse(
     [
-      'Guide', '=====', '',
-      'Call :func:`render` on a :class:`~jinja2.Template`; see :ref:`the loaders <loaders>` and :ref:`low-level`.', '',
-      'Use ``env.get_template()`` with *care* and **always** `Environment`_ or :meth:`!Environment.overlay`.', '',
-      '.. note::', '   Templates are cached.', '', '   Cached by name.', '',
-      '.. warning:: Untrusted input needs the sandbox.', '',
-      '.. admonition:: Notes on Autoescaping', '', '   Configure it explicitly.', '',
-      '.. versionadded:: 2.9', '',
-      '.. versionchanged:: 3.0', '   Added ``pgettext``.', '',
-      '.. _low-level:', '',
-      'Low Level API', '-------------', '',
-      'Internals.', '',
+      'Guide',
+      '=====',
+      '',
+      'Call :func:`render` on a :class:`~jinja2.Template`; see :ref:`the loaders <loaders>` and :ref:`low-level`.',
+      '',
+      'Use ``env.get_template()`` with *care* and **always** `Environment`_ or :meth:`!Environment.overlay`.',
+      '',
+      '.. note::',
+      '   Templates are cached.',
+      '',
+      '   Cached by name.',
+      '',
+      '.. warning:: Untrusted input needs the sandbox.',
+      '',
+      '.. admonition:: Notes on Autoescaping',
+      '',
+      '   Configure it explicitly.',
+      '',
+      '.. versionadded:: 2.9',
+      '',
+      '.. versionchanged:: 3.0',
+      '   Added ``pgettext``.',
+      '',
+      '.. _low-level:',
+      '',
+      'Low Level API',
+      '-------------',
+      '',
+      'Internals.',
+      '',
     ].join('\n'),
   );
   const all = texts(doc);
@@ -95,21 +140,59 @@ test('rst: directives and roles are reduced to their text', async () => {
 test('rst: code blocks stay verbatim; toctrees, includes, substitutions, comments and targets are dropped', async () => {
   const doc = await parse(
     [
-      ':orphan:', ':tocdepth: 2', ':Author: Ada',
+      ':orphan:',
+      ':tocdepth: 2',
+      ':Author: Ada',
       '',
-      'Usage', '=====', '',
-      '.. |project| replace:: **Dossier**', '',
-      'Install |project| like this::', '', '    $ pip install dossier', '    $ dossier --help', '',
-      '.. code-block:: python', '   :caption: example.py', '', '   env = Environment()', '   if env:', '       print("ok")', '',
-      '.. sourcecode:: html+jinja', '', '   {{ name|e }}', '',
-      '.. code:: bash', '', '   echo done', '',
-      '.. toctree::', '   :maxdepth: 2', '', '   intro', '   api', '',
-      '.. include:: ../CHANGES.rst', '',
-      '.. This is a comment', '   that spans two lines.', '',
-      '.. _install-target:', '.. _Docs: https://example.org/docs', '',
-      'See the `Docs`_ and `PyPI <https://pypi.org>`_.', '',
-      '.. autoclass:: Environment([options])', '   :members: from_string, get_template,', '             select_template', '',
-      '   .. attribute:: shared', '', '      True for shared environments.', '',
+      'Usage',
+      '=====',
+      '',
+      '.. |project| replace:: **Dossier**',
+      '',
+      'Install |project| like this::',
+      '',
+      '    $ pip install dossier',
+      '    $ dossier --help',
+      '',
+      '.. code-block:: python',
+      '   :caption: example.py',
+      '',
+      '   env = Environment()',
+      '   if env:',
+      '       print("ok")',
+      '',
+      '.. sourcecode:: html+jinja',
+      '',
+      '   {{ name|e }}',
+      '',
+      '.. code:: bash',
+      '',
+      '   echo done',
+      '',
+      '.. toctree::',
+      '   :maxdepth: 2',
+      '',
+      '   intro',
+      '   api',
+      '',
+      '.. include:: ../CHANGES.rst',
+      '',
+      '.. This is a comment',
+      '   that spans two lines.',
+      '',
+      '.. _install-target:',
+      '.. _Docs: https://example.org/docs',
+      '',
+      'See the `Docs`_ and `PyPI <https://pypi.org>`_.',
+      '',
+      '.. autoclass:: Environment([options])',
+      '   :members: from_string, get_template,',
+      '             select_template',
+      '',
+      '   .. attribute:: shared',
+      '',
+      '      True for shared environments.',
+      '',
     ].join('\n'),
   );
   assert.equal(doc.title, 'Usage');
@@ -125,7 +208,17 @@ test('rst: code blocks stay verbatim; toctrees, includes, substitutions, comment
   assert.ok(all.includes('class Environment([options])'));
   assert.ok(all.includes('True for shared environments.'));
   const joined = all.join('\n');
-  for (const gone of ['maxdepth', 'intro\napi', 'CHANGES', 'comment', 'install-target', 'https://example.org', 'members', 'replace::', ':orphan:']) {
+  for (const gone of [
+    'maxdepth',
+    'intro\napi',
+    'CHANGES',
+    'comment',
+    'install-target',
+    'https://example.org',
+    'members',
+    'replace::',
+    ':orphan:',
+  ]) {
     assert.ok(!joined.includes(gone), `${gone} is dropped`);
   }
 });
@@ -133,17 +226,53 @@ test('rst: code blocks stay verbatim; toctrees, includes, substitutions, comment
 test('rst: lists, definition lists, line blocks, field lists and tables', async () => {
   const doc = await parse(
     [
-      'Lists', '=====', '',
-      'Some text first.', '',
-      '- first item', '  continues here', '- second item', '', '  - nested item', '',
-      '#. one', '#. two', '',
-      '3) three', '4) four', '',
-      '``==``', '    Compares two objects for equality.', '',
-      '| 1 Main Street', '| Springfield', '',
-      ':param name: the template name', ':returns: a template', '',
-      '+-------+-------+', '| name  | year  |', '+=======+=======+', '| Ada   | 1843  |', '+-------+-------+', '',
-      '=====  =====', 'city   pop', '=====  =====', 'Oslo   700', 'Bergen 290', '=====  =====', '',
-      '.. list-table:: Sizes', '   :header-rows: 1', '', '   * - size', '     - weight', '   * - small', '     - 2 kg', '',
+      'Lists',
+      '=====',
+      '',
+      'Some text first.',
+      '',
+      '- first item',
+      '  continues here',
+      '- second item',
+      '',
+      '  - nested item',
+      '',
+      '#. one',
+      '#. two',
+      '',
+      '3) three',
+      '4) four',
+      '',
+      '``==``',
+      '    Compares two objects for equality.',
+      '',
+      '| 1 Main Street',
+      '| Springfield',
+      '',
+      ':param name: the template name',
+      ':returns: a template',
+      '',
+      '+-------+-------+',
+      '| name  | year  |',
+      '+=======+=======+',
+      '| Ada   | 1843  |',
+      '+-------+-------+',
+      '',
+      '=====  =====',
+      'city   pop',
+      '=====  =====',
+      'Oslo   700',
+      'Bergen 290',
+      '=====  =====',
+      '',
+      '.. list-table:: Sizes',
+      '   :header-rows: 1',
+      '',
+      '   * - size',
+      '     - weight',
+      '   * - small',
+      '     - 2 kg',
+      '',
     ].join('\n'),
   );
   const all = texts(doc);
@@ -194,7 +323,12 @@ test('rst: the Jinja documentation reads without markup left over', jinja, async
 test('rst: Jinja titles, heading paths and code samples are right', jinja, async () => {
   const intro = await readJinja('intro.rst');
   assert.equal(intro.title, 'Introduction');
-  assert.deepEqual(headings(intro), [[1, 'Introduction'], [2, 'Installation'], [3, 'Dependencies'], [3, 'Optional Dependencies']]);
+  assert.deepEqual(headings(intro), [
+    [1, 'Introduction'],
+    [2, 'Installation'],
+    [3, 'Dependencies'],
+    [3, 'Optional Dependencies'],
+  ]);
   assert.deepEqual(headingPathOf(intro, 'MarkupSafe escapes untrusted input'), ['Introduction', 'Installation', 'Dependencies']);
   assert.ok(texts(intro).includes('$ pip install Jinja2'), 'the code-block is its own block');
   assert.ok(texts(intro).includes('Install the most recent Jinja version using pip:'));
@@ -204,7 +338,9 @@ test('rst: Jinja titles, heading paths and code samples are right', jinja, async
   assert.deepEqual(headingPathOf(api, 'The simplest way to configure Jinja'), ['API', 'Basics']);
   assert.ok(texts(api).includes('The simplest way to configure Jinja to load templates for your application is to use PackageLoader.'));
   assert.ok(
-    texts(api).includes('from jinja2 import Environment, PackageLoader, select_autoescape\nenv = Environment(\n    loader=PackageLoader("yourapp"),\n    autoescape=select_autoescape()\n)'),
+    texts(api).includes(
+      'from jinja2 import Environment, PackageLoader, select_autoescape\nenv = Environment(\n    loader=PackageLoader("yourapp"),\n    autoescape=select_autoescape()\n)',
+    ),
     'the Basics sample is kept whole, indentation included',
   );
   assert.ok(texts(api).includes('The most common way to create an undefined object is by providing a name only:'), '"::" becomes ":"');
@@ -213,8 +349,15 @@ test('rst: Jinja titles, heading paths and code samples are right', jinja, async
 
   const templates = await readJinja('templates.rst');
   assert.equal(templates.title, 'Template Designer Documentation');
-  assert.deepEqual(headingPathOf(templates, 'Loop over each item in a sequence.'), ['Template Designer Documentation', 'List of Control Structures', 'For']);
-  assert.ok(texts(templates).some((text) => text.includes('Variable: loop.index; Description: The current iteration of the loop. (1 indexed)')), 'grid table rows keep their header');
+  assert.deepEqual(headingPathOf(templates, 'Loop over each item in a sequence.'), [
+    'Template Designer Documentation',
+    'List of Control Structures',
+    'For',
+  ]);
+  assert.ok(
+    texts(templates).some((text) => text.includes('Variable: loop.index; Description: The current iteration of the loop. (1 indexed)')),
+    'grid table rows keep their header',
+  );
   assert.ok(texts(templates).includes('==: Compares two objects for equality.'));
   assert.ok(texts(templates).includes('{% for item in seq -%}\n    {{ item }}\n{%- endfor %}'));
 });

@@ -34,7 +34,8 @@ const MAX_DEPTH = 32;
 // ASCII punctuation, any of which may adorn a section title.
 const ADORNMENT = /^([!-/:-@[-`{-~])\1*\s*$/;
 const BULLET = /^([-*+•‣⁃])( +|$)/;
-const ENUMERATOR = /^(?:(\d{1,3}|#|[a-zA-Z]|[ivxlcdm]{2,5}|[IVXLCDM]{2,5})[.)]|\((\d{1,3}|#|[a-zA-Z]|[ivxlcdm]{2,5}|[IVXLCDM]{2,5})\))( +|$)/;
+const ENUMERATOR =
+  /^(?:(\d{1,3}|#|[a-zA-Z]|[ivxlcdm]{2,5}|[IVXLCDM]{2,5})[.)]|\((\d{1,3}|#|[a-zA-Z]|[ivxlcdm]{2,5}|[IVXLCDM]{2,5})\))( +|$)/;
 const FIELD = /^:((?:\\.|[^:\\`])+):( +|$)/;
 const OPTION = /^:([\w-][\w .-]*?):(?:\s+(.*))?$/;
 const GRID_TOP = /^\+(?:[-=]+\+)+\s*$/;
@@ -141,7 +142,11 @@ function roleText(role: string | undefined, raw: string, state: State): string {
   if (target.startsWith('!')) target = target.slice(1);
   if (target.startsWith('~')) {
     const call = target.endsWith('()') ? '()' : '';
-    target = (target.slice(1, target.length - call.length).split('.').pop() ?? '') + call;
+    target =
+      (target
+        .slice(1, target.length - call.length)
+        .split('.')
+        .pop() ?? '') + call;
   }
   return target.replace(/^\.(?=\w)/, ''); // `.Name`: "look it up in this module", not part of the name
 }
@@ -157,21 +162,24 @@ export function reduceRole(role: string, text: string): string {
 
 function inline(text: string, state: State): string {
   return text
-    .replace(INLINE, (match, literal, role, interpreted, suffixRole, link, substitution, strong, emphasis, footnote, citation, reference, escaped) => {
-      if (literal !== undefined) return literal;
-      if (interpreted !== undefined) {
-        if (link) return roleText(undefined, interpreted, state);
-        return roleText(role ?? suffixRole, interpreted, state);
-      }
-      if (substitution !== undefined) return state.substitutions.get(substitution) ?? substitution;
-      if (strong !== undefined) return unescape(strong);
-      if (emphasis !== undefined) return unescape(emphasis);
-      if (footnote !== undefined) return '';
-      if (citation !== undefined) return `[${citation}]`;
-      if (reference !== undefined) return reference;
-      if (escaped !== undefined) return /\s/.test(escaped) ? '' : escaped;
-      return match;
-    })
+    .replace(
+      INLINE,
+      (match, literal, role, interpreted, suffixRole, link, substitution, strong, emphasis, footnote, citation, reference, escaped) => {
+        if (literal !== undefined) return literal;
+        if (interpreted !== undefined) {
+          if (link) return roleText(undefined, interpreted, state);
+          return roleText(role ?? suffixRole, interpreted, state);
+        }
+        if (substitution !== undefined) return state.substitutions.get(substitution) ?? substitution;
+        if (strong !== undefined) return unescape(strong);
+        if (emphasis !== undefined) return unescape(emphasis);
+        if (footnote !== undefined) return '';
+        if (citation !== undefined) return `[${citation}]`;
+        if (reference !== undefined) return reference;
+        if (escaped !== undefined) return /\s/.test(escaped) ? '' : escaped;
+        return match;
+      },
+    )
     .trim();
 }
 
@@ -212,7 +220,11 @@ function gridTable(lines: string[], state: State): string {
     }
     if (current.length === 0) current = columns.slice(1).map(() => []);
     for (let c = 0; c + 1 < columns.length; c++) {
-      const cell = line.slice(columns[c] + 1, columns[c + 1]).replace(/^\|/, '').replace(/\|$/, '').trim();
+      const cell = line
+        .slice(columns[c] + 1, columns[c + 1])
+        .replace(/^\|/, '')
+        .replace(/\|$/, '')
+        .trim();
       if (cell) current[c].push(cell);
     }
   }
@@ -235,11 +247,15 @@ function simpleTable(lines: string[], state: State): string {
     if (isBlank(line)) continue;
     // The last column runs to the end of the line; a row whose first cell is blank continues the previous one.
     const cells = spans.map(([from], c) => line.slice(from, c + 1 < spans.length ? spans[c + 1][0] : undefined).trim());
-    if (!cells[0] && rows.length) rows[rows.length - 1] = rows[rows.length - 1].map((cell, c) => [cell, cells[c]].filter(Boolean).join(' '));
+    if (!cells[0] && rows.length)
+      rows[rows.length - 1] = rows[rows.length - 1].map((cell, c) => [cell, cells[c]].filter(Boolean).join(' '));
     else rows.push(cells);
   }
   if (borders < 2) headerRows = 0; // a table with one closing border has no header
-  return tableText(rows.map((row) => row.map((cell) => inline(cell, state))), headerRows);
+  return tableText(
+    rows.map((row) => row.map((cell) => inline(cell, state))),
+    headerRows,
+  );
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -250,7 +266,8 @@ function textOf(items: Item[]): string {
 }
 
 /** A marker's style: a list goes on only while it stays the same ("-" vs "*", "1." vs "(a)"), as in docutils. */
-const markerStyle = (marker: string): string => marker.trim().replace(/^\(?(\d+|#|[A-Za-z]+)/, (_, label: string) => (/^\d+$|^#$/.test(label) ? '1' : 'a'));
+const markerStyle = (marker: string): string =>
+  marker.trim().replace(/^\(?(\d+|#|[A-Za-z]+)/, (_, label: string) => (/^\d+$|^#$/.test(label) ? '1' : 'a'));
 
 /** Splits a list at its markers into each item's lines (first line's text after the marker, the rest dedented). */
 function listItems(lines: string[], from: number, marker: RegExp): { items: string[][]; markers: string[]; end: number } {
@@ -350,7 +367,11 @@ function literalBlock(lines: string[], from: number, out: Item[]): number {
 function parseLines(lines: string[], state: State, out: Item[], nested: boolean): void {
   if (state.depth >= MAX_DEPTH) {
     for (const paragraph of lines.join('\n').split(/\n\s*\n/)) {
-      const text = paragraph.split('\n').map((line) => line.trim()).join(' ').trim();
+      const text = paragraph
+        .split('\n')
+        .map((line) => line.trim())
+        .join(' ')
+        .trim();
       if (text) out.push({ kind: 'text', text });
     }
     return;
@@ -418,13 +439,27 @@ function parseBlocks(lines: string[], state: State, out: Item[], nested: boolean
     }
     if (BULLET.test(line)) {
       const { items, markers, end } = listItems(lines, i, BULLET);
-      out.push({ kind: 'text', text: listText(items, markers.map(() => '-'), state) });
+      out.push({
+        kind: 'text',
+        text: listText(
+          items,
+          markers.map(() => '-'),
+          state,
+        ),
+      });
       i = end;
       continue;
     }
     if (isEnumerated(lines, i)) {
       const { items, markers, end } = listItems(lines, i, ENUMERATOR);
-      out.push({ kind: 'text', text: listText(items, markers.map((marker, n) => enumLabel(marker, n, markers[0])), state) });
+      out.push({
+        kind: 'text',
+        text: listText(
+          items,
+          markers.map((marker, n) => enumLabel(marker, n, markers[0])),
+          state,
+        ),
+      });
       i = end;
       continue;
     }
@@ -440,7 +475,10 @@ function parseBlocks(lines: string[], state: State, out: Item[], nested: boolean
         else kept[kept.length - 1] += ` ${lines[i].trim()}`;
         i++;
       }
-      const text = kept.map((part) => inline(part, state)).join('\n').trim();
+      const text = kept
+        .map((part) => inline(part, state))
+        .join('\n')
+        .trim();
       if (text) out.push({ kind: 'text', text });
       continue;
     }
@@ -464,7 +502,11 @@ function parseBlocks(lines: string[], state: State, out: Item[], nested: boolean
       const term = inline(line.split(/ +: +/)[0], state);
       const body = textOf(definition);
       const label = term.endsWith(':') ? term : `${term}:`;
-      const text = !body ? term : definition[0].kind === 'text' && !/^[-\d]/.test(definition[0].text) ? `${label} ${body}` : `${label}\n${body}`;
+      const text = !body
+        ? term
+        : definition[0].kind === 'text' && !/^[-\d]/.test(definition[0].text)
+          ? `${label} ${body}`
+          : `${label}\n${body}`;
       if (text) out.push({ kind: 'text', text });
       i = end;
       continue;
@@ -473,7 +515,10 @@ function parseBlocks(lines: string[], state: State, out: Item[], nested: boolean
     const start = i;
     i++;
     while (i < lines.length && !isBlank(lines[i]) && indentOf(lines[i]) === 0 && !adornmentOf(lines[i + 1])) i++;
-    let text = lines.slice(start, i).map((part) => part.trim()).join(' ');
+    let text = lines
+      .slice(start, i)
+      .map((part) => part.trim())
+      .join(' ');
     const literal = /::$/.test(text);
     if (literal) text = text === '::' ? '' : /\s::$/.test(text) ? text.slice(0, -3) : text.slice(0, -1);
     const rendered = inline(text, state);
@@ -485,28 +530,114 @@ function parseBlocks(lines: string[], state: State, out: Item[], nested: boolean
 // ---------------------------------------------------------------------------------------------
 // Explicit markup: directives, targets, substitution definitions, footnotes, comments
 
-export const CODE_DIRECTIVES = new Set(['code-block', 'sourcecode', 'code', 'doctest', 'testcode', 'testoutput', 'parsed-literal', 'ipython', 'prompt']);
+export const CODE_DIRECTIVES = new Set([
+  'code-block',
+  'sourcecode',
+  'code',
+  'doctest',
+  'testcode',
+  'testoutput',
+  'parsed-literal',
+  'ipython',
+  'prompt',
+]);
 export const DROPPED_DIRECTIVES = new Set([
-  'toctree', 'include', 'literalinclude', 'raw', 'highlight', 'highlightlang', 'module', 'currentmodule', 'rst-class',
-  'role', 'default-role', 'meta', 'contents', 'sectnum', 'section-numbering', 'index', 'tabularcolumns', 'autosummary',
-  'todolist', 'todo', 'target-notes', 'header', 'footer', 'title', 'graphviz', 'digraph', 'graph', 'inheritance-diagram',
-  'testsetup', 'testcleanup', 'codeauthor', 'sectionauthor', 'moduleauthor', 'program', 'automodule', 'autoclasstree',
+  'toctree',
+  'include',
+  'literalinclude',
+  'raw',
+  'highlight',
+  'highlightlang',
+  'module',
+  'currentmodule',
+  'rst-class',
+  'role',
+  'default-role',
+  'meta',
+  'contents',
+  'sectnum',
+  'section-numbering',
+  'index',
+  'tabularcolumns',
+  'autosummary',
+  'todolist',
+  'todo',
+  'target-notes',
+  'header',
+  'footer',
+  'title',
+  'graphviz',
+  'digraph',
+  'graph',
+  'inheritance-diagram',
+  'testsetup',
+  'testcleanup',
+  'codeauthor',
+  'sectionauthor',
+  'moduleauthor',
+  'program',
+  'automodule',
+  'autoclasstree',
 ]);
 export const ADMONITIONS: Record<string, string> = {
-  note: 'Note', warning: 'Warning', tip: 'Tip', hint: 'Hint', important: 'Important', caution: 'Caution', danger: 'Danger',
-  attention: 'Attention', error: 'Error', seealso: 'See also',
+  note: 'Note',
+  warning: 'Warning',
+  tip: 'Tip',
+  hint: 'Hint',
+  important: 'Important',
+  caution: 'Caution',
+  danger: 'Danger',
+  attention: 'Attention',
+  error: 'Error',
+  seealso: 'See also',
 };
 export const VERSIONS: Record<string, string> = {
-  versionadded: 'Added in version', versionchanged: 'Changed in version', deprecated: 'Deprecated since version', versionremoved: 'Removed in version',
+  versionadded: 'Added in version',
+  versionchanged: 'Changed in version',
+  deprecated: 'Deprecated since version',
+  versionremoved: 'Removed in version',
 };
 const TITLED = new Set(['topic', 'sidebar', 'rubric', 'table', 'list-table', 'csv-table', 'glossary', 'centered']);
 // Sphinx object descriptions (and autodoc's auto* forms): the signature is what the content describes.
 const OBJECTS = new Set([
-  'class', 'function', 'method', 'attribute', 'data', 'exception', 'property', 'decorator', 'decoratormethod', 'classmethod',
-  'staticmethod', 'object', 'describe', 'envvar', 'option', 'cmdoption', 'macro', 'type', 'member', 'var', 'struct', 'enum',
-  'enumerator', 'union', 'directive', 'confval', 'event', 'setting',
+  'class',
+  'function',
+  'method',
+  'attribute',
+  'data',
+  'exception',
+  'property',
+  'decorator',
+  'decoratormethod',
+  'classmethod',
+  'staticmethod',
+  'object',
+  'describe',
+  'envvar',
+  'option',
+  'cmdoption',
+  'macro',
+  'type',
+  'member',
+  'var',
+  'struct',
+  'enum',
+  'enumerator',
+  'union',
+  'directive',
+  'confval',
+  'event',
+  'setting',
 ]);
-const SIGNATURE_PREFIX: Record<string, string> = { class: 'class ', exception: 'exception ', property: 'property ', classmethod: 'classmethod ', staticmethod: 'staticmethod ', decorator: '@', decoratormethod: '@' };
+const SIGNATURE_PREFIX: Record<string, string> = {
+  class: 'class ',
+  exception: 'exception ',
+  property: 'property ',
+  classmethod: 'classmethod ',
+  staticmethod: 'staticmethod ',
+  decorator: '@',
+  decoratormethod: '@',
+};
 
 function prefixFirst(items: Item[], prefix: string): Item[] {
   if (items[0]?.kind === 'text') return [{ kind: 'text', text: `${prefix} ${items[0].text}` }, ...items.slice(1)];
@@ -562,10 +693,16 @@ function directiveItems(fullName: string, argument: string, body: string[], stat
     const code = trimBlankEdges(dedent(content.length ? content : head));
     if (!code.length) return [];
     const caption = options.caption ? inline(options.caption, state) : '';
-    return [...(caption ? [{ kind: 'text' as const, text: caption }] : []), { kind: 'code', text: name === 'parsed-literal' ? code.map((line) => inline(line, state)).join('\n') : code.join('\n') }];
+    return [
+      ...(caption ? [{ kind: 'text' as const, text: caption }] : []),
+      { kind: 'code', text: name === 'parsed-literal' ? code.map((line) => inline(line, state)).join('\n') : code.join('\n') },
+    ];
   }
   if (name === 'math') {
-    const text = [argument, ...head, ...content].filter((line) => !isBlank(line)).join('\n').trim();
+    const text = [argument, ...head, ...content]
+      .filter((line) => !isBlank(line))
+      .join('\n')
+      .trim();
     return text ? [{ kind: 'code', text }] : [];
   }
   if (ADMONITIONS[name]) {
@@ -589,7 +726,10 @@ function directiveItems(fullName: string, argument: string, body: string[], stat
   }
   if (TITLED.has(name)) return titled([argument, ...head].join(' '), parse(content));
   if (OBJECTS.has(name) || /^auto/.test(name)) {
-    const signatures = [argument, ...head].map((line) => unescape(line.trim())).filter(Boolean).map((sig) => `${SIGNATURE_PREFIX[name.replace(/^auto/, '')] ?? ''}${sig}`);
+    const signatures = [argument, ...head]
+      .map((line) => unescape(line.trim()))
+      .filter(Boolean)
+      .map((sig) => `${SIGNATURE_PREFIX[name.replace(/^auto/, '')] ?? ''}${sig}`);
     return [...(signatures.length ? [{ kind: 'text' as const, text: signatures.join('\n') }] : []), ...parse(content)];
   }
   // Unknown directive (tabs, cards, project-specific ones): what it shows is its content.
@@ -598,7 +738,9 @@ function directiveItems(fullName: string, argument: string, body: string[], stat
   return items.length && label ? titled(label, items) : items;
 
   function titled(title: string, items: (Item | string)[]): Item[] {
-    const kept = items.map((item) => (typeof item === 'string' ? { kind: 'text' as const, text: item } : item)).filter((item) => item.text.trim());
+    const kept = items
+      .map((item) => (typeof item === 'string' ? { kind: 'text' as const, text: item } : item))
+      .filter((item) => item.text.trim());
     const text = inline(title, state);
     return text ? [{ kind: 'text', text }, ...kept] : kept;
   }
@@ -606,7 +748,11 @@ function directiveItems(fullName: string, argument: string, body: string[], stat
 
 function listTable(content: string[], headerRows: number, state: State): string {
   const lines = dedent(content);
-  const rows = listItems(lines, lines.findIndex((line) => !isBlank(line)), BULLET).items.map((row) => {
+  const rows = listItems(
+    lines,
+    lines.findIndex((line) => !isBlank(line)),
+    BULLET,
+  ).items.map((row) => {
     const rowLines = dedent(trimBlankEdges(row));
     return listItems(rowLines, 0, BULLET).items.map((cell) => {
       const out: Item[] = [];
@@ -618,7 +764,10 @@ function listTable(content: string[], headerRows: number, state: State): string 
 }
 
 function csvTable(content: string[], options: Record<string, string>, state: State): string {
-  const parseCsv = (text: string): string[][] => Papa.parse<string[]>(text, { skipEmptyLines: true, delimiter: options.delim === 'tab' ? '\t' : options.delim || ',' }).data.map((row) => row.map((cell) => inline(cell.trim(), state)));
+  const parseCsv = (text: string): string[][] =>
+    Papa.parse<string[]>(text, { skipEmptyLines: true, delimiter: options.delim === 'tab' ? '\t' : options.delim || ',' }).data.map((row) =>
+      row.map((cell) => inline(cell.trim(), state)),
+    );
   const header = options.header ? parseCsv(options.header) : [];
   const rows = parseCsv(dedent(content).join('\n'));
   const headerRows = header.length ? 1 : Number(options['header-rows'] ?? 0);
@@ -647,7 +796,10 @@ function prepass(lines: string[], state: State): void {
     const substitution = /^\s*\.\.\s+\|([^|]+)\|\s+([\w:-]+)::\s*(.*)$/.exec(lines[i]);
     if (substitution) {
       const end = indentedEnd(lines, i + 1, indentOf(lines[i]) + 1);
-      const continuation = lines.slice(i + 1, end).filter((line) => !OPTION.test(line.trim())).map((line) => line.trim());
+      const continuation = lines
+        .slice(i + 1, end)
+        .filter((line) => !OPTION.test(line.trim()))
+        .map((line) => line.trim());
       const data = [substitution[3], ...continuation].join(' ').trim();
       const kind = substitution[2].toLowerCase();
       const value = kind === 'replace' ? data : kind === 'unicode' ? unicodeSubstitution(data) : '';
@@ -666,8 +818,16 @@ function prepass(lines: string[], state: State): void {
   for (const [name, value] of state.labels) state.labels.set(name, inline(value, state));
 }
 
-export function rstToDocument(source: string): { title?: string; blocks: Block[]; metadata: Record<string, unknown>; unfollowed: string[] } {
-  const lines = source.replace(/\r\n?/g, '\n').split('\n').map((line) => expandTabs(line).trimEnd());
+export function rstToDocument(source: string): {
+  title?: string;
+  blocks: Block[];
+  metadata: Record<string, unknown>;
+  unfollowed: string[];
+} {
+  const lines = source
+    .replace(/\r\n?/g, '\n')
+    .split('\n')
+    .map((line) => expandTabs(line).trimEnd());
   const state = emptyState();
   prepass(lines, state);
   parseLines(lines, state, state.root, false);
@@ -695,7 +855,11 @@ export const rstParser: Parser = {
     const { title, blocks, metadata, unfollowed } = parsed;
     if (!blocks.some((block) => block.type === 'text')) {
       // A page that only pulls in another file (changes.rst → ../CHANGES.rst) is not broken: it has nothing of its own.
-      if (unfollowed.length) throw new DossierError('skipped', `nothing but ${unfollowed.map((name) => `.. ${name}::`).join(' and ')} of another file (includes are not followed)`);
+      if (unfollowed.length)
+        throw new DossierError(
+          'skipped',
+          `nothing but ${unfollowed.map((name) => `.. ${name}::`).join(' and ')} of another file (includes are not followed)`,
+        );
       throw new DossierError('empty-document', 'no text in reStructuredText file');
     }
     const docTitle = typeof metadata.title === 'string' && metadata.title ? metadata.title : title;

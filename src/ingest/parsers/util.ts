@@ -10,7 +10,8 @@ export function fileStem(path: string): string {
 
 /** Text of the first heading, the usual title fallback before the file name. */
 export function firstHeading(blocks: Block[]): string | undefined {
-  for (const block of blocks) if (block.type === 'heading' && block.text.trim()) return block.text.replace(/\s+/g, ' ').trim().slice(0, 200);
+  for (const block of blocks)
+    if (block.type === 'heading' && block.text.trim()) return block.text.replace(/\s+/g, ' ').trim().slice(0, 200);
   return undefined;
 }
 
@@ -18,7 +19,12 @@ export function firstHeading(blocks: Block[]): string | undefined {
 export function usefulTitle(title: string | undefined): string | undefined {
   const clean = (title ?? '').replace(/\s+/g, ' ').trim();
   if (!clean) return undefined;
-  if (/^(\(anonymous\)|anonymous|untitled( document)?|title|pdf|document\d*|presentation\d*|powerpoint presentation|slide \d+|book\d*|sheet\d*|microsoft (word|excel|powerpoint) - .*)$/i.test(clean)) return undefined;
+  if (
+    /^(\(anonymous\)|anonymous|untitled( document)?|title|pdf|document\d*|presentation\d*|powerpoint presentation|slide \d+|book\d*|sheet\d*|microsoft (word|excel|powerpoint) - .*)$/i.test(
+      clean,
+    )
+  )
+    return undefined;
   return clean.slice(0, 300);
 }
 
@@ -83,7 +89,8 @@ export function unzipEntries(bytes: Uint8Array, format: string, want: (name: str
     return unzipSync(bytes, {
       filter: (file) => {
         if (!want(file.name)) return false;
-        if (file.originalSize > MAX_ENTRY_BYTES) throw new DossierError('parse-failed', `malformed ${format}: entry ${file.name} is too large`);
+        if (file.originalSize > MAX_ENTRY_BYTES)
+          throw new DossierError('parse-failed', `malformed ${format}: entry ${file.name} is too large`);
         return true;
       },
     });

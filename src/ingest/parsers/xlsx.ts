@@ -29,7 +29,11 @@ export const xlsxParser: Parser = {
     const workbook = new ExcelJS.Workbook();
     try {
       // exceljs's Buffer typing predates @types/node's generic Buffer; the runtime value is fine.
-      await withTimeout(workbook.xlsx.load(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength) as never), timeoutFor(bytes), 'xlsx reading');
+      await withTimeout(
+        workbook.xlsx.load(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength) as never),
+        timeoutFor(bytes),
+        'xlsx reading',
+      );
     } catch (error) {
       if (DossierError.isInstance(error)) throw error;
       throw new DossierError('parse-failed', `malformed xlsx: ${oneLine(error).slice(0, 200)}`, { cause: error });

@@ -37,7 +37,10 @@ export function xmlBlocks(xml: string): { blocks: Block[]; root?: string; title?
       if (!element) return;
       let text = element.text.replace(/\s+/g, ' ').trim();
       // Feeds carry HTML inside elements (RSS <description>); keep its words, not its tags.
-      if (/<\/?[a-z][^>]*>/i.test(text)) text = htmlStringToBlocks(text).map((b) => b.text).join(' ');
+      if (/<\/?[a-z][^>]*>/i.test(text))
+        text = htmlStringToBlocks(text)
+          .map((b) => b.text)
+          .join(' ');
       if (text) {
         const local = element.name.replace(/^.*:/, '');
         if (!title && local === 'title') title = text;

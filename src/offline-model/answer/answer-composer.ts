@@ -6,7 +6,18 @@ import { questionCoverage, withPlainerWords, type QuestionCoverage } from '../qu
 import { isLeadIn, segmentsOf, type Segment } from '../text/sentences.ts';
 import { convertTime, datesIn, lifeDates } from '../text/quantities.ts';
 import { sharedProperty } from './shared-property.ts';
-import { candidateSpans, isRoleTitle, looksLikePerson, nameSpans, namesJoinedByAnd, NATIONALITY, ORG_WORDS, titleFit, withoutRoleOf, type Span } from '../text/spans.ts';
+import {
+  candidateSpans,
+  isRoleTitle,
+  looksLikePerson,
+  nameSpans,
+  namesJoinedByAnd,
+  NATIONALITY,
+  ORG_WORDS,
+  titleFit,
+  withoutRoleOf,
+  type Span,
+} from '../text/spans.ts';
 import {
   BRIDGE_SENTENCE_BONUS,
   SECOND_HOP_ALWAYS,
@@ -96,9 +107,16 @@ function render(segment: Segment, id: string): string {
  */
 function withAntecedent(item: Chosen): Segment {
   const { segment } = item;
-  if (segment.kind !== 'sentence' || segment.index === 0 || !/^(?:It|He|She|They|Its|His|Her|Their|This|These)\b/.test(segment.text)) return segment;
+  if (segment.kind !== 'sentence' || segment.index === 0 || !/^(?:It|He|She|They|Its|His|Her|Their|This|These)\b/.test(segment.text))
+    return segment;
   const previous = segmentsOf(item.evidence.text)[segment.index - 1];
-  if (!previous || previous.kind !== 'sentence' || previous.block !== segment.block || previous.text.length + segment.text.length > ANTECEDENT_MAX_CHARS) return segment;
+  if (
+    !previous ||
+    previous.kind !== 'sentence' ||
+    previous.block !== segment.block ||
+    previous.text.length + segment.text.length > ANTECEDENT_MAX_CHARS
+  )
+    return segment;
   return { ...segment, text: `${previous.text} ${segment.text}` };
 }
 
@@ -112,7 +130,11 @@ function supportLines(items: Chosen[], limit = SUPPORT_SENTENCES): string[] {
     const shown = withAntecedent(item);
     if (shown !== item.segment) {
       // the antecedent sentence may be a support of its own: show it once
-      const previousIndex = lines.findIndex((line) => line === render({ ...item.segment, text: shown.text.slice(0, shown.text.length - item.segment.text.length - 1) }, item.evidence.id));
+      const previousIndex = lines.findIndex(
+        (line) =>
+          line ===
+          render({ ...item.segment, text: shown.text.slice(0, shown.text.length - item.segment.text.length - 1) }, item.evidence.id),
+      );
       if (previousIndex >= 0) lines.splice(previousIndex, 1);
       seen.add(shown.text.slice(0, shown.text.length - item.segment.text.length - 1).trim());
     }
@@ -212,7 +234,10 @@ const ANSWERERS: readonly Answerer[] = [
       if (analysis.type !== 'how-to') return undefined;
       const instruction = howTo(state.evidence, score);
       if (!instruction) return undefined;
-      const context = [...(instruction.lead ? [instruction.lead] : []), ...chosen.filter((c) => c.segment.kind !== 'code' && !instruction.body.some((b) => b.segment.text === c.segment.text))];
+      const context = [
+        ...(instruction.lead ? [instruction.lead] : []),
+        ...chosen.filter((c) => c.segment.kind !== 'code' && !instruction.body.some((b) => b.segment.text === c.segment.text)),
+      ];
       return joined([...instruction.body.map((item) => render(item.segment, item.evidence.id)), ...supportLines(context, 2)]);
     },
   },
@@ -221,7 +246,10 @@ const ANSWERERS: readonly Answerer[] = [
     answer: ({ analysis, state, score }) => {
       if (analysis.type !== 'list') return undefined;
       const list = listItems(state.evidence, score);
-      return list && joined([...list.items.map((item) => render(item.segment, item.evidence.id)), ...supportLines(list.lead ? [list.lead] : [], 1)]);
+      return (
+        list &&
+        joined([...list.items.map((item) => render(item.segment, item.evidence.id)), ...supportLines(list.lead ? [list.lead] : [], 1)])
+      );
     },
   },
   {
@@ -260,9 +288,11 @@ function answerTo(analysis: QuestionAnalysis, state: PromptState, tokenizer: Tok
   const best = bestChain(state, score);
   const chain = [best.first, ...(best.second ? [best.second] : [])];
   const absent = score.absent();
-  if ((absent.share > NOT_FOUND_ABSENT_SHARE && absent.terms >= NOT_FOUND_ABSENT_TERMS) || score.coverage(chain) < MIN_CHAIN_COVERAGE) return { text: notFound(absentPhrase(analysis, score)), answeredBy: 'not-found:terms-absent' };
+  if ((absent.share > NOT_FOUND_ABSENT_SHARE && absent.terms >= NOT_FOUND_ABSENT_TERMS) || score.coverage(chain) < MIN_CHAIN_COVERAGE)
+    return { text: notFound(absentPhrase(analysis, score)), answeredBy: 'not-found:terms-absent' };
   // How to do something with a thing no passage names (a protocol, a product): the documents do not say.
-  if (HOWTO_NEEDS_ENTITIES && analysis.type === 'how-to' && analysis.entities.some((entity) => !score.mentions(entity))) return { text: notFound(absentPhrase(analysis, score)), answeredBy: 'not-found:how-to-subject-absent' };
+  if (HOWTO_NEEDS_ENTITIES && analysis.type === 'how-to' && analysis.entities.some((entity) => !score.mentions(entity)))
+    return { text: notFound(absentPhrase(analysis, score)), answeredBy: 'not-found:how-to-subject-absent' };
   const selected = withSecondHop(selectSupport(state, score, best, chain, maxSentences), score, best);
   if (selected.length === 0) return { text: NOT_FOUND, answeredBy: 'not-found:nothing-selected' };
   // Spans are read from what the selection chose; the passages the question names join the support shown.
@@ -289,8 +319,23 @@ function answerTo(analysis: QuestionAnalysis, state: PromptState, tokenizer: Tok
  * first hop of a multi-hop question; or, when there is none, a partial or not-found answer for
  * number and date questions and the bridge passage's sentences for the rest.
  */
-function spanAnswer({ state, tokenizer, analysis, score, best, chain, sentences, chosen, questionTerms }: AnswerContext): ReadAnswer | undefined {
-  if (!['person', 'place', 'date', 'year', 'number', 'entity'].includes(analysis.answerType) || analysis.type === 'how-to' || analysis.type === 'list') return undefined;
+function spanAnswer({
+  state,
+  tokenizer,
+  analysis,
+  score,
+  best,
+  chain,
+  sentences,
+  chosen,
+  questionTerms,
+}: AnswerContext): ReadAnswer | undefined {
+  if (
+    !['person', 'place', 'date', 'year', 'number', 'entity'].includes(analysis.answerType) ||
+    analysis.type === 'how-to' ||
+    analysis.type === 'list'
+  )
+    return undefined;
   const hop = firstHop(analysis, sentences, tokenizer);
   const partial = hop ? missingSecondHop(analysis, hop, sentences, tokenizer) : undefined;
   if (partial) return { text: partial, answeredBy: 'span:second-hop-missing' };
@@ -304,14 +349,23 @@ function spanAnswer({ state, tokenizer, analysis, score, best, chain, sentences,
   // was followed to it. A number, date or year question then has none in the documents (a partial
   // answer when the first hop was found); any other gets the best sentence instead.
   const spanSentence = found && spanSentences.find((s) => sameSentence(s, found.source));
-  const followed = hop !== undefined && spanSentence !== undefined && spanSentence.evidence !== hop.sentence.evidence && hop.names.some((name) => isAbout(spanSentence, name, tokenizer));
+  const followed =
+    hop !== undefined &&
+    spanSentence !== undefined &&
+    spanSentence.evidence !== hop.sentence.evidence &&
+    hop.names.some((name) => isAbout(spanSentence, name, tokenizer));
   const span = found && (found.score >= SPAN_MIN_SCORE || followed) ? found : undefined;
   const partialHop = hop && saysRelation(analysis, hop, tokenizer) ? partialAnswer(analysis, hop, sentences, tokenizer) : undefined;
   if (!span && ['number', 'date', 'year'].includes(analysis.answerType) && (found || partialHop)) {
-    return partialHop ? { text: partialHop, answeredBy: 'span:partial-hop' } : { text: notFound(askedFor(analysis)), answeredBy: 'not-found:no-span' };
+    return partialHop
+      ? { text: partialHop, answeredBy: 'span:partial-hop' }
+      : { text: notFound(askedFor(analysis)), answeredBy: 'not-found:no-span' };
   }
   if (span) {
-    const hopSource = hop && !sameSentence(hop.sentence, span.source) && ownsSpanSentence(hop, span, tokenizer) ? [{ evidence: hop.sentence.evidence, segment: hop.sentence.segment, text: hop.sentence.segment.text }] : [];
+    const hopSource =
+      hop && !sameSentence(hop.sentence, span.source) && ownsSpanSentence(hop, span, tokenizer)
+        ? [{ evidence: hop.sentence.evidence, segment: hop.sentence.segment, text: hop.sentence.segment.text }]
+        : [];
     // What states the answer and how the question leads to it comes first: the span's own sentence
     // and the first hop's, then the passages the question names and the answer's own passage, then
     // the chain's, then the rest, each group in the order the selection chose them (strongest first).
@@ -320,8 +374,17 @@ function spanAnswer({ state, tokenizer, analysis, score, best, chain, sentences,
       return at < 0 ? chosen.length : at;
     };
     const sources = [...hopSource, span.source].sort((a, b) => rank(a) - rank(b));
-    const tier = (item: Chosen) => (sources.some((s) => s.evidence === item.evidence) ? 0 : isNamedPassage(item.evidence, analysis) || normaliseSpan(plainTitle(item.evidence.title)) === normaliseSpan(span.text) ? 1 : chain.includes(item.evidence) ? 2 : 3);
-    const ordered = [...sources, ...supported.filter((c) => !sources.some((s) => s.segment === c.segment))].sort((a, b) => tier(a) - tier(b) || rank(a) - rank(b));
+    const tier = (item: Chosen) =>
+      sources.some((s) => s.evidence === item.evidence)
+        ? 0
+        : isNamedPassage(item.evidence, analysis) || normaliseSpan(plainTitle(item.evidence.title)) === normaliseSpan(span.text)
+          ? 1
+          : chain.includes(item.evidence)
+            ? 2
+            : 3;
+    const ordered = [...sources, ...supported.filter((c) => !sources.some((s) => s.segment === c.segment))].sort(
+      (a, b) => tier(a) - tier(b) || rank(a) - rank(b),
+    );
     // "For how many minutes …" answered in seconds: converted, with the amount as written
     const converted = analysis.answerType === 'number' && analysis.unit ? convertTime(span.text, analysis.unit) : undefined;
     const shown = converted ? `${span.text} = ${converted}` : span.text;
@@ -329,18 +392,25 @@ function spanAnswer({ state, tokenizer, analysis, score, best, chain, sentences,
   }
   const typed = typeAbsent(analysis);
   if (typed) return { text: notFound(typed), answeredBy: 'not-found:type-absent' };
-  if (supported !== chosen) return { text: supportLines(expandLeadIns(supported, state.evidence), SUPPORT_SENTENCES + 1).join('\n'), answeredBy: 'span:bridge-sentences' };
+  if (supported !== chosen)
+    return {
+      text: supportLines(expandLeadIns(supported, state.evidence), SUPPORT_SENTENCES + 1).join('\n'),
+      answeredBy: 'span:bridge-sentences',
+    };
   return undefined;
 }
 
 /** Words of the question that describe the answer or the operation, not what it is about. */
-const OPERATION_WORDS = 'together total combined altogether sum many much difference differ share percentage percent proportion fraction ratio grow grew growth increase increased decrease decreased change changed rise rose fall fell more less fewer higher lower average mean name type kind sort';
+const OPERATION_WORDS =
+  'together total combined altogether sum many much difference differ share percentage percent proportion fraction ratio grow grew growth increase increased decrease decreased change changed rise rose fall fell more less fewer higher lower average mean name type kind sort';
 
 /** Words that name the calculation, not what it is over: they count for nothing in a calculation question's coverage. */
-const CALCULATION_WORDS = 'together total combined altogether sum many much difference share percentage percent proportion fraction ratio average mean';
+const CALCULATION_WORDS =
+  'together total combined altogether sum many much difference share percentage percent proportion fraction ratio average mean';
 
 /** Words of a comparison by date that the passages need not repeat: they give each option's date instead. */
-const DATE_COMPARISON_WORDS = 'first older oldest younger youngest earlier earliest later latest before after newer newest recent established founded formed created started opened launched released published born came';
+const DATE_COMPARISON_WORDS =
+  'first older oldest younger youngest earlier earliest later latest before after newer newest recent established founded formed created started opened launched released published born came';
 
 function answerWords(analysis: QuestionAnalysis, tokenizer: Tokenizer): Set<string> {
   const words = [OPERATION_WORDS];
@@ -358,7 +428,8 @@ function answerWords(analysis: QuestionAnalysis, tokenizer: Tokenizer): Set<stri
  */
 function operatorWords(analysis: QuestionAnalysis, tokenizer: Tokenizer): Set<string> {
   if (analysis.type === 'calculation') return new Set(tokenizer.terms(CALCULATION_WORDS));
-  if (/^what (?:happens|happened|will happen|would happen|occurs|occurred)\b/i.test(analysis.question)) return new Set(tokenizer.terms('happens happened occurs occurred'));
+  if (/^what (?:happens|happened|will happen|would happen|occurs|occurred)\b/i.test(analysis.question))
+    return new Set(tokenizer.terms('happens happened occurs occurred'));
   return new Set();
 }
 
@@ -378,10 +449,20 @@ function absentPhrase(analysis: QuestionAnalysis, score: QuestionCoverage): stri
 }
 
 /** Greedy support selection: the sentences that add most to the question's coverage, chain passages first. */
-function selectSupport(state: PromptState, score: QuestionCoverage, best: { first: OfflineEvidence; second?: OfflineEvidence }, chain: OfflineEvidence[], maxSentences: number): Chosen[] {
+function selectSupport(
+  state: PromptState,
+  score: QuestionCoverage,
+  best: { first: OfflineEvidence; second?: OfflineEvidence },
+  chain: OfflineEvidence[],
+  maxSentences: number,
+): Chosen[] {
   const pool = [...chain, ...state.evidence.filter((e) => !chain.includes(e))];
   // The names that led from the first hop to the second: the sentence that names them is the answer's hinge.
-  const bridgeNames = best.second ? [plainTitle(best.second.title), ...best.second.foundBy].map((name) => name.toLowerCase()).filter((name) => name !== state.question.toLowerCase()) : [];
+  const bridgeNames = best.second
+    ? [plainTitle(best.second.title), ...best.second.foundBy]
+        .map((name) => name.toLowerCase())
+        .filter((name) => name !== state.question.toLowerCase())
+    : [];
   const chosen: Chosen[] = [];
   const covered = new Set<string>();
   for (let round = 0; round < maxSentences; round++) {
@@ -461,7 +542,13 @@ function withPassage(chosen: Chosen[], score: QuestionCoverage, second: OfflineE
 }
 
 /** Every segment of the evidence with how well it answers the question on its own. */
-function rankSentences(state: PromptState, tokenizer: Tokenizer, score: QuestionCoverage, chain: OfflineEvidence[], chosen: Chosen[]): ReaderSentence[] {
+function rankSentences(
+  state: PromptState,
+  tokenizer: Tokenizer,
+  score: QuestionCoverage,
+  chain: OfflineEvidence[],
+  chosen: Chosen[],
+): ReaderSentence[] {
   const out: ReaderSentence[] = [];
   for (const evidence of state.evidence) {
     const inChain = chain.includes(evidence);
@@ -470,8 +557,10 @@ function rankSentences(state: PromptState, tokenizer: Tokenizer, score: Question
       const terms = score.sentenceTerms(segment.text);
       const chosenAt = chosen.findIndex((c) => c.segment.text === segment.text && c.evidence === evidence);
       const chosenPassage = chosen.some((c) => c.evidence === evidence);
-      const base = score.gain(terms, new Set(), evidence) * (inChain ? 1 : OFF_CHAIN_WEIGHT) + RANK_TIE_BREAK / (1 + relevanceRank(evidence));
-      const relevance = base + (chosenPassage ? 0 : -UNCHOSEN_PASSAGE_PENALTY) + (chosenAt >= 0 ? CHOSEN_SENTENCE_BONUS / (1 + chosenAt) : 0);
+      const base =
+        score.gain(terms, new Set(), evidence) * (inChain ? 1 : OFF_CHAIN_WEIGHT) + RANK_TIE_BREAK / (1 + relevanceRank(evidence));
+      const relevance =
+        base + (chosenPassage ? 0 : -UNCHOSEN_PASSAGE_PENALTY) + (chosenAt >= 0 ? CHOSEN_SENTENCE_BONUS / (1 + chosenAt) : 0);
       out.push({ evidence, segment, relevance, base, terms, segments, words: wordTerms(segment.text, tokenizer) });
     }
   }
@@ -502,10 +591,16 @@ interface FirstHop {
 
 /** How a passage about X says the relation a question asks of X. */
 const RELATION_SAID_AS: Record<string, string> = {
-  father: 'son daughter child', mother: 'son daughter child', parent: 'son daughter child',
-  son: 'father mother parent', daughter: 'father mother parent',
-  wife: 'married husband spouse', husband: 'married wife spouse', spouse: 'married wife husband',
-  brother: 'brother sister sibling', sister: 'brother sister sibling',
+  father: 'son daughter child',
+  mother: 'son daughter child',
+  parent: 'son daughter child',
+  son: 'father mother parent',
+  daughter: 'father mother parent',
+  wife: 'married husband spouse',
+  husband: 'married wife spouse',
+  spouse: 'married wife husband',
+  brother: 'brother sister sibling',
+  sister: 'brother sister sibling',
 };
 
 function firstHop(analysis: QuestionAnalysis, sentences: ReaderSentence[], tokenizer: Tokenizer): FirstHop | undefined {
@@ -540,7 +635,14 @@ function firstHop(analysis: QuestionAnalysis, sentences: ReaderSentence[], token
   const agents = byRole ? spans.filter((span) => byRole.test(text.slice(Math.max(0, span.start - 60), span.start))) : [];
   const names = (agents.length ? agents : spans)
     .flatMap((span) => [span.text, ...namesJoinedByAnd(span.text)])
-    .filter((name) => !NATIONALITY.test(name) && !questionLower.includes(name.toLowerCase()) && !entity.includes(name.toLowerCase()) && !ownTitle.includes(name.toLowerCase()) && tokenizer.terms(name).length > 0);
+    .filter(
+      (name) =>
+        !NATIONALITY.test(name) &&
+        !questionLower.includes(name.toLowerCase()) &&
+        !entity.includes(name.toLowerCase()) &&
+        !ownTitle.includes(name.toLowerCase()) &&
+        tokenizer.terms(name).length > 0,
+    );
   return names.length ? { entity, sentence: best.sentence, names } : undefined;
 }
 
@@ -548,7 +650,12 @@ function firstHop(analysis: QuestionAnalysis, sentences: ReaderSentence[], token
  * A partial answer: the first hop resolved ("the founder of Harbor Station" → Mara Lindqvist) but
  * nothing about that entity says what the rest of the question asks ("… married?").
  */
-function missingSecondHop(analysis: QuestionAnalysis, hop: FirstHop, sentences: ReaderSentence[], tokenizer: Tokenizer): string | undefined {
+function missingSecondHop(
+  analysis: QuestionAnalysis,
+  hop: FirstHop,
+  sentences: ReaderSentence[],
+  tokenizer: Tokenizer,
+): string | undefined {
   const chainHop = analysis.chain.find((h) => !h.terminal && h.entity);
   if (!chainHop) return undefined;
   // the noun asked for ("What nationality is {}?") names the answer's kind, which a passage need not repeat
@@ -556,7 +663,8 @@ function missingSecondHop(analysis: QuestionAnalysis, hop: FirstHop, sentences: 
   const restTerms = tokenizer.terms(chainHop.rest.replace('{}', ' ')).filter((t) => !ignore.has(t));
   if (restTerms.length === 0) return undefined;
   const everywhere = new Set(sentences.flatMap((s) => [...s.terms, ...tokenizer.terms(`${s.evidence.title} ${s.evidence.at}`)]));
-  const present = (t: string) => [...everywhere].some((e) => e === t || (Math.min(e.length, t.length) >= 4 && (e.startsWith(t) || t.startsWith(e))));
+  const present = (t: string) =>
+    [...everywhere].some((e) => e === t || (Math.min(e.length, t.length) >= 4 && (e.startsWith(t) || t.startsWith(e))));
   if (restTerms.some(present)) return undefined;
   return partialAnswer(analysis, hop, sentences, tokenizer);
 }
@@ -585,7 +693,10 @@ function partialAnswer(analysis: QuestionAnalysis, hop: FirstHop, sentences: Rea
   const name = fits.find((n) => sentences.some((s) => s !== hop.sentence && ownedBy(s, n, tokenizer))) ?? fits[0];
   const asked = chainHop.rest.replace('{}', name).replace(/\s*\?*\s*$/, '?');
   const phrase = chainHop.phrase.replace(/^\p{Lu}/u, (c) => c.toLowerCase());
-  return [`${NOT_FOUND_LEAD}: the answer to "${asked}" Partial answer: ${phrase} is ${name} [${hop.sentence.evidence.id}].`, render(hop.sentence.segment, hop.sentence.evidence.id)].join('\n');
+  return [
+    `${NOT_FOUND_LEAD}: the answer to "${asked}" Partial answer: ${phrase} is ${name} [${hop.sentence.evidence.id}].`,
+    render(hop.sentence.segment, hop.sentence.evidence.id),
+  ].join('\n');
 }
 
 /**
@@ -596,7 +707,11 @@ function partialAnswer(analysis: QuestionAnalysis, hop: FirstHop, sentences: Rea
 function isAbout(sentence: ReaderSentence, name: string, tokenizer: Tokenizer): boolean {
   const nameTerms = tokenizer.terms(name);
   if (nameTerms.length && nameTerms.every((t) => tokenizer.terms(plainTitle(sentence.evidence.title)).includes(t))) return true;
-  const opens = (text: string) => text.replace(/^[\s"“'‘(]*(?:The\s+)?/, '').toLowerCase().startsWith(name.toLowerCase());
+  const opens = (text: string) =>
+    text
+      .replace(/^[\s"“'‘(]*(?:The\s+)?/, '')
+      .toLowerCase()
+      .startsWith(name.toLowerCase());
   if (opens(sentence.segment.text)) return true;
   const previous = sentence.segments[sentence.segment.index - 1];
   return previous !== undefined && /^(?:he|she|it|they|his|her|its|their)\b/i.test(sentence.segment.text) && opens(previous.text);
@@ -609,7 +724,9 @@ function sameSentence(a: { evidence: OfflineEvidence; segment: Segment }, b: { e
 
 function ownsSpanSentence(hop: FirstHop, span: SpanPick, tokenizer: Tokenizer): boolean {
   const sentence = { ...hop.sentence, segment: span.source.segment, evidence: span.source.evidence };
-  return hop.names.some((name) => span.source.text.toLowerCase().includes(name.toLowerCase()) || ownedBy(sentence as ReaderSentence, name, tokenizer));
+  return hop.names.some(
+    (name) => span.source.text.toLowerCase().includes(name.toLowerCase()) || ownedBy(sentence as ReaderSentence, name, tokenizer),
+  );
 }
 
 interface SpanPick {
@@ -631,7 +748,8 @@ function titleForm(text: string, titles: string[], ownTitle?: string): string {
     const t = ownTitle.split(/\s+/);
     const inName = (w: string) => words.includes(w) || (/^\p{Lu}\.$/u.test(w) && words.slice(1, -1).some((n) => n[0] === w[0]));
     const shorter = t.length < words.length || t.some((w) => /^\p{Lu}\.$/u.test(w));
-    if (t.length >= 2 && t.length <= words.length && shorter && t[t.length - 1] === words[words.length - 1] && t.slice(0, -1).every(inName)) return ownTitle;
+    if (t.length >= 2 && t.length <= words.length && shorter && t[t.length - 1] === words[words.length - 1] && t.slice(0, -1).every(inName))
+      return ownTitle;
   }
   for (const title of titles) {
     const t = title.split(/\s+/);
@@ -659,14 +777,19 @@ function bestSpan(
 ): SpanPick | undefined {
   const bridge = chain.second;
   // The names that link the first passage to the second (its title, or the bridge search that found it and that the first names).
-  const linkNames = bridge ? [plainTitle(bridge.title), ...bridge.foundBy].filter((name) => chain.first.text.toLowerCase().includes(name.toLowerCase())) : [];
-  const focusWords = (analysis.focus ?? '').toLowerCase().split(/\s+/).filter((w) => w && !/^(?:other|another|which|what|the|a|an)$/.test(w));
+  const linkNames = bridge
+    ? [plainTitle(bridge.title), ...bridge.foundBy].filter((name) => chain.first.text.toLowerCase().includes(name.toLowerCase()))
+    : [];
+  const focusWords = (analysis.focus ?? '')
+    .toLowerCase()
+    .split(/\s+/)
+    .filter((w) => w && !/^(?:other|another|which|what|the|a|an)$/.test(w));
   const focusHead = focusWords[focusWords.length - 1];
   const focusTerm = focusHead ? tokenizer.terms(focusHead)[0] : undefined;
   const focusTerms = focusWords.flatMap((w) => tokenizer.terms(w));
   const titleList = evidence.map((e) => plainTitle(e.title));
   const bridgeAsked = analysis.chain.length === 0 || analysis.chain.some((h) => h.terminal);
-    const bridgeNames = !bridgeAsked ? [...linkNames, ...(hop?.names ?? [])].map((n) => n.toLowerCase()) : [];
+  const bridgeNames = !bridgeAsked ? [...linkNames, ...(hop?.names ?? [])].map((n) => n.toLowerCase()) : [];
   // Titles of passages that define their subject as what is asked ("… is a 2008 American fantasy film" for "what fantasy film")
   const personAsked = analysis.answerType === 'person';
   const definingTitles = new Set(
@@ -679,28 +802,51 @@ function bestSpan(
   // the described thing is not the answer (a bonus for those passages' other spans changed nothing on 0–99).
   const describedHead = analysis.described?.split(/\s+/).pop();
   const describedTerm = describedHead ? tokenizer.terms(describedHead)[0] : undefined;
-  const describedPassages = new Set(describedTerm ? evidence.filter((e) => definesAsAsked(segmentsOf(e.text)[0]?.text ?? '', describedTerm, false, tokenizer)) : []);
+  const describedPassages = new Set(
+    describedTerm ? evidence.filter((e) => definesAsAsked(segmentsOf(e.text)[0]?.text ?? '', describedTerm, false, tokenizer)) : [],
+  );
   const describedNames = new Set([...describedPassages].map((e) => normaliseSpan(plainTitle(e.title))));
   // The bridge entity (the second hop's name) answers only when the question asks for it.
   // Sentences about what the first hop leads to ("Mara Lindqvist was born in Bergen") hold the answer.
   const inHop = (sentence: ReaderSentence) => (hop && !bridgeAsked && sameSentence(sentence, hop.sentence) ? 1 : 0);
   // (a sentence of the named thing's own passage is about it, whichever names it contains: "Kasper Peter Schmeichel")
   const hopEntity = hop?.entity;
-  const aboutBridge = (sentence: ReaderSentence) => (hop && !sameSentence(sentence, hop.sentence) && plainTitle(sentence.evidence.title).toLowerCase() !== hopEntity && hop.names.some((name) => isAbout(sentence, name, tokenizer)) ? 1 : 0);
+  const aboutBridge = (sentence: ReaderSentence) =>
+    hop &&
+    !sameSentence(sentence, hop.sentence) &&
+    plainTitle(sentence.evidence.title).toLowerCase() !== hopEntity &&
+    hop.names.some((name) => isAbout(sentence, name, tokenizer))
+      ? 1
+      : 0;
   const questionLower = analysis.question.toLowerCase();
   // "Who directed X?": the name after "directed by" (or "directed by A and" for a second name)
   // "known as what …?" is answered by a name a sentence gives after "known as" ("currently known as
   // the Carabao Cup", "known as the A from 1979 to 1988 and the B from 1988 to 1996")
-  const namedAfter = analysis.namedAs ? new RegExp(`\\b${analysis.namedAs.replace(/\s+as$/, '')}\\s+(?:as\\s+)?(?:simply\\s+)?(?:the\\s+)?(?:[^.;()]{1,80}?\\s+(?:and|or|then|later)\\s+(?:as\\s+)?(?:the\\s+)?)?["“']?$`, 'i') : undefined;
-  const agentBy = analysis.agentOf ? new RegExp(`\\b${analysis.agentOf}\\s+(?:[\\w-]+\\s+){0,2}?by\\s+(?:the\\s+)?(?:[^.;()]{1,40}?\\s+and\\s+)?$`, 'i') : undefined;
+  const namedAfter = analysis.namedAs
+    ? new RegExp(
+        `\\b${analysis.namedAs.replace(/\s+as$/, '')}\\s+(?:as\\s+)?(?:simply\\s+)?(?:the\\s+)?(?:[^.;()]{1,80}?\\s+(?:and|or|then|later)\\s+(?:as\\s+)?(?:the\\s+)?)?["“']?$`,
+        'i',
+      )
+    : undefined;
+  const agentBy = analysis.agentOf
+    ? new RegExp(`\\b${analysis.agentOf}\\s+(?:[\\w-]+\\s+){0,2}?by\\s+(?:the\\s+)?(?:[^.;()]{1,40}?\\s+and\\s+)?$`, 'i')
+    : undefined;
   // A bridge question names its first passage and asks about what that passage leads to: the
   // named passage's own facts ("Ralph Hefferline … 1974") answer what the question says, not what it asks.
-  const namedFirst = bridge && questionLower.includes(plainTitle(chain.first.title).toLowerCase()) && !questionLower.includes(plainTitle(bridge.title).toLowerCase());
+  const namedFirst =
+    bridge &&
+    questionLower.includes(plainTitle(chain.first.title).toLowerCase()) &&
+    !questionLower.includes(plainTitle(bridge.title).toLowerCase());
   // So is the own passage of the thing a non-terminal hop starts from ("the father of Kasper Schmeichel"), once the hop leads on.
-  const hopOwn = (sentence: ReaderSentence) => hop !== undefined && !bridgeAsked && hopEntity !== undefined && plainTitle(sentence.evidence.title).toLowerCase() === hopEntity;
+  const hopOwn = (sentence: ReaderSentence) =>
+    hop !== undefined && !bridgeAsked && hopEntity !== undefined && plainTitle(sentence.evidence.title).toLowerCase() === hopEntity;
   const inNamedFirst = (sentence: ReaderSentence, spanText: string) =>
-    ((namedFirst && sentence.evidence === chain.first && normaliseSpan(spanText) !== normaliseSpan(plainTitle(bridge!.title))) || (hopOwn(sentence) && !hop!.names.some((n) => normaliseSpan(n) === normaliseSpan(spanText))) ? 1 : 0);
-  const citable = (e: OfflineEvidence) => (questionLower.includes(plainTitle(e.title).toLowerCase()) ? 2 : e === chain.first || e === chain.second ? 1 : 0);
+    (namedFirst && sentence.evidence === chain.first && normaliseSpan(spanText) !== normaliseSpan(plainTitle(bridge!.title))) ||
+    (hopOwn(sentence) && !hop!.names.some((n) => normaliseSpan(n) === normaliseSpan(spanText)))
+      ? 1
+      : 0;
+  const citable = (e: OfflineEvidence) =>
+    questionLower.includes(plainTitle(e.title).toLowerCase()) ? 2 : e === chain.first || e === chain.second ? 1 : 0;
   const context = { analysis, questionTerms, stem: (word: string) => tokenizer.terms(word)[0] ?? word.toLowerCase() };
   // "When did the golfer who won 230 tournaments die?": the life's dates opening a biography answer in
   // place of another date its passage gives its subject ("He won … the 1967 Open Championship").
@@ -713,7 +859,9 @@ function bestSpan(
   const relevanceOf = (sentence: ReaderSentence, span: Span) => {
     if (!asksLife || span.kind !== 'date' || sentence.segment.index !== 0) return sentence.relevance;
     const life = lifeDates(sentence.segment.text);
-    return life && (span.start === life.born.start || span.start === life.died.start) ? Math.max(sentence.relevance, passageRelevance.get(sentence.evidence) ?? -Infinity) : sentence.relevance;
+    return life && (span.start === life.born.start || span.start === life.died.start)
+      ? Math.max(sentence.relevance, passageRelevance.get(sentence.evidence) ?? -Infinity)
+      : sentence.relevance;
   };
   const byText = new Map<string, SpanPick & { count: number }>();
   // The passage a hop leads to answers what the question asks of it even in words the question does
@@ -722,28 +870,48 @@ function bestSpan(
   const ledTo = hop && !bridgeAsked ? evidence.filter((e) => hop.names.some((name) => titledBy(e, name))) : [];
   const ledToBest = new Map(ledTo.map((e) => [e, Math.max(...sentences.filter((s) => s.evidence === e).map((s) => s.relevance))]));
   const floorOf = (s: ReaderSentence) => LED_TO_RELEVANCE_SHARE * (ledToBest.get(s.evidence) ?? -Infinity);
-  const read = sentences.map((s) => (s.relevance < floorOf(s) ? { ...s, relevance: floorOf(s) } : s)).sort((a, b) => b.relevance - a.relevance);
+  const read = sentences
+    .map((s) => (s.relevance < floorOf(s) ? { ...s, relevance: floorOf(s) } : s))
+    .sort((a, b) => b.relevance - a.relevance);
   const top = read.filter((s) => s.relevance >= MIN_SPAN_RELEVANCE && s.segment.kind !== 'code');
   for (const sentence of top.slice(0, SPAN_SENTENCES)) {
     const text = sentence.segment.text;
     for (const found of candidateSpans(text, context)) {
       // "which Lady …?" is answered by "Lady Mary Tudor": the title asked for stays with the name
       const titled = found.kind === 'name' && focusTerm ? /(\p{Lu}\p{Ll}+)\s+$/u.exec(text.slice(0, found.start)) : null;
-      const span = titled && tokenizer.terms(titled[1])[0] === focusTerm ? { ...found, text: `${titled[1]} ${found.text}`, start: found.start - titled[0].length } : found;
+      const span =
+        titled && tokenizer.terms(titled[1])[0] === focusTerm
+          ? { ...found, text: `${titled[1]} ${found.text}`, start: found.start - titled[0].length }
+          : found;
       if (span.fit < MIN_SPAN_FIT) continue;
       const spanTerms = tokenizer.terms(span.text);
       const numeric = span.kind === 'number' || span.kind === 'year' || span.kind === 'date';
       if (spanTerms.length === 0 && !numeric) continue;
-      const overlap = spanTerms.length ? spanTerms.filter((t) => questionTerms.has(t) && !focusTerms.includes(t)).length / spanTerms.length : 0;
+      const overlap = spanTerms.length
+        ? spanTerms.filter((t) => questionTerms.has(t) && !focusTerms.includes(t)).length / spanTerms.length
+        : 0;
       if (overlap >= 1 && !numeric) continue; // the question's own words are not its answer
       if (!numeric && spanTerms.every((t) => questionTerms.has(t))) continue; // nor the words of the noun it asks for ("Which NFL team" → "NFL")
       if (questionLower.includes(span.text.toLowerCase()) && span.text.length > 3) continue;
       const lowerSpan = span.text.toLowerCase();
       // "Peter Bolesław Schmeichel MBE" is the bridge "Peter Schmeichel": every word of the name is in the span
       const spanWords = lowerSpan.split(/\s+/);
-      const subject = !numeric && /^[\s"“'‘(]*(?:The\s+)?$/.test(text.slice(0, span.start)) && /^\s*(?:\([^)]*\)\s*)?,?\s*(?:[^,]{0,60},\s*)?(?:is|was|are|were|has been|had been)\b/.test(text.slice(span.end));
-      const isDescribed = !numeric && (describedNames.has(normaliseSpan(span.text)) || (subject && describedPassages.has(sentence.evidence) && sentence.segment.index === 0));
-      const isBridge = isDescribed || bridgeNames.some((name) => name === lowerSpan || (name.length > 3 && lowerSpan.includes(name)) || (name.includes(' ') && name.split(/\s+/).every((w) => spanWords.includes(w))));
+      const subject =
+        !numeric &&
+        /^[\s"“'‘(]*(?:The\s+)?$/.test(text.slice(0, span.start)) &&
+        /^\s*(?:\([^)]*\)\s*)?,?\s*(?:[^,]{0,60},\s*)?(?:is|was|are|were|has been|had been)\b/.test(text.slice(span.end));
+      const isDescribed =
+        !numeric &&
+        (describedNames.has(normaliseSpan(span.text)) ||
+          (subject && describedPassages.has(sentence.evidence) && sentence.segment.index === 0));
+      const isBridge =
+        isDescribed ||
+        bridgeNames.some(
+          (name) =>
+            name === lowerSpan ||
+            (name.length > 3 && lowerSpan.includes(name)) ||
+            (name.includes(' ') && name.split(/\s+/).every((w) => spanWords.includes(w))),
+        );
       const defines = subject && definesAsAsked(text, focusTerm, personAsked, tokenizer) ? 1 : 0;
       const datedBy = span.kind === 'name' ? yearsNamedAfter(text, span, analysis.years) : undefined;
       const value =
@@ -763,7 +931,18 @@ function bestSpan(
         (datedBy === 'asked' ? SPAN_ASKED_YEAR_BONUS : 0) -
         (isBridge ? SPAN_BRIDGE_PENALTY : 0);
       const isTitle = titleList.some((t) => t.toLowerCase() === lowerSpan);
-      const shown = span.kind === 'name' && !isTitle ? trimSpan(titleForm(span.text, titleList, subject && sentence.segment.index === 0 ? plainTitle(sentence.evidence.title) : undefined), analysis, questionTerms, focusTerm, tokenizer) : span.kind === 'name' ? titleForm(span.text, titleList) : span.text;
+      const shown =
+        span.kind === 'name' && !isTitle
+          ? trimSpan(
+              titleForm(span.text, titleList, subject && sentence.segment.index === 0 ? plainTitle(sentence.evidence.title) : undefined),
+              analysis,
+              questionTerms,
+              focusTerm,
+              tokenizer,
+            )
+          : span.kind === 'name'
+            ? titleForm(span.text, titleList)
+            : span.text;
       const key = normaliseSpan(shown);
       const source = { evidence: sentence.evidence, segment: sentence.segment, text };
       const known = byText.get(key);
@@ -789,9 +968,17 @@ function bestSpan(
       const first = top.find((s) => s.evidence === e && s.segment.index === 0);
       if (!first) continue;
       const spanTerms = tokenizer.terms(title);
-      const overlap = spanTerms.length ? spanTerms.filter((t) => questionTerms.has(t) && !focusTerms.includes(t)).length / spanTerms.length : 1;
+      const overlap = spanTerms.length
+        ? spanTerms.filter((t) => questionTerms.has(t) && !focusTerms.includes(t)).length / spanTerms.length
+        : 1;
       if (overlap >= 1) continue;
-      const value = SPAN_FIT_WEIGHT * titleFit(title, analysis) + SPAN_RELEVANCE_WEIGHT * first.relevance + SPAN_PROXIMITY_WEIGHT + SPAN_SUBJECT_WEIGHT + SPAN_TITLE_WEIGHT - SPAN_OVERLAP_PENALTY * overlap;
+      const value =
+        SPAN_FIT_WEIGHT * titleFit(title, analysis) +
+        SPAN_RELEVANCE_WEIGHT * first.relevance +
+        SPAN_PROXIMITY_WEIGHT +
+        SPAN_SUBJECT_WEIGHT +
+        SPAN_TITLE_WEIGHT -
+        SPAN_OVERLAP_PENALTY * overlap;
       const known = byText.get(key);
       const source = { evidence: e, segment: first.segment, text: first.segment.text };
       if (!known) byText.set(key, { text: title, score: value, count: 1, source });
@@ -827,7 +1014,10 @@ function datedOtherwise(sentence: string, span: Span, years: readonly string[]):
  */
 function yearsNamedAfter(sentence: string, span: Span, years: readonly string[]): 'asked' | 'other' | undefined {
   if (years.length === 0) return undefined;
-  const dated = /^\s*,?\s*(?:from|in|since|until|between|during|for)\s+(?:the\s+)?(?:(?:early|mid|late)[\s-]+)?((?:1[5-9]|20)\d\d)(?:\s*(to|until|and|[-–])\s*((?:1[5-9]|20)\d\d))?/i.exec(sentence.slice(span.end));
+  const dated =
+    /^\s*,?\s*(?:from|in|since|until|between|during|for)\s+(?:the\s+)?(?:(?:early|mid|late)[\s-]+)?((?:1[5-9]|20)\d\d)(?:\s*(to|until|and|[-–])\s*((?:1[5-9]|20)\d\d))?/i.exec(
+      sentence.slice(span.end),
+    );
   if (!dated) return undefined;
   const [, start, joiner, end] = dated;
   const other = joiner && joiner.toLowerCase() !== 'and' ? !years.includes(start) : !years.includes(start) && !(end && years.includes(end));
@@ -837,7 +1027,10 @@ function yearsNamedAfter(sentence: string, span: Span, years: readonly string[])
 
 /** The predicate of "X is a/an …" defines X as the noun asked for ("… is an American film director"), or a biography when a person is asked. */
 function definesAsAsked(sentence: string, focusTerm: string | undefined, personAsked: boolean, tokenizer: Tokenizer): boolean {
-  const predicate = /\b(?:is|was|are|were|has been|had been)\s+(?:(?:a|an|the|one of the|also)\s+)+([^,;()]*?)(?=\s+(?:in|of|from|by|at|on|for|with|that|which|who|whose|based|located|known|best|founded|directed|written|produced|created|released|published|and\s+(?:is|was))\b|[,;(.]|$)/i.exec(sentence);
+  const predicate =
+    /\b(?:is|was|are|were|has been|had been)\s+(?:(?:a|an|the|one of the|also)\s+)+([^,;()]*?)(?=\s+(?:in|of|from|by|at|on|for|with|that|which|who|whose|based|located|known|best|founded|directed|written|produced|created|released|published|and\s+(?:is|was))\b|[,;(.]|$)/i.exec(
+      sentence,
+    );
   if (focusTerm && predicate && tokenizer.terms(predicate[1]).includes(focusTerm)) return true;
   return personAsked && /\((?:[^()]*;\s*)?(?:born|b\.)\s|\(\s*(?:c\.\s*)?\d{0,2}\s*\w*\s*\d{3,4}\s*[–-]/.test(sentence);
 }
@@ -847,12 +1040,19 @@ function definesAsAsked(sentence: string, focusTerm: string | undefined, personA
  * "Marvel Comics" for "what brand's comic character" → "Marvel" (entities only: "Fairfax County"
  * keeps its noun).
  */
-function trimSpan(text: string, analysis: QuestionAnalysis, questionTerms: Set<string>, focusTerm: string | undefined, tokenizer: Tokenizer): string {
+function trimSpan(
+  text: string,
+  analysis: QuestionAnalysis,
+  questionTerms: Set<string>,
+  focusTerm: string | undefined,
+  tokenizer: Tokenizer,
+): string {
   if (analysis.answerType !== 'entity') return text;
   // "Which company …?" is answered by the company of "Chairman of Berkshire Hathaway"; an office asked for keeps it
   const office = OFFICE_NOUNS.test((analysis.focus ?? '').split(/\s+/).pop() ?? '');
   let words = (office ? text : withoutRoleOf(text)).split(/\s+/);
-  if (focusTerm && words.length >= 3 && /^the$/i.test(words[words.length - 2]) && tokenizer.terms(words[words.length - 1])[0] === focusTerm) return words.slice(0, -2).join(' ');
+  if (focusTerm && words.length >= 3 && /^the$/i.test(words[words.length - 2]) && tokenizer.terms(words[words.length - 1])[0] === focusTerm)
+    return words.slice(0, -2).join(' ');
   // Words after the noun asked for belong to its name ("what larger Hall of Fame" → "International Boxing Hall of Fame").
   const focusAt = focusTerm ? words.findIndex((w) => tokenizer.terms(w)[0] === focusTerm) : -1;
   // "Lady Mary Tudor" for "… in The Tudors" is a titled name, not words of the question to trim
@@ -867,7 +1067,11 @@ function trimSpan(text: string, analysis: QuestionAnalysis, questionTerms: Set<s
 }
 
 function normaliseSpan(text: string): string {
-  return text.toLowerCase().replace(/^(?:the|a|an)\s+/, '').replace(/[^\p{L}\p{N}]+/gu, ' ').trim();
+  return text
+    .toLowerCase()
+    .replace(/^(?:the|a|an)\s+/, '')
+    .replace(/[^\p{L}\p{N}]+/gu, ' ')
+    .trim();
 }
 
 /** 1 next to a question word, less with distance (in words). */
@@ -912,7 +1116,12 @@ function focusMatch(span: Span, sentence: string, focusWords: string[], focusTer
  * "Is X a Y?" without options: yes when a sentence about X (the question's first name) says Y —
  * most of the question's other words — without a negation or another nationality; else no.
  */
-function yesNo(analysis: QuestionAnalysis, sentences: ReaderSentence[], tokenizer: Tokenizer, questionTerms: Set<string>): { line: string; support: Chosen[] } | undefined {
+function yesNo(
+  analysis: QuestionAnalysis,
+  sentences: ReaderSentence[],
+  tokenizer: Tokenizer,
+  questionTerms: Set<string>,
+): { line: string; support: Chosen[] } | undefined {
   // The passage titled with the subject ("Kasper Hvidt") says what it is; without one, the most relevant sentence
   const subject = analysis.entities[0]?.toLowerCase();
   const own = subject ? sentences.filter((s) => plainTitle(s.evidence.title).toLowerCase() === subject) : [];
@@ -961,7 +1170,12 @@ function howTo(evidence: OfflineEvidence[], score: QuestionCoverage): { body: Ch
       const together = score.gain([...new Set([...bodyTerms, ...leadTerms])], new Set(), passage);
       const own = score.gain([...new Set(bodyTerms)], new Set(), passage);
       const value = (together + HOWTO_CODE_WEIGHT * own) * (isItem ? HOWTO_ITEM_WEIGHT : 1) + RANK_TIE_BREAK / (1 + relevanceRank(passage));
-      if (!pick || value > pick.value) pick = { body: body.map((s) => ({ evidence: passage, segment: s, text: s.text })), ...(lead ? { lead: { evidence: passage, segment: lead, text: lead.text } } : {}), value };
+      if (!pick || value > pick.value)
+        pick = {
+          body: body.map((s) => ({ evidence: passage, segment: s, text: s.text })),
+          ...(lead ? { lead: { evidence: passage, segment: lead, text: lead.text } } : {}),
+          value,
+        };
       i = end;
     }
   }
@@ -983,15 +1197,28 @@ function listItems(evidence: OfflineEvidence[], score: QuestionCoverage): { item
       const itemTerms = items.flatMap((s) => score.sentenceTerms(s.text));
       const leadTerms = lead ? score.sentenceTerms(lead.text) : [];
       const together = score.gain([...new Set([...itemTerms, ...leadTerms])], new Set(), passage);
-      const value = together * weight + LIST_LEAD_WEIGHT * (lead ? score.gain(leadTerms, new Set(), passage) : 0) + RANK_TIE_BREAK / (1 + relevanceRank(passage));
-      if (!pick || value > pick.value) pick = { items: items.map((s) => ({ evidence: passage, segment: s, text: s.text })), ...(lead ? { lead: { evidence: passage, segment: lead, text: lead.text } } : {}), value };
+      const value =
+        together * weight +
+        LIST_LEAD_WEIGHT * (lead ? score.gain(leadTerms, new Set(), passage) : 0) +
+        RANK_TIE_BREAK / (1 + relevanceRank(passage));
+      if (!pick || value > pick.value)
+        pick = {
+          items: items.map((s) => ({ evidence: passage, segment: s, text: s.text })),
+          ...(lead ? { lead: { evidence: passage, segment: lead, text: lead.text } } : {}),
+          value,
+        };
     };
     for (let i = 0; i < segments.length; i++) {
       const segment = segments[i];
       if (segment.kind === 'item') {
         let end = i;
         while (end + 1 < segments.length && segments[end + 1].kind === 'item') end++;
-        if (end > i) consider(segments.slice(i, Math.min(end + 1, i + LIST_MAX_ITEMS)), segments[i - 1]?.kind === 'sentence' ? segments[i - 1] : undefined, 1);
+        if (end > i)
+          consider(
+            segments.slice(i, Math.min(end + 1, i + LIST_MAX_ITEMS)),
+            segments[i - 1]?.kind === 'sentence' ? segments[i - 1] : undefined,
+            1,
+          );
         i = end;
       } else if (segment.kind === 'sentence' && isLeadIn(segment.text)) {
         // Paragraphs after a lead-in that read as entries ("varargs: …", "class jinja2.FileSystemLoader") are its items.
@@ -1072,7 +1299,9 @@ function bestChain(state: PromptState, score: QuestionCoverage): { first: Offlin
       const bridged = Math.max(
         linkStrength(linkText, second.title),
         // Only names taken from evidence count: a name the question itself gives links nothing.
-        ...second.foundBy.filter((q) => !questionLower.includes(q.toLowerCase()) && about.includes(q.toLowerCase())).map((q) => linkStrength(linkText, q)),
+        ...second.foundBy
+          .filter((q) => !questionLower.includes(q.toLowerCase()) && about.includes(q.toLowerCase()))
+          .map((q) => linkStrength(linkText, q)),
       );
       const named = questionLower.includes(second.title.toLowerCase()) && questionLower.includes(first.title.toLowerCase()) ? 1 : 0;
       const link = Math.max(bridged, named);

@@ -1,6 +1,26 @@
 import type { Tokenizer } from '../../text/tokenize.ts';
 import { plainTitle, titledBy, type OfflineEvidence } from '../prompt-state.ts';
-import { add, compare, dateOrder, datesIn, decimal, divide, familyOfMeasure, formatDecimal, inBaseUnit, lifeDates, multiply, PLURAL_NOUN, quantitiesIn, subtract, unitHead, type DateMention, type Decimal, type Quantity, type UnitFamily } from '../text/quantities.ts';
+import {
+  add,
+  compare,
+  dateOrder,
+  datesIn,
+  decimal,
+  divide,
+  familyOfMeasure,
+  formatDecimal,
+  inBaseUnit,
+  lifeDates,
+  multiply,
+  PLURAL_NOUN,
+  quantitiesIn,
+  subtract,
+  unitHead,
+  type DateMention,
+  type Decimal,
+  type Quantity,
+  type UnitFamily,
+} from '../text/quantities.ts';
 import type { QuestionAnalysis } from '../question/question.ts';
 import { countriesNamedIn, countryIn, nationalityIn } from '../text/nationalities.ts';
 import type { Segment } from '../text/sentences.ts';
@@ -69,7 +89,17 @@ function yearsOf(sentence: ReaderSentence): { own: string[]; context: string[] }
 function findOperand(
   sentences: ReaderSentence[],
   tokenizer: Tokenizer,
-  want: { terms: string[]; year?: string; unitTerms?: string[]; family?: UnitFamily; owner?: string; exclude?: Quantity[]; avoid?: string[]; near?: ReaderSentence; minMatch?: number },
+  want: {
+    terms: string[];
+    year?: string;
+    unitTerms?: string[];
+    family?: UnitFamily;
+    owner?: string;
+    exclude?: Quantity[];
+    avoid?: string[];
+    near?: ReaderSentence;
+    minMatch?: number;
+  },
 ): Operand | undefined {
   let best: Operand | undefined;
   for (const sentence of sentences) {
@@ -131,7 +161,12 @@ export function ownedBy(sentence: ReaderSentence, owner: string, tokenizer: Toke
   const about = tokenizer.terms(`${sentence.evidence.title} ${sentence.evidence.at}`);
   if (ownerTerms.length && share(ownerTerms, about) === 1) return true;
   const previous = sentence.segments[sentence.segment.index - 1];
-  if (previous && /^(?:it|he|she|they|its|his|her|their|the (?:company|team|group|product|firm|band))\b/i.test(sentence.segment.text) && previous.text.toLowerCase().includes(lower)) return true;
+  if (
+    previous &&
+    /^(?:it|he|she|they|its|his|her|their|the (?:company|team|group|product|firm|band))\b/i.test(sentence.segment.text) &&
+    previous.text.toLowerCase().includes(lower)
+  )
+    return true;
   return false;
 }
 
@@ -165,12 +200,17 @@ export function calculate(analysis: QuestionAnalysis, sentences: ReaderSentence[
     // Years between two events: "How many years after the founding did the company move …"
     const [a, b] = spec.events.map((event) => findEventDate(event, sentences, tokenizer));
     const missing = [!a ? spec.events[0] : undefined, !b ? spec.events[1] : undefined].filter(Boolean) as string[];
-    if (missing.length) return missingOperands(missing.map((m) => `the year of ${m}`), [a, b].filter(Boolean) as Array<{ date: DateMention; sentence: ReaderSentence }>);
+    if (missing.length)
+      return missingOperands(
+        missing.map((m) => `the year of ${m}`),
+        [a, b].filter(Boolean) as Array<{ date: DateMention; sentence: ReaderSentence }>,
+      );
     const later = Math.max(a!.date.year, b!.date.year);
     const earlier = Math.min(a!.date.year, b!.date.year);
     const [first, second] = a!.date.year <= b!.date.year ? [a!, b!] : [b!, a!];
     const unit = spec.unit && /^(?:years|months|days|decades)$/.test(spec.unit) ? spec.unit : 'years';
-    const value = unit === 'decades' ? formatDecimal(divide(decimal(String(later - earlier))!, decimal('10')!, 1)!) : String(later - earlier);
+    const value =
+      unit === 'decades' ? formatDecimal(divide(decimal(String(later - earlier))!, decimal('10')!, 1)!) : String(later - earlier);
     return {
       line: `${later} − ${earlier} = ${value} ${unit === 'decades' ? 'decades' : 'years'} ${cite([second.sentence.evidence.id, first.sentence.evidence.id])}`,
       support: [support(first.sentence), support(second.sentence)],
@@ -194,17 +234,30 @@ export function calculate(analysis: QuestionAnalysis, sentences: ReaderSentence[
     }
     if (found.length === 0) return missingOperands([`numbers of ${spec.quantity}`], []);
     let operands = found;
-    if (spec.expected && found.length > spec.expected) operands = [...found].sort((x, y) => y.score - x.score).slice(0, spec.expected).sort((x, y) => found.indexOf(x) - found.indexOf(y));
+    if (spec.expected && found.length > spec.expected)
+      operands = [...found]
+        .sort((x, y) => y.score - x.score)
+        .slice(0, spec.expected)
+        .sort((x, y) => found.indexOf(x) - found.indexOf(y));
     const total = operands.reduce((sum, o) => add(sum, o.quantity.value), { units: 0n, scale: 0 } as Decimal);
     const unit = unitOf(operands[0].quantity) || spec.quantity;
     const terms = operands.map((o) => show(o.quantity)).join(' + ');
     const ids = operands.map((o) => o.sentence.evidence.id);
-    const partial = spec.expected && operands.length < spec.expected ? ` (only ${operands.length} of the ${spec.expected} values are in the documents)` : '';
+    const partial =
+      spec.expected && operands.length < spec.expected
+        ? ` (only ${operands.length} of the ${spec.expected} values are in the documents)`
+        : '';
     if (spec.op === 'average') {
       const mean = divide(total, { units: BigInt(operands.length), scale: 0 }, 2)!;
-      return { line: `(${terms}) / ${operands.length} = ${withUnit(formatDecimal(mean), unit)} ${cite(ids)}${partial}`, support: operands.map((o) => support(o.sentence)) };
+      return {
+        line: `(${terms}) / ${operands.length} = ${withUnit(formatDecimal(mean), unit)} ${cite(ids)}${partial}`,
+        support: operands.map((o) => support(o.sentence)),
+      };
     }
-    return { line: `${terms} = ${withUnit(formatDecimal(total, total.scale), unit)} ${cite(ids)}${partial}`, support: operands.map((o) => support(o.sentence)) };
+    return {
+      line: `${terms} = ${withUnit(formatDecimal(total, total.scale), unit)} ${cite(ids)}${partial}`,
+      support: operands.map((o) => support(o.sentence)),
+    };
   }
 
   if (spec.op === 'expression' && spec.expression) return evaluateExpression(spec.expression, sentences);
@@ -214,8 +267,16 @@ export function calculate(analysis: QuestionAnalysis, sentences: ReaderSentence[
     const baseTerms = contentTerms(spec.base, tokenizer);
     const whole = findOperand(sentences, tokenizer, { terms: baseTerms });
     const extra = baseTerms.filter((t) => !quantityTerms.includes(t));
-    const part = findOperand(sentences, tokenizer, { terms: quantityTerms, ...(whole ? { exclude: [whole.quantity], near: whole.sentence } : {}), avoid: extra });
-    if (!part || !whole) return missingOperands([!part ? `the ${spec.quantity}` : '', !whole ? `the ${spec.base}` : ''].filter(Boolean), [part, whole].filter(Boolean) as Operand[]);
+    const part = findOperand(sentences, tokenizer, {
+      terms: quantityTerms,
+      ...(whole ? { exclude: [whole.quantity], near: whole.sentence } : {}),
+      avoid: extra,
+    });
+    if (!part || !whole)
+      return missingOperands(
+        [!part ? `the ${spec.quantity}` : '', !whole ? `the ${spec.base}` : ''].filter(Boolean),
+        [part, whole].filter(Boolean) as Operand[],
+      );
     const ids = [part.sentence.evidence.id, whole.sentence.evidence.id];
     const supportOf = [...new Set([part.sentence, whole.sentence])].map(support);
     if (spec.op === 'times') {
@@ -224,23 +285,40 @@ export function calculate(analysis: QuestionAnalysis, sentences: ReaderSentence[
       return { line: `${show(part.quantity)} / ${show(whole.quantity)} = ${formatDecimal(ratio)} times ${cite(ids)}`, support: supportOf };
     }
     const difference = subtract(part.quantity.value, whole.quantity.value);
-    return { line: `${show(part.quantity)} − ${show(whole.quantity)} = ${withUnit(formatDecimal(difference), unitOf(part.quantity) || spec.unit)} ${cite(ids)}`, support: supportOf };
+    return {
+      line: `${show(part.quantity)} − ${show(whole.quantity)} = ${withUnit(formatDecimal(difference), unitOf(part.quantity) || spec.unit)} ${cite(ids)}`,
+      support: supportOf,
+    };
   }
 
   if (spec.op === 'percentage' || spec.op === 'ratio') {
     const year = spec.years[0];
     const part = findOperand(sentences, tokenizer, { terms: quantityTerms, ...(year ? { year } : {}) });
-    const whole = findOperand(sentences, tokenizer, { terms: contentTerms(spec.base ?? '', tokenizer), ...(year ? { year } : {}), ...(part ? { exclude: [part.quantity] } : {}) });
-    if (!part || !whole) return missingOperands([!part ? describe(spec.quantity, year) : '', !whole ? describe(spec.base ?? '', year) : ''].filter(Boolean), [part, whole].filter(Boolean) as Operand[]);
+    const whole = findOperand(sentences, tokenizer, {
+      terms: contentTerms(spec.base ?? '', tokenizer),
+      ...(year ? { year } : {}),
+      ...(part ? { exclude: [part.quantity] } : {}),
+    });
+    if (!part || !whole)
+      return missingOperands(
+        [!part ? describe(spec.quantity, year) : '', !whole ? describe(spec.base ?? '', year) : ''].filter(Boolean),
+        [part, whole].filter(Boolean) as Operand[],
+      );
     const ids = [part.sentence.evidence.id, whole.sentence.evidence.id];
     if (spec.op === 'ratio') {
       const ratio = divide(part.quantity.value, whole.quantity.value, RATIO_PLACES);
       if (!ratio) return missingOperands([`a non-zero ${spec.base}`], [part]);
-      return { line: `${show(part.quantity)} / ${show(whole.quantity)} = ${formatDecimal(ratio)} ${cite(ids)}`, support: [support(part.sentence), support(whole.sentence)] };
+      return {
+        line: `${show(part.quantity)} / ${show(whole.quantity)} = ${formatDecimal(ratio)} ${cite(ids)}`,
+        support: [support(part.sentence), support(whole.sentence)],
+      };
     }
     const percent = divide(multiply(part.quantity.value, decimal('100')!), whole.quantity.value, PERCENT_PLACES);
     if (!percent) return missingOperands([`a non-zero ${spec.base}`], [part]);
-    return { line: `${show(part.quantity)} / ${show(whole.quantity)} = ${formatDecimal(percent)}% ${cite(ids)}`, support: [support(part.sentence), support(whole.sentence)] };
+    return {
+      line: `${show(part.quantity)} / ${show(whole.quantity)} = ${formatDecimal(percent)}% ${cite(ids)}`,
+      support: [support(part.sentence), support(whole.sentence)],
+    };
   }
 
   // difference and percent change between two years (or two described quantities)
@@ -249,16 +327,30 @@ export function calculate(analysis: QuestionAnalysis, sentences: ReaderSentence[
     const [fromYear, toYear] = years;
     const from = findOperand(sentences, tokenizer, { terms: quantityTerms, year: fromYear, ...(unitTerms ? { unitTerms } : {}) });
     const to = findOperand(sentences, tokenizer, { terms: quantityTerms, year: toYear, ...(unitTerms ? { unitTerms } : {}) });
-    if (!from || !to) return missingOperands([!from ? describe(spec.quantity, fromYear) : '', !to ? describe(spec.quantity, toYear) : ''].filter(Boolean), [from, to].filter(Boolean) as Operand[]);
+    if (!from || !to)
+      return missingOperands(
+        [!from ? describe(spec.quantity, fromYear) : '', !to ? describe(spec.quantity, toYear) : ''].filter(Boolean),
+        [from, to].filter(Boolean) as Operand[],
+      );
     const ids = [to.sentence.evidence.id, from.sentence.evidence.id];
     if (spec.op === 'percent-change') {
-      const change = divide(multiply(subtract(to.quantity.value, from.quantity.value), decimal('100')!), from.quantity.value, PERCENT_PLACES);
+      const change = divide(
+        multiply(subtract(to.quantity.value, from.quantity.value), decimal('100')!),
+        from.quantity.value,
+        PERCENT_PLACES,
+      );
       if (!change) return missingOperands([`a non-zero ${describe(spec.quantity, fromYear)}`], [to]);
-      return { line: `(${show(to.quantity)} − ${show(from.quantity)}) / ${show(from.quantity)} = ${formatDecimal(change)}% ${cite(ids)}`, support: [support(from.sentence), support(to.sentence)] };
+      return {
+        line: `(${show(to.quantity)} − ${show(from.quantity)}) / ${show(from.quantity)} = ${formatDecimal(change)}% ${cite(ids)}`,
+        support: [support(from.sentence), support(to.sentence)],
+      };
     }
     const difference = subtract(to.quantity.value, from.quantity.value);
     const unit = unitOf(to.quantity, from.quantity) || spec.unit;
-    return { line: `${show(to.quantity)} − ${show(from.quantity)} = ${withUnit(formatDecimal(difference, Math.max(to.quantity.value.scale, from.quantity.value.scale) && difference.scale), unit)} ${cite(ids)}`, support: [support(from.sentence), support(to.sentence)] };
+    return {
+      line: `${show(to.quantity)} − ${show(from.quantity)} = ${withUnit(formatDecimal(difference, Math.max(to.quantity.value.scale, from.quantity.value.scale) && difference.scale), unit)} ${cite(ids)}`,
+      support: [support(from.sentence), support(to.sentence)],
+    };
   }
   return undefined;
 }
@@ -269,15 +361,22 @@ function describe(quantity: string, year?: string): string {
 
 /** Names what is missing, and shows what was found (cited), so the reader sees how far it got. */
 function missingOperands(missing: string[], found: Array<Operand | { date: DateMention; sentence: ReaderSentence }>): ReaderResult {
-  const shown = found.map((f) => ('quantity' in f ? `${f.quantity.text} [${f.sentence.evidence.id}]` : `${f.date.text} [${f.sentence.evidence.id}]`));
+  const shown = found.map((f) =>
+    'quantity' in f ? `${f.quantity.text} [${f.sentence.evidence.id}]` : `${f.date.text} [${f.sentence.evidence.id}]`,
+  );
   const line = `${NOT_FOUND_LEAD}: ${missing.join(' and ')}, so it cannot be computed.${shown.length ? ` Found: ${shown.join('; ')}.` : ''}`;
   return { line, support: found.map((f) => support(f.sentence)) };
 }
 
-const EVENT_DATE_WORDS = /\b(?:born|founded|established|formed|released|opened|built|created|launched|started|began|died|moved|became|won|published|completed|introduced|acquired|merged|joined|retired)\b/i;
+const EVENT_DATE_WORDS =
+  /\b(?:born|founded|established|formed|released|opened|built|created|launched|started|began|died|moved|became|won|published|completed|introduced|acquired|merged|joined|retired)\b/i;
 
 /** The year of an event described in words ("the founding", "the company moved its headquarters to Trondheim"). */
-function findEventDate(event: string, sentences: ReaderSentence[], tokenizer: Tokenizer): { date: DateMention; sentence: ReaderSentence } | undefined {
+function findEventDate(
+  event: string,
+  sentences: ReaderSentence[],
+  tokenizer: Tokenizer,
+): { date: DateMention; sentence: ReaderSentence } | undefined {
   const terms = contentTerms(event, tokenizer);
   let best: { date: DateMention; sentence: ReaderSentence; score: number } | undefined;
   for (const sentence of sentences) {
@@ -307,16 +406,31 @@ export function compareCandidates(analysis: QuestionAnalysis, sentences: ReaderS
   const verdict = (winner: string, values: string) => `${spec.firstWins ? (winner === candidates[0] ? 'Yes' : 'No') : winner}\n${values}`;
   if (spec.event === 'lifespan') {
     const lives = candidates.map((candidate) => ({ candidate, found: candidateLife(candidate, sentences, tokenizer) }));
-    if (lives.some((l) => !l.found)) return partialComparison(lives.filter((l) => !l.found).map((l) => l.candidate), [], 'the dates of birth and death');
+    if (lives.some((l) => !l.found))
+      return partialComparison(
+        lives.filter((l) => !l.found).map((l) => l.candidate),
+        [],
+        'the dates of birth and death',
+      );
     const sorted = [...lives].sort((a, b) => a.found!.days - b.found!.days);
     const winner = spec.direction === 'min' ? sorted[0] : sorted[sorted.length - 1];
-    const values = lives.map((l) => `${l.candidate}: ${l.found!.born.text} – ${l.found!.died.text} [${l.found!.sentence.evidence.id}]`).join('; ');
+    const values = lives
+      .map((l) => `${l.candidate}: ${l.found!.born.text} – ${l.found!.died.text} [${l.found!.sentence.evidence.id}]`)
+      .join('; ');
     return { line: verdict(winner.candidate, values), support: lives.map((l) => support(l.found!.sentence)) };
   }
   if (spec.byDate) {
-    const dated = candidates.map((candidate) => ({ candidate, found: candidateDate(candidate, sentences, tokenizer, spec.event === 'death') }));
+    const dated = candidates.map((candidate) => ({
+      candidate,
+      found: candidateDate(candidate, sentences, tokenizer, spec.event === 'death'),
+    }));
     const what = spec.event === 'death' ? 'a date of death' : 'a date';
-    if (dated.some((d) => !d.found)) return partialComparison(dated.filter((d) => !d.found).map((d) => d.candidate), dated.filter((d) => d.found).map((d) => ({ candidate: d.candidate, value: d.found!.date.text, sentence: d.found!.sentence })), what);
+    if (dated.some((d) => !d.found))
+      return partialComparison(
+        dated.filter((d) => !d.found).map((d) => d.candidate),
+        dated.filter((d) => d.found).map((d) => ({ candidate: d.candidate, value: d.found!.date.text, sentence: d.found!.sentence })),
+        what,
+      );
     const sorted = [...dated].sort((a, b) => dateOrder(a.found!.date, b.found!.date));
     const winner = spec.direction === 'min' ? sorted[0] : sorted[sorted.length - 1];
     const values = dated.map((d) => `${d.candidate}: ${d.found!.date.text} [${d.found!.sentence.evidence.id}]`).join('; ');
@@ -330,20 +444,39 @@ export function compareCandidates(analysis: QuestionAnalysis, sentences: ReaderS
     const about = candidates.map((candidate) => {
       const own = sentences
         .filter((s) => ownedBy(s, candidate, tokenizer))
-        .sort((a, b) => Number(isOwnPassage(b, candidate)) - Number(isOwnPassage(a, candidate)) || Number(b.segment.index === 0) - Number(a.segment.index === 0) || b.relevance - a.relevance);
+        .sort(
+          (a, b) =>
+            Number(isOwnPassage(b, candidate)) - Number(isOwnPassage(a, candidate)) ||
+            Number(b.segment.index === 0) - Number(a.segment.index === 0) ||
+            b.relevance - a.relevance,
+        );
       return { candidate, own };
     });
-    if (about.some((a) => a.own.length === 0)) return partialComparison(about.filter((a) => a.own.length === 0).map((a) => a.candidate), [], spec.attribute);
+    if (about.some((a) => a.own.length === 0))
+      return partialComparison(
+        about.filter((a) => a.own.length === 0).map((a) => a.candidate),
+        [],
+        spec.attribute,
+      );
     if (/^(?:nationality|country|citizenship)$/.test(spec.attribute)) {
       // "the same country": where each is, named or by nationality ("in central Ontario, Canada")
       const read = spec.attribute === 'country' ? countryIn : nationalityIn;
       const values = about.map((a) => ({ ...a, value: a.own.map((s) => read(s.segment.text)).find(Boolean) }));
-      if (values.some((v) => !v.value)) return partialComparison(values.filter((v) => !v.value).map((v) => v.candidate), [], spec.attribute);
+      if (values.some((v) => !v.value))
+        return partialComparison(
+          values.filter((v) => !v.value).map((v) => v.candidate),
+          [],
+          spec.attribute,
+        );
       const same = values.every((v) => v.value === values[0].value);
       // "What nationality were both A and B?" asks for the nationality; "Were A and B …?" for yes or no
-      const answered = analysis.type === 'yes-no' ? (same ? 'Yes' : 'No') : same ? values[0].value! : values.map((v) => v.value).join(' and ');
+      const answered =
+        analysis.type === 'yes-no' ? (same ? 'Yes' : 'No') : same ? values[0].value! : values.map((v) => v.value).join(' and ');
       const source = (v: (typeof values)[number]) => v.own.find((s) => read(s.segment.text))!;
-      return { line: `${answered}\n${values.map((v) => `${v.candidate}: ${v.value} [${source(v).evidence.id}]`).join('; ')}`, support: values.map((v) => support(source(v))) };
+      return {
+        line: `${answered}\n${values.map((v) => `${v.candidate}: ${v.value} [${source(v).evidence.id}]`).join('; ')}`,
+        support: values.map((v) => support(source(v))),
+      };
     }
     // "Are A and B in the same county?": each one's county, by name ("Strafford County" is not "Sullivan County")
     if (/^(?:county|district|province|region|parish|borough|prefecture|municipality|department|canton)$/.test(spec.attribute)) {
@@ -353,8 +486,12 @@ export function compareCandidates(analysis: QuestionAnalysis, sentences: ReaderS
       });
       if (placed.every((p) => p.value)) {
         const same = placed.every((p) => p.value!.toLowerCase() === placed[0].value!.toLowerCase());
-        const line = analysis.type === 'yes-no' ? (same ? 'Yes' : 'No') : same ? placed[0].value! : placed.map((p) => p.value).join(' and ');
-        return { line: `${line}\n${placed.map((p) => `${p.candidate}: ${p.value} [${p.own[0].evidence.id}]`).join('; ')}`, support: placed.map((p) => support(p.source!)) };
+        const line =
+          analysis.type === 'yes-no' ? (same ? 'Yes' : 'No') : same ? placed[0].value! : placed.map((p) => p.value).join(' and ');
+        return {
+          line: `${line}\n${placed.map((p) => `${p.candidate}: ${p.value} [${p.own[0].evidence.id}]`).join('; ')}`,
+          support: placed.map((p) => support(p.source!)),
+        };
       }
     }
     // "What award did both A and B receive?" asks for a thing, not whether they share it
@@ -369,14 +506,19 @@ export function compareCandidates(analysis: QuestionAnalysis, sentences: ReaderS
   }
   // "Which boxer is American, A or B?": each one's nationality, from its own passage's definition
   // ("a Jamaican boxer … Central American title" is Jamaican)
-  const askedNationality = spec.byProperty ? nationalityIn(candidates.reduce((text, c) => text.split(c).join(' '), analysis.question)) : undefined;
+  const askedNationality = spec.byProperty
+    ? nationalityIn(candidates.reduce((text, c) => text.split(c).join(' '), analysis.question))
+    : undefined;
   if (askedNationality) {
     const given = candidates.map((candidate) => {
-      const own = sentences.filter((s) => isOwnPassage(s, candidate) && s.segment.index === 0)[0] ?? sentences.find((s) => ownedBy(s, candidate, tokenizer) && nationalityIn(s.segment.text));
+      const own =
+        sentences.filter((s) => isOwnPassage(s, candidate) && s.segment.index === 0)[0] ??
+        sentences.find((s) => ownedBy(s, candidate, tokenizer) && nationalityIn(s.segment.text));
       return { candidate, own, nationality: own ? nationalityIn(own.segment.text) : undefined };
     });
     const fitting = given.filter((g) => g.nationality === askedNationality);
-    if (fitting.length === 1 && given.every((g) => g.nationality)) return { line: fitting[0].candidate, support: given.map((g) => support(g.own!)) };
+    if (fitting.length === 1 && given.every((g) => g.nationality))
+      return { line: fitting[0].candidate, support: given.map((g) => support(g.own!)) };
   }
   if (spec.byProperty && !/^\d{4}$/.test(candidates[0])) {
     // "Which poet was from Scotland, A or B?": the option whose own sentences together say most of the description
@@ -384,7 +526,11 @@ export function compareCandidates(analysis: QuestionAnalysis, sentences: ReaderS
     const fits = candidates.map((candidate) => {
       const lower = candidate.toLowerCase();
       const own = sentences.filter((s) => ownedBy(s, candidate, tokenizer) || plainTitle(s.evidence.title).toLowerCase() === lower);
-      const says = (s: ReaderSentence) => [...s.terms, ...tokenizer.terms(s.evidence.title), ...countriesNamedIn(s.segment.text).flatMap((country) => tokenizer.terms(country))];
+      const says = (s: ReaderSentence) => [
+        ...s.terms,
+        ...tokenizer.terms(s.evidence.title),
+        ...countriesNamedIn(s.segment.text).flatMap((country) => tokenizer.terms(country)),
+      ];
       const scored = own.map((s) => ({ s, fit: share(predicate, says(s)) })).sort((a, b) => b.fit - a.fit);
       // what all its own sentences say together, shown by the one that says most
       const fit = share(predicate, [...new Set(own.flatMap(says))]);
@@ -406,12 +552,26 @@ export function compareCandidates(analysis: QuestionAnalysis, sentences: ReaderS
     findOperand(sentences, tokenizer, {
       terms: attributeTerms,
       ...(/^\d{4}$/.test(candidate) ? { year: candidate } : { owner: candidate }),
-      ...(unit ? { ...unit, minMatch: MIN_OPERAND_MATCH / 2 } : measured ? { family: measured } : counted ? { unitTerms: attributeTerms } : {}),
+      ...(unit
+        ? { ...unit, minMatch: MIN_OPERAND_MATCH / 2 }
+        : measured
+          ? { family: measured }
+          : counted
+            ? { unitTerms: attributeTerms }
+            : {}),
     });
-  const values = sameUnits(candidates.map((candidate) => ({ candidate, operand: operandOf(candidate) })), operandOf, tokenizer);
+  const values = sameUnits(
+    candidates.map((candidate) => ({ candidate, operand: operandOf(candidate) })),
+    operandOf,
+    tokenizer,
+  );
   if (values.some((v) => !v.operand)) {
     const found = values.filter((v) => v.operand);
-    return partialComparison(values.filter((v) => !v.operand).map((v) => v.candidate), found.map((v) => ({ candidate: v.candidate, value: v.operand!.quantity.text, sentence: v.operand!.sentence })), spec.attribute);
+    return partialComparison(
+      values.filter((v) => !v.operand).map((v) => v.candidate),
+      found.map((v) => ({ candidate: v.candidate, value: v.operand!.quantity.text, sentence: v.operand!.sentence })),
+      spec.attribute,
+    );
   }
   const sorted = [...values].sort((a, b) => compareAmounts(a.operand!.quantity, b.operand!.quantity));
   const winner = spec.direction === 'min' ? sorted[0] : sorted[sorted.length - 1];
@@ -446,7 +606,10 @@ function sameUnits(
   };
   if (values.length !== 2 || !values[0].operand || !values[1].operand || agree(values[0].operand, values[1].operand)) return values;
   let best: { values: typeof values; score: number } | undefined;
-  for (const [keep, other] of [[0, 1], [1, 0]] as const) {
+  for (const [keep, other] of [
+    [0, 1],
+    [1, 0],
+  ] as const) {
     const kept = values[keep].operand!;
     const family = inBaseUnit(kept.quantity)?.family;
     const wanted = unitTerms(kept);
@@ -461,9 +624,16 @@ function sameUnits(
   return best?.values ?? values;
 }
 
-function partialComparison(missing: string[], found: Array<{ candidate: string; value: string; sentence: ReaderSentence }>, what: string): ReaderResult {
+function partialComparison(
+  missing: string[],
+  found: Array<{ candidate: string; value: string; sentence: ReaderSentence }>,
+  what: string,
+): ReaderResult {
   const shown = found.map((f) => `${f.candidate}: ${f.value} [${f.sentence.evidence.id}]`).join('; ');
-  return { line: `${NOT_FOUND_LEAD}: ${what === 'value' ? 'the facts' : what} for ${missing.join(' and ')}, so they cannot be compared.${shown ? ` Found: ${shown}.` : ''}`, support: found.map((f) => support(f.sentence)) };
+  return {
+    line: `${NOT_FOUND_LEAD}: ${what === 'value' ? 'the facts' : what} for ${missing.join(' and ')}, so they cannot be compared.${shown ? ` Found: ${shown}.` : ''}`,
+    support: found.map((f) => support(f.sentence)),
+  };
 }
 
 /** The administrative unit a sentence places something in, by its name: "… a city in Strafford County, …" → "Strafford County" (never the option itself). */
@@ -485,7 +655,12 @@ function predicateTerms(analysis: QuestionAnalysis, tokenizer: Tokenizer): strin
  * A candidate's date for an age or order comparison, in a sentence about it: a birth (or founding,
  * release) date, or with `death` the date it died ("(1881 – 1927)", "died in 1927").
  */
-function candidateDate(candidate: string, sentences: ReaderSentence[], tokenizer: Tokenizer, death = false): { date: DateMention; sentence: ReaderSentence } | undefined {
+function candidateDate(
+  candidate: string,
+  sentences: ReaderSentence[],
+  tokenizer: Tokenizer,
+  death = false,
+): { date: DateMention; sentence: ReaderSentence } | undefined {
   // The option's own passage gives its dates; only without one is a passage that names it read
   // ("He was born … 1942 and is the grandson of Henry J. Kaiser" gives the grandson's birth)
   const own = sentences.filter((s) => isOwnPassage(s, candidate) && datesIn(s.segment.text).some((d) => d.year > 0));
@@ -493,7 +668,9 @@ function candidateDate(candidate: string, sentences: ReaderSentence[], tokenizer
   for (const sentence of own.length ? own : sentences) {
     if (!ownedBy(sentence, candidate, tokenizer)) continue;
     const text = sentence.segment.text;
-    const dates = datesIn(text).filter((d) => d.year > 0).sort((a, b) => a.start - b.start);
+    const dates = datesIn(text)
+      .filter((d) => d.year > 0)
+      .sort((a, b) => a.start - b.start);
     if (dates.length === 0) continue;
     let date: DateMention | undefined;
     let marked = false;
@@ -511,15 +688,30 @@ function candidateDate(candidate: string, sentences: ReaderSentence[], tokenizer
       marked = born !== null || (defining !== undefined && date === defining);
     }
     // the option's own passage ("Henry J. Kaiser") gives its dates; another that names it ("… grandson of Henry J. Kaiser") may give someone else's
-    const score = (marked ? 1 : 0) + (EVENT_DATE_WORDS.test(text) ? 0.3 : 0) + (sentence.segment.index === 0 ? 0.2 : 0) + (date.month ? 0.1 : 0) + (isOwnPassage(sentence, candidate) ? OWN_PASSAGE_DATE_BONUS : 0) + 0.05 * sentence.relevance;
+    const score =
+      (marked ? 1 : 0) +
+      (EVENT_DATE_WORDS.test(text) ? 0.3 : 0) +
+      (sentence.segment.index === 0 ? 0.2 : 0) +
+      (date.month ? 0.1 : 0) +
+      (isOwnPassage(sentence, candidate) ? OWN_PASSAGE_DATE_BONUS : 0) +
+      0.05 * sentence.relevance;
     if (!best || score > best.score) best = { date, sentence, score };
   }
   return best;
 }
 
 /** How long a candidate lived, from the two dates of a sentence about it. */
-function candidateLife(candidate: string, sentences: ReaderSentence[], tokenizer: Tokenizer): { born: DateMention; died: DateMention; days: number; sentence: ReaderSentence } | undefined {
-  for (const sentence of [...sentences].sort((a, b) => Number(isOwnPassage(b, candidate)) - Number(isOwnPassage(a, candidate)) || a.segment.index - b.segment.index || b.relevance - a.relevance)) {
+function candidateLife(
+  candidate: string,
+  sentences: ReaderSentence[],
+  tokenizer: Tokenizer,
+): { born: DateMention; died: DateMention; days: number; sentence: ReaderSentence } | undefined {
+  for (const sentence of [...sentences].sort(
+    (a, b) =>
+      Number(isOwnPassage(b, candidate)) - Number(isOwnPassage(a, candidate)) ||
+      a.segment.index - b.segment.index ||
+      b.relevance - a.relevance,
+  )) {
     if (!ownedBy(sentence, candidate, tokenizer)) continue;
     const life = lifeDates(sentence.segment.text);
     if (!life) continue;
@@ -535,9 +727,14 @@ export function multipleValues(analysis: QuestionAnalysis, sentences: ReaderSent
   if (years.length < 2) return undefined;
   const terms = contentTerms(`${analysis.unit ?? ''}`, tokenizer);
   const predicate = predicateTerms(analysis, tokenizer).filter((t) => !years.includes(t));
-  const found = years.map((year) => ({ year, operand: findOperand(sentences, tokenizer, { terms: terms.length ? terms : predicate, year }) }));
+  const found = years.map((year) => ({
+    year,
+    operand: findOperand(sentences, tokenizer, { terms: terms.length ? terms : predicate, year }),
+  }));
   if (found.every((f) => !f.operand)) return undefined;
-  const parts = found.map((f) => (f.operand ? `${f.operand.quantity.text} in ${f.year} [${f.operand.sentence.evidence.id}]` : `not found in the documents for ${f.year}`));
+  const parts = found.map((f) =>
+    f.operand ? `${f.operand.quantity.text} in ${f.year} [${f.operand.sentence.evidence.id}]` : `not found in the documents for ${f.year}`,
+  );
   return { line: parts.join('; '), support: found.filter((f) => f.operand).map((f) => support(f.operand!.sentence)) };
 }
 
@@ -551,7 +748,10 @@ function evaluateExpression(expression: string, sentences: ReaderSentence[]): Re
   for (const sentence of sentences) {
     const text = sentence.segment.text;
     if (!compact(text).includes(expression)) continue;
-    const restated = /\b(?:evaluated|interpreted|computed|parsed|treated|read)\s+as\s+([\d\s()+\-*/^.×÷%]+?)(?=\s+(?:in|by|but|and|while|whereas)\b|[,;]|$|\.(?:\s|$))/.exec(text);
+    const restated =
+      /\b(?:evaluated|interpreted|computed|parsed|treated|read)\s+as\s+([\d\s()+\-*/^.×÷%]+?)(?=\s+(?:in|by|but|and|while|whereas)\b|[,;]|$|\.(?:\s|$))/.exec(
+        text,
+      );
     const target = restated ? compact(restated[1]) : expression;
     const value = evaluate(target);
     if (value !== undefined) return { line: `${target} = ${value} [${sentence.evidence.id}]`, support: [support(sentence)] };
@@ -562,7 +762,10 @@ function evaluateExpression(expression: string, sentences: ReaderSentence[]): Re
 
 /** A small exact evaluator: + − * / % ** ^ and parentheses. */
 function evaluate(expression: string): string | undefined {
-  const tokens = expression.replace(/×/g, '*').replace(/÷/g, '/').match(/\*\*|\d+(?:\.\d+)?|[-+*/^%()]/g);
+  const tokens = expression
+    .replace(/×/g, '*')
+    .replace(/÷/g, '/')
+    .match(/\*\*|\d+(?:\.\d+)?|[-+*/^%()]/g);
   if (!tokens) return undefined;
   let position = 0;
   type Value = { int?: bigint; real: number };
@@ -576,7 +779,18 @@ function evaluate(expression: string): string | undefined {
       if (op === '%' && b.int !== 0n) return { int: a.int % b.int, real: a.real % b.real };
       if (op === '/' && b.int !== 0n && a.int % b.int === 0n) return { int: a.int / b.int, real: a.real / b.real };
     }
-    const real = op === '+' ? a.real + b.real : op === '-' ? a.real - b.real : op === '*' ? a.real * b.real : op === '/' ? a.real / b.real : op === '%' ? a.real % b.real : a.real ** b.real;
+    const real =
+      op === '+'
+        ? a.real + b.real
+        : op === '-'
+          ? a.real - b.real
+          : op === '*'
+            ? a.real * b.real
+            : op === '/'
+              ? a.real / b.real
+              : op === '%'
+                ? a.real % b.real
+                : a.real ** b.real;
     return { real };
   };
   const primary = (): Value | undefined => {

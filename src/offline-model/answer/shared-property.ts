@@ -5,10 +5,20 @@ import { plainTitle } from '../prompt-state.ts';
 import type { QuestionAnalysis } from '../question/question.ts';
 
 /** Words of a definition that say where or when, not what: they end the noun phrase. */
-const PHRASE_END = /^(?:who|whom|which|that|whose|best|known|from|in|of|for|with|by|at|on|based|born|active|and\s+(?:is|was)|since|during|until|noted|famous|widely|mostly|mainly|primarily|currently|formerly|also)$/i;
+const PHRASE_END =
+  /^(?:who|whom|which|that|whose|best|known|from|in|of|for|with|by|at|on|based|born|active|and\s+(?:is|was)|since|during|until|noted|famous|widely|mostly|mainly|primarily|currently|formerly|also)$/i;
 
 /** Female forms named by the male one, so "voice actress" and "voice actor" share their noun. */
-const COMMON_FORM: Record<string, string> = { actress: 'actor', actresses: 'actors', hostess: 'host', waitress: 'waiter', comedienne: 'comedian', stewardess: 'steward', authoress: 'author', poetess: 'poet' };
+const COMMON_FORM: Record<string, string> = {
+  actress: 'actor',
+  actresses: 'actors',
+  hostess: 'host',
+  waitress: 'waiter',
+  comedienne: 'comedian',
+  stewardess: 'steward',
+  authoress: 'author',
+  poetess: 'poet',
+};
 
 /**
  * "What profession do A and B have in common?", "A and B are both what?", "What type of musician are
@@ -72,7 +82,9 @@ function definitionOf(option: string, sentences: ReaderSentence[], tokenizer: To
   const lower = option.toLowerCase();
   const own = sentences.filter((s) => ownedBy(s, option, tokenizer));
   const titled = (s: ReaderSentence) => plainTitle(s.evidence.title).toLowerCase() === lower;
-  const ordered = [...own].sort((x, y) => Number(titled(y) && y.segment.index === 0) - Number(titled(x) && x.segment.index === 0) || y.relevance - x.relevance);
+  const ordered = [...own].sort(
+    (x, y) => Number(titled(y) && y.segment.index === 0) - Number(titled(x) && x.segment.index === 0) || y.relevance - x.relevance,
+  );
   for (const sentence of ordered) {
     const items = definedAs(sentence.segment.text);
     if (items.length) return { sentence, items };
@@ -82,7 +94,8 @@ function definitionOf(option: string, sentences: ReaderSentence[], tokenizer: To
 
 /** "… is an American voice actress, singer and pianist, who …" → ["American voice actress", "singer", "pianist"]. */
 function definedAs(sentence: string): string[] {
-  const match = /\b(?:is|was|are|were|has been|had been)\s+(?:(?:a|an|the|one of the|also|currently|formerly|former)\s+)+([^;()."“”]*)/i.exec(sentence);
+  const match =
+    /\b(?:is|was|are|were|has been|had been)\s+(?:(?:a|an|the|one of the|also|currently|formerly|former)\s+)+([^;()."“”]*)/i.exec(sentence);
   if (!match) return [];
   const words: string[] = [];
   for (const word of match[1].split(/\s+/)) {
@@ -120,7 +133,8 @@ function sharedNoun(first: string[], second: string[], focus: string, kindOf: bo
       while (shared < Math.min(x.length, y.length) && stem(x[x.length - 1 - shared]) === stem(y[y.length - 1 - shared])) shared++;
       const phrase = x.slice(x.length - shared);
       // "What type of band are both?": the noun asked for is shared, its shared modifiers answer
-      if (focusStem && stem(phrase[phrase.length - 1]) === focusStem) return phrase.length > 1 ? phrase.slice(0, -1).join(' ').toLowerCase() : undefined;
+      if (focusStem && stem(phrase[phrase.length - 1]) === focusStem)
+        return phrase.length > 1 ? phrase.slice(0, -1).join(' ').toLowerCase() : undefined;
       // "What award did both win?" is not answered by what both are; "what type of musician" is ("singer")
       if (focusHead && !kindOf && !CATEGORY_FOCUS.test(focusHead)) return undefined;
       return phrase.join(' ').toLowerCase();

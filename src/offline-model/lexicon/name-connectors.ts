@@ -3,4 +3,25 @@
  * Beethoven", "Tristan da Cunha"). One set, so planning (text/entities.ts) and answering
  * (text/spans.ts) split names the same way.
  */
-export const NAME_CONNECTORS: ReadonlySet<string> = new Set(['of', 'the', 'for', 'and', 'de', 'von', 'van', 'der', 'den', 'la', 'le', 'du', 'del', 'da', 'di', 'dos', 'das', 'y', '&', 'upon']);
+export const NAME_CONNECTORS: ReadonlySet<string> = new Set([
+  'of',
+  'the',
+  'for',
+  'and',
+  'de',
+  'von',
+  'van',
+  'der',
+  'den',
+  'la',
+  'le',
+  'du',
+  'del',
+  'da',
+  'di',
+  'dos',
+  'das',
+  'y',
+  '&',
+  'upon',
+]);

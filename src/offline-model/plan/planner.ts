@@ -58,7 +58,9 @@ export function bridgeQueries(state: PromptState, tokenizer: Tokenizer, limit: n
   const questionTerms = new Set(tokenizer.terms(state.question));
   // The passage of the thing a multi-hop question starts from ("the city in which Kirton End is
   // located") names where the chain goes next, one-word names too ("… in the Boston district").
-  const hopEntities = analyseQuestion(state.question).chain.filter((hop) => !hop.terminal && hop.entity).map((hop) => normaliseQuery(hop.entity!));
+  const hopEntities = analyseQuestion(state.question)
+    .chain.filter((hop) => !hop.terminal && hop.entity)
+    .map((hop) => normaliseQuery(hop.entity!));
   const isHopSource = (evidence: PromptState['evidence'][number]) => hopEntities.includes(normaliseQuery(plainTitle(evidence.title)));
   const ranked = [...state.evidence].sort((a, b) => relevanceRank(a) - relevanceRank(b));
   const hopSource = ranked.find(isHopSource);

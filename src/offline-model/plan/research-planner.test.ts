@@ -10,12 +10,20 @@ describe('offline research planner', () => {
       'Who leads Halvorsen Instruments today?',
     ]);
     // "and who" describing one person, and a comma inside a description, are not parts
-    assert.deepEqual(decomposeQuestion("Who was the writer of These Boots Are Made for Walkin' and who died in 2007?"), ["Who was the writer of These Boots Are Made for Walkin' and who died in 2007?"]);
-    assert.deepEqual(decomposeQuestion('A medieval fortress in Dirleton, East Lothian, Scotland borders on the south side of what coastal area?'), ['A medieval fortress in Dirleton, East Lothian, Scotland borders on the south side of what coastal area?']);
+    assert.deepEqual(decomposeQuestion("Who was the writer of These Boots Are Made for Walkin' and who died in 2007?"), [
+      "Who was the writer of These Boots Are Made for Walkin' and who died in 2007?",
+    ]);
+    assert.deepEqual(
+      decomposeQuestion('A medieval fortress in Dirleton, East Lothian, Scotland borders on the south side of what coastal area?'),
+      ['A medieval fortress in Dirleton, East Lothian, Scotland borders on the south side of what coastal area?'],
+    );
   });
 
   it('writes exact Python for a calculation line, rounded as the line shows its result', () => {
-    assert.equal(pythonFor('55.2 − 48.0 = 7.2 million euros [E1][E2]'), "from decimal import Decimal as D, ROUND_HALF_UP\nvalue = D('55.2') - D('48.0')\nprint(\"RESULT=\" + str(value.quantize(D(1).scaleb(-1), rounding=ROUND_HALF_UP)))");
+    assert.equal(
+      pythonFor('55.2 − 48.0 = 7.2 million euros [E1][E2]'),
+      "from decimal import Decimal as D, ROUND_HALF_UP\nvalue = D('55.2') - D('48.0')\nprint(\"RESULT=\" + str(value.quantize(D(1).scaleb(-1), rounding=ROUND_HALF_UP)))",
+    );
     assert.match(pythonFor('6.3 / 55.2 = 11.4% [E1]')!, /value = \(D\('6\.3'\) \/ D\('55\.2'\)\) \* 100/);
     assert.match(pythonFor('1,462 + 38 = 1,500 stores [E3]')!, /D\('1462'\) \+ D\('38'\)/);
     assert.equal(pythonFor('Marit Halvorsen [E1]'), undefined);
@@ -23,8 +31,18 @@ describe('offline research planner', () => {
 
   it('puts the direct answer first, a section per sub-question, and open sub-questions last', () => {
     const report = composeReport('Who founded it, and what colour is the logo?', [
-      { id: 'S1', question: 'Who founded it?', status: 'answered', answer: 'Marit Halvorsen [E1]\nHalvorsen Instruments was founded in 1987 by Marit Halvorsen. [E1]' },
-      { id: 'S2', question: 'What colour is the logo?', status: 'not found in the documents', answer: 'Not found in the documents: the colour of the logo.' },
+      {
+        id: 'S1',
+        question: 'Who founded it?',
+        status: 'answered',
+        answer: 'Marit Halvorsen [E1]\nHalvorsen Instruments was founded in 1987 by Marit Halvorsen. [E1]',
+      },
+      {
+        id: 'S2',
+        question: 'What colour is the logo?',
+        status: 'not found in the documents',
+        answer: 'Not found in the documents: the colour of the logo.',
+      },
     ]);
     const lines = report.split('\n');
     assert.equal(lines[0], 'Marit Halvorsen [E1]');
@@ -35,7 +53,12 @@ describe('offline research planner', () => {
 
 describe('offline research planner: relative clauses', () => {
   it('keeps ", which was …" with the name it describes', () => {
-    assert.deepEqual(decomposeQuestion('Which company bought Euromarché, which was founded in 1968?'), ['Which company bought Euromarché, which was founded in 1968?']);
-    assert.deepEqual(decomposeQuestion('Who founded Halvorsen Instruments, and who leads it today?'), ['Who founded Halvorsen Instruments?', 'Who leads Halvorsen Instruments today?']);
+    assert.deepEqual(decomposeQuestion('Which company bought Euromarché, which was founded in 1968?'), [
+      'Which company bought Euromarché, which was founded in 1968?',
+    ]);
+    assert.deepEqual(decomposeQuestion('Who founded Halvorsen Instruments, and who leads it today?'), [
+      'Who founded Halvorsen Instruments?',
+      'Who leads Halvorsen Instruments today?',
+    ]);
   });
 });

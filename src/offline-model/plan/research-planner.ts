@@ -34,7 +34,10 @@ interface SubAnswer {
 
 function textOf(content: unknown): string {
   if (typeof content === 'string') return content;
-  if (Array.isArray(content)) return content.map((part) => (part && typeof part === 'object' && 'text' in part ? String((part as { text: unknown }).text) : '')).join('');
+  if (Array.isArray(content))
+    return content
+      .map((part) => (part && typeof part === 'object' && 'text' in part ? String((part as { text: unknown }).text) : ''))
+      .join('');
   return '';
 }
 
@@ -51,12 +54,15 @@ function readCalls(prompt: LanguageModelV3Prompt): Call[] {
   const calls = new Map<string, Call>();
   for (const message of prompt) {
     if (message.role === 'assistant') {
-      for (const part of message.content) if (part.type === 'tool-call') calls.set(part.toolCallId, { id: part.toolCallId, name: part.toolName, input: parseInput(part.input) });
+      for (const part of message.content)
+        if (part.type === 'tool-call')
+          calls.set(part.toolCallId, { id: part.toolCallId, name: part.toolName, input: parseInput(part.input) });
     } else if (message.role === 'tool') {
       for (const part of message.content) {
         if (part.type !== 'tool-result') continue;
         const call = calls.get(part.toolCallId);
-        if (call) call.result = part.output.type === 'text' || part.output.type === 'error-text' ? part.output.value : JSON.stringify(part.output);
+        if (call)
+          call.result = part.output.type === 'text' || part.output.type === 'error-text' ? part.output.value : JSON.stringify(part.output);
       }
     }
   }
@@ -68,7 +74,8 @@ export function possessive(name: string): string {
   return /s$/i.test(name) ? `${name}'` : `${name}'s`;
 }
 
-const RELATIVE_CLAUSE = /^(?:which|who|whom|whose|where|when|that)\s+(?:is|was|are|were|has|had|have|can|could|will|would|may|might|did|does|do|also|\w+ed|\w+s)\b/i;
+const RELATIVE_CLAUSE =
+  /^(?:which|who|whom|whose|where|when|that)\s+(?:is|was|are|were|has|had|have|can|could|will|would|may|might|did|does|do|also|\w+ed|\w+s)\b/i;
 const WH_START = /^(?:who|whom|whose|what|when|where|which|why|how|in (?:which|what)|at (?:which|what)|for (?:which|what))\b/i;
 
 /**
@@ -112,7 +119,12 @@ function subAnswers(calls: Call[]): SubAnswer[] {
     const head = /^SUB-QUESTION (\S+) \(([^)]+)\): (.*)$/m.exec(call.result);
     const status = /^RESULT: (.*?)(?: \(finish reason [^)]*\))?$/m.exec(call.result)?.[1] ?? 'failed';
     const answer = /\nANSWER:\n([\s\S]*?)\nEND ANSWER/.exec(call.result)?.[1]?.trim() ?? '';
-    out.push({ id: head?.[1] !== '-' && head?.[1] ? head[1] : String(call.input.subQuestion ?? head?.[2] ?? ''), question: head?.[3] ?? String(call.input.question ?? ''), status, answer });
+    out.push({
+      id: head?.[1] !== '-' && head?.[1] ? head[1] : String(call.input.subQuestion ?? head?.[2] ?? ''),
+      question: head?.[3] ?? String(call.input.question ?? ''),
+      status,
+      answer,
+    });
   }
   return out;
 }
@@ -155,7 +167,10 @@ function withComputed(line: string, result: string): string {
 function firstLine(answer: string): string {
   const [first = '', ...rest] = answer.split('\n').map((line) => line.trim());
   // A how-to answer opens with its code block: that block, whole, is its direct answer.
-  if (first.startsWith('```')) return answer.slice(0, answer.indexOf('```', 3) + 3 + (/^[^\n]*/.exec(answer.slice(answer.indexOf('```', 3) + 3))?.[0].length ?? 0)).trim();
+  if (first.startsWith('```'))
+    return answer
+      .slice(0, answer.indexOf('```', 3) + 3 + (/^[^\n]*/.exec(answer.slice(answer.indexOf('```', 3) + 3))?.[0].length ?? 0))
+      .trim();
   if (hasCitationMarker(first) || first.startsWith('Not found')) return first;
   const ids = [...new Set(rest.flatMap((line) => [...line.matchAll(/\b(E\d+)\b/g)].map((m) => m[1])))].slice(0, 3);
   return ids.length ? `${first} [${ids.join(', ')}]` : first;
@@ -183,12 +198,14 @@ export function composeReport(question: string, answers: SubAnswer[], computed?:
         : leads.some((l) => l.includes('\n'))
           ? leads.join('\n')
           : leads.map((l) => l.replace(/\.$/, '')).join('; ');
-  const direct = computed && found.length > 0 && pythonFor(firstLine(found[0].answer)) ? withComputed(firstLine(found[0].answer), computed) : lead;
-  const sections = answers.map((a) => [`## ${a.id}. ${a.question}`, a.answer ? withCitedLead(a.answer) : `${NOT_FOUND_LEAD} (${a.status}).`].join('\n'));
+  const direct =
+    computed && found.length > 0 && pythonFor(firstLine(found[0].answer)) ? withComputed(firstLine(found[0].answer), computed) : lead;
+  const sections = answers.map((a) =>
+    [`## ${a.id}. ${a.question}`, a.answer ? withCitedLead(a.answer) : `${NOT_FOUND_LEAD} (${a.status}).`].join('\n'),
+  );
   const openLines = open.map((a) => `Open: ${a.id}: ${a.question} (${a.status})`);
   return [direct, '', ...sections.flatMap((s) => [s, '']), ...openLines].join('\n').trim();
 }
-
 
 /** Each claim the critique found unsupported, cited instead to the first passage that supports it (when one does). */
 export function reciteFromEvidence(report: string, critique: Critique, evidence: Map<string, string>): string {
@@ -209,33 +226,54 @@ export function researchTurn(options: LanguageModelV3CallOptions, question: stri
   const calls = readCalls(options.prompt);
   const offered = new Set((options.tools ?? []).map((tool) => tool.name));
   const mayCall = options.toolChoice?.type !== 'none' && lastUserText === question;
-  const call = (name: string, input: unknown, i = 0): LanguageModelV3Content => ({ type: 'tool-call', toolCallId: `offline-research-${calls.length + i}`, toolName: name, input: JSON.stringify(input) });
+  const call = (name: string, input: unknown, i = 0): LanguageModelV3Content => ({
+    type: 'tool-call',
+    toolCallId: `offline-research-${calls.length + i}`,
+    toolName: name,
+    input: JSON.stringify(input),
+  });
 
   const plan = calls.find((c) => c.name === 'plan' && c.result);
   if (mayCall && !plan && offered.has('plan')) {
     const subQuestions = decomposeQuestion(question);
-    const brief = subQuestions.length > 1 ? `The question has ${subQuestions.length} parts; each is answered from the documents on its own, then brought together.` : 'One question: answered from the documents by a nested agent that follows the entities it finds.';
+    const brief =
+      subQuestions.length > 1
+        ? `The question has ${subQuestions.length} parts; each is answered from the documents on its own, then brought together.`
+        : 'One question: answered from the documents by a nested agent that follows the entities it finds.';
     return [call('plan', { brief, subQuestions })];
   }
-  const planned = plan ? [...(plan.result ?? '').matchAll(/^(S\d+) \[[^\]]*\]: (.*)$/gm)].map((m) => ({ id: m[1], question: m[2] })) : [{ id: 'S1', question }];
+  const planned = plan
+    ? [...(plan.result ?? '').matchAll(/^(S\d+) \[[^\]]*\]: (.*)$/gm)].map((m) => ({ id: m[1], question: m[2] }))
+    : [{ id: 'S1', question }];
   const asked = new Set(calls.filter((c) => c.name === 'rag').map((c) => String(c.input.subQuestion ?? '')));
   const pending = planned.filter((item) => !asked.has(item.id));
-  if (mayCall && pending.length && offered.has('rag')) return pending.map((item, i) => call('rag', { question: item.question, subQuestion: item.id }, i));
+  if (mayCall && pending.length && offered.has('rag'))
+    return pending.map((item, i) => call('rag', { question: item.question, subQuestion: item.id }, i));
 
   const answers = subAnswers(calls);
   const python = calls.find((c) => c.name === 'python');
-  const code = answers[0]?.status === 'answered' && analyseQuestion(question).type === 'calculation' ? pythonFor(firstLine(answers[0].answer)) : undefined;
+  const code =
+    answers[0]?.status === 'answered' && analyseQuestion(question).type === 'calculation'
+      ? pythonFor(firstLine(answers[0].answer))
+      : undefined;
   if (mayCall && code && !python && offered.has('python')) return [call('python', { code })];
   const computed = python?.result ? /RESULT=(-?[\d.]+)/.exec(python.result)?.[1] : undefined;
 
   const report = composeReport(question, answers.length ? answers : [], computed);
   const evidence = new Map<string, string>();
   for (const c of calls) for (const block of parseEvidence(c.result ?? '')) if (!block.reference) evidence.set(block.id, block.text);
-  const critique = critiqueDraft(report, (id) => evidence.get(id), planned.map((p) => ({ ...p, status: answers.find((a) => a.id === p.id)?.status === 'answered' ? 'answered' : 'open' })));
+  const critique = critiqueDraft(
+    report,
+    (id) => evidence.get(id),
+    planned.map((p) => ({ ...p, status: answers.find((a) => a.id === p.id)?.status === 'answered' ? 'answered' : 'open' })),
+  );
   if (mayCall && !calls.some((c) => c.name === 'critique') && offered.has('critique')) return [call('critique', { draft: report })];
   // The critique's findings are addressed before the answer is final: a claim another passage
   // supports is cited to that passage instead; what none supports is marked uncertain.
-  const items = planned.map((p) => ({ ...p, status: answers.find((a) => a.id === p.id)?.status === 'answered' ? ('answered' as const) : ('open' as const) }));
+  const items = planned.map((p) => ({
+    ...p,
+    status: answers.find((a) => a.id === p.id)?.status === 'answered' ? ('answered' as const) : ('open' as const),
+  }));
   const fixed = hasFindings(critique) ? reciteFromEvidence(report, critique, evidence) : report;
   const left = critiqueDraft(fixed, (id) => evidence.get(id), items);
   return [{ type: 'text', text: hasFindings(left) ? markFindings(fixed, left) : fixed }];

@@ -45,7 +45,12 @@ export function withPlainerWords(question: string): string {
  * `ignore`: question terms that describe the answer rather than what it is about ("city" in "in
  * which city", "together" in a sum); they never make the evidence look absent.
  */
-export function questionCoverage(state: PromptState, tokenizer: Tokenizer, ignore: ReadonlySet<string> = new Set(), operators: ReadonlySet<string> = new Set()): QuestionCoverage {
+export function questionCoverage(
+  state: PromptState,
+  tokenizer: Tokenizer,
+  ignore: ReadonlySet<string> = new Set(),
+  operators: ReadonlySet<string> = new Set(),
+): QuestionCoverage {
   const termsOf = new Map<OfflineEvidence, Set<string>>();
   const documentFrequency = new Map<string, number>();
   for (const evidence of state.evidence) {
@@ -56,7 +61,12 @@ export function questionCoverage(state: PromptState, tokenizer: Tokenizer, ignor
   const n = state.evidence.length;
   const weight = (term: string) => Math.log(1 + (n + 1) / ((documentFrequency.get(term) ?? 0) + 0.5));
   // `operators`: words of the operation asked ("together", "how many"), not of its subject: they weigh nothing.
-  const wanted = new Map(tokenizer.terms(withPlainerWords(state.question)).filter((term) => !operators.has(term)).map((term) => [term, weight(term)]));
+  const wanted = new Map(
+    tokenizer
+      .terms(withPlainerWords(state.question))
+      .filter((term) => !operators.has(term))
+      .map((term) => [term, weight(term)]),
+  );
   const total = [...wanted.values()].reduce((a, b) => a + b, 0) || 1;
   const covered = (terms: Set<string>, exclude?: Set<string>) => {
     let sum = 0;

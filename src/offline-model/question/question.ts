@@ -1,20 +1,80 @@
 import { entitiesIn } from '../text/entities.ts';
 import { isDemonym, isRegionName, NATIONALITY } from '../text/spans.ts';
 import { splitSentences } from '../text/sentences.ts';
-import type { AnswerType, CalculationOp, CalculationSpec, ComparisonSpec, Hop, QuestionAnalysis, QuestionRule, QuestionType } from './types.ts';
+import type {
+  AnswerType,
+  CalculationOp,
+  CalculationSpec,
+  ComparisonSpec,
+  Hop,
+  QuestionAnalysis,
+  QuestionRule,
+  QuestionType,
+} from './types.ts';
 
-export type { AnswerType, CalculationOp, CalculationSpec, ComparisonSpec, Hop, QuestionAnalysis, QuestionRule, QuestionType } from './types.ts';
+export type {
+  AnswerType,
+  CalculationOp,
+  CalculationSpec,
+  ComparisonSpec,
+  Hop,
+  QuestionAnalysis,
+  QuestionRule,
+  QuestionType,
+} from './types.ts';
 
 /** The participle of a verb or of the noun for its doer: "wrote"/"writer" → "written". */
 const PARTICIPLES: Record<string, string> = {
-  directed: 'directed', director: 'directed', wrote: 'written', writer: 'written', author: 'written', founded: 'founded', founder: 'founded',
-  created: 'created', creator: 'created', designed: 'designed', designer: 'designed', produced: 'produced', producer: 'produced',
-  composed: 'composed', composer: 'composed', published: 'published', publisher: 'published', invented: 'invented', inventor: 'invented',
-  developed: 'developed', developer: 'developed', built: 'built', builder: 'built', owns: 'owned', owned: 'owned', owner: 'owned',
-  painted: 'painted', illustrated: 'illustrated', illustrator: 'illustrated', manufactured: 'manufactured', manufacturer: 'manufactured',
-  distributed: 'distributed', distributor: 'distributed', architect: 'designed', recorded: 'recorded', performed: 'performed', sang: 'sung',
-  formed: 'formed', established: 'established', discovered: 'discovered', discoverer: 'discovered', narrated: 'narrated', narrator: 'narrated',
-  edited: 'edited', editor: 'edited', translated: 'translated', translator: 'translated', coined: 'coined', organized: 'organized', organizer: 'organized',
+  directed: 'directed',
+  director: 'directed',
+  wrote: 'written',
+  writer: 'written',
+  author: 'written',
+  founded: 'founded',
+  founder: 'founded',
+  created: 'created',
+  creator: 'created',
+  designed: 'designed',
+  designer: 'designed',
+  produced: 'produced',
+  producer: 'produced',
+  composed: 'composed',
+  composer: 'composed',
+  published: 'published',
+  publisher: 'published',
+  invented: 'invented',
+  inventor: 'invented',
+  developed: 'developed',
+  developer: 'developed',
+  built: 'built',
+  builder: 'built',
+  owns: 'owned',
+  owned: 'owned',
+  owner: 'owned',
+  painted: 'painted',
+  illustrated: 'illustrated',
+  illustrator: 'illustrated',
+  manufactured: 'manufactured',
+  manufacturer: 'manufactured',
+  distributed: 'distributed',
+  distributor: 'distributed',
+  architect: 'designed',
+  recorded: 'recorded',
+  performed: 'performed',
+  sang: 'sung',
+  formed: 'formed',
+  established: 'established',
+  discovered: 'discovered',
+  discoverer: 'discovered',
+  narrated: 'narrated',
+  narrator: 'narrated',
+  edited: 'edited',
+  editor: 'edited',
+  translated: 'translated',
+  translator: 'translated',
+  coined: 'coined',
+  organized: 'organized',
+  organizer: 'organized',
 };
 
 /** "founder" → "founded": how a passage says the role a question names (undefined for other words). */
@@ -25,8 +85,13 @@ export function participleOf(word: string): string | undefined {
 function agentAsked(question: string): string | undefined {
   const verbs = Object.keys(PARTICIPLES).join('|');
   const asked =
-    new RegExp(`^(?:who|which\\s+(?:[\\w-]+\\s+){0,2}?[\\w-]+)\\s+(?:(?:originally|first|also|has|had|have|actually)\\s+)?(${verbs})\\b`, 'i').exec(question)?.[1] ??
-    new RegExp(`^(?:who|which\\s+[\\w-]+|what\\s+[\\w-]+)\\s+(?:is|was|were|are)\\s+the\\s+(?:[\\w-]+\\s+)?(${verbs})\\s+of\\b`, 'i').exec(question)?.[1] ??
+    new RegExp(
+      `^(?:who|which\\s+(?:[\\w-]+\\s+){0,2}?[\\w-]+)\\s+(?:(?:originally|first|also|has|had|have|actually)\\s+)?(${verbs})\\b`,
+      'i',
+    ).exec(question)?.[1] ??
+    new RegExp(`^(?:who|which\\s+[\\w-]+|what\\s+[\\w-]+)\\s+(?:is|was|were|are)\\s+the\\s+(?:[\\w-]+\\s+)?(${verbs})\\s+of\\b`, 'i').exec(
+      question,
+    )?.[1] ??
     // "… was formed by which company?"
     new RegExp(`\\b(${verbs})\\s+by\\s+(?:which|what)\\s+[\\w-]+(?:\\s+[\\w-]+)?\\s*\\??\\s*$`, 'i').exec(question)?.[1];
   return asked ? PARTICIPLES[asked.toLowerCase()] : undefined;
@@ -41,30 +106,42 @@ const PERSON_NOUNS =
 const OCCUPATION =
   /^(?:(?!(?:list|playlist|checklist|wishlist|twist|mist|wrist|fist|exist|assist|resist|insist|persist|consist|subsist)s?$)[a-z]{3,}ists?|(?!(?:median|meridian|guardian)s?$)[a-z]{3,}(?:ician|arian|ologian|ographer|ologist|onian|ean)s?|(?:consultant|assistant|accountant|attendant|merchant|servant|sergeant|lieutenant|student|resident|agent|correspondent|superintendent|contestant|participant|descendant|immigrant|emigrant|claimant|defendant|informant|occupant|entrant|applicant|tenant|regent|heir|heiress|nominee|trainee|employee|veteran|citizen|native|official|aide|spouse|partner|widow|widower|prodigy|protege|protégé|mentor|pupil|apprentice|disciple|tutor|teacher|professor|lecturer|researcher|explorer|sailor|soldier|warrior|knight|monk|nun|priest|rabbi|imam|missionary|activist|campaigner|lobbyist|strategist|advisor|adviser|counselor|counsellor|spy|assassin|criminal|outlaw|gangster|mobster|smuggler|pirate|personality|celebrity|socialite|magnate|tycoon|mogul|executive|chief|principal|dean|provost|rector|vicar|pastor|deacon|cardinal|archbishop|baron|baroness|count|countess|earl|marquess|viscount|emir|sultan|shah|tsar|czar|khan|chieftain|monarch|sovereign|ruler|dictator|premier|statesman|stateswoman|intern|volunteer|laureate|recipient|finalist|graduate|alumnus|alumna|congressman|congresswoman|legislator|lawmaker|delegate|representative|commissioner|mayor|alderman|sheriff|marshal|detective|inspector|constable|commander|admiral|colonel|major|captain|corporal|private)s?)$/;
 const DATE_NOUNS = /^(?:year|date|day|month|decade|century|season|era|time|period|timeframe|years)$/;
-const NUMBER_NOUNS = /^(?:number|population|amount|count|total|size|capacity|length|height|depth|width|area|price|cost|age|score|percentage|rate|distance|duration|weight|allowance|salary|budget|revenue|profit|income|fee|fees|wage|pay|limit|maximum|minimum|inhabitants|attendance|elevation|altitude|temperature|speed|value|worth|turnover|headcount|ratio|share|margin|timeout|index|rank|ranking|tally|enrollment|enrolment|circulation|viewership)$/;
+const NUMBER_NOUNS =
+  /^(?:number|population|amount|count|total|size|capacity|length|height|depth|width|area|price|cost|age|score|percentage|rate|distance|duration|weight|allowance|salary|budget|revenue|profit|income|fee|fees|wage|pay|limit|maximum|minimum|inhabitants|attendance|elevation|altitude|temperature|speed|value|worth|turnover|headcount|ratio|share|margin|timeout|index|rank|ranking|tally|enrollment|enrolment|circulation|viewership)$/;
 const ROLE_NOUNS =
   'founder|co-founder|director|author|writer|creator|father|mother|son|daughter|wife|husband|brother|sister|owner|ceo|president|leader|head|capital|designer|producer|composer|singer|star|builder|manufacturer|developer|publisher|headquarters|home|team|company|university|school|band|group|parent company|successor|predecessor|inventor|editor|host|coach|manager|captain|mayor|governor|king|queen|chairman|architect|lyricist|narrator|illustrator|subsidiary|member|sponsor|distributor|studio|label|network|maker|playwright|screenwriter|novelist|poet|songwriter|artist|painter|sculptor|performer|vocalist|frontman|drummer|guitarist|bassist|conductor|choreographer|cinematographer|photographer|operator|presenter|anchor|commander|general|partner|spouse|child|parent|sibling|proprietor|landlord|employer|teacher|mentor|student|pupil|rival|opponent|heir|namesake|engineer|investor|backer|chairperson|chair|principal|dean|rector|pastor|bishop|abbot|premier|chancellor';
 /** The role nouns, also capitalised ("The Leader of <party>"). */
-const BOTH_CASES = ROLE_NOUNS.split('|').map((role) => `[${role[0]}${role[0].toUpperCase()}]${role.slice(1)}`).join('|');
-const COMPARATIVE_MAX = /\b(?:more|most|larger|largest|bigger|biggest|greater|greatest|higher|highest|longer|longest|taller|tallest|heavier|faster|older|oldest|wider|deeper|deepest|earlier|earliest|first)\b/;
-const COMPARATIVE_MIN = /\b(?:fewer|less|least|smaller|smallest|lower|lowest|shorter|shortest|lighter|slower|younger|youngest|narrower|shallower|later|latest|last|newer|newest|more recent(?:ly)?)\b/;
+const BOTH_CASES = ROLE_NOUNS.split('|')
+  .map((role) => `[${role[0]}${role[0].toUpperCase()}]${role.slice(1)}`)
+  .join('|');
+const COMPARATIVE_MAX =
+  /\b(?:more|most|larger|largest|bigger|biggest|greater|greatest|higher|highest|longer|longest|taller|tallest|heavier|faster|older|oldest|wider|deeper|deepest|earlier|earliest|first)\b/;
+const COMPARATIVE_MIN =
+  /\b(?:fewer|less|least|smaller|smallest|lower|lowest|shorter|shortest|lighter|slower|younger|youngest|narrower|shallower|later|latest|last|newer|newest|more recent(?:ly)?)\b/;
 
 const AUXILIARIES = /^(?:is|are|was|were|do|does|did|can|could|has|have|had|will|would|should|shall|may|might|must)$/i;
 
 function clean(text: string): string {
-  return text.replace(/\s+/g, ' ').replace(/^[\s,;:]+|[\s?.!,;:]+$/g, '').trim();
+  return text
+    .replace(/\s+/g, ' ')
+    .replace(/^[\s,;:]+|[\s?.!,;:]+$/g, '')
+    .trim();
 }
 
 function stripArticle(text: string): string {
   return text.replace(/^(?:the|a|an)\s+/i, '').trim();
 }
 
-const PREPOSITIONS = /^(?:of|in|on|at|for|from|by|with|to|into|onto|during|under|over|since|until|about|after|before|between|through|than|as|like|near|besides|aside|among|against|within|without|across|around|behind|beyond|per|via|the|a|an|this|that|these|those)$/i;
-const VERBISH = /^(?:happens?|happened|causes?|caused|makes?|made|means?|meant|controls?|determines?|decides?|defines?|returns?|returned|raises?|raised|goes|went|occurs?|occurred|changes?|changed|affects?|needs?|counts?|matters?|remains?|exists?|works?|lets?|allows?|fly|flies|flew|plays?|hosts?|holds?|leads?|owns?|uses?|contains?|includes?|features?|produces?|sells?|runs?|won|wins?|appears?|belongs?|lies|lie|sits?|serves?|competes?|performs?|operates?|consists?|represents?|refers?|originates?|depicts?|describes?|portrays?|tells?|follows?|focuses?|lasts?|begins?|publishes?|sings?|sang|writes?|wrote|directs?|manages?|teaches?|gets?|gives?|gave|took|kept|brings?|brought|comes?|came|becomes?|became|seems?|provides?|requires?|involves?|commemorates?|celebrates?|connects?|joins?|joined|lost|loses?|faced|met|reached)$/i;
+const PREPOSITIONS =
+  /^(?:of|in|on|at|for|from|by|with|to|into|onto|during|under|over|since|until|about|after|before|between|through|than|as|like|near|besides|aside|among|against|within|without|across|around|behind|beyond|per|via|the|a|an|this|that|these|those)$/i;
+const VERBISH =
+  /^(?:happens?|happened|causes?|caused|makes?|made|means?|meant|controls?|determines?|decides?|defines?|returns?|returned|raises?|raised|goes|went|occurs?|occurred|changes?|changed|affects?|needs?|counts?|matters?|remains?|exists?|works?|lets?|allows?|fly|flies|flew|plays?|hosts?|holds?|leads?|owns?|uses?|contains?|includes?|features?|produces?|sells?|runs?|won|wins?|appears?|belongs?|lies|lie|sits?|serves?|competes?|performs?|operates?|consists?|represents?|refers?|originates?|depicts?|describes?|portrays?|tells?|follows?|focuses?|lasts?|begins?|publishes?|sings?|sang|writes?|wrote|directs?|manages?|teaches?|gets?|gives?|gave|took|kept|brings?|brought|comes?|came|becomes?|became|seems?|provides?|requires?|involves?|commemorates?|celebrates?|connects?|joins?|joined|lost|loses?|faced|met|reached)$/i;
 /** Irregular past participles: like "-ed" words, they end the noun phrase asked for ("series told in the first person"). */
-const IRREGULAR_PARTICIPLES = /^(?:told|known|written|made|given|seen|taken|born|built|sold|held|won|begun|drawn|grown|shown|sung|spoken|thrown|worn|chosen|driven|ridden|eaten|fallen|forgotten|hidden|stolen|broken|bought|brought|caught|taught|thought|fought|found|kept|left|lost|meant|met|paid|put|read|run|said|sent|set|shot|spent|stood|struck|understood|led|fed|bred|cast|hit|hurt|laid|lit|dug|hung|sat|slept|spun|swept|wound|become|come|done|gone|beaten|bitten|blown|flown|forbidden|frozen|risen|shaken|sworn|woken|overseen|undertaken)$/i;
+const IRREGULAR_PARTICIPLES =
+  /^(?:told|known|written|made|given|seen|taken|born|built|sold|held|won|begun|drawn|grown|shown|sung|spoken|thrown|worn|chosen|driven|ridden|eaten|fallen|forgotten|hidden|stolen|broken|bought|brought|caught|taught|thought|fought|found|kept|left|lost|meant|met|paid|put|read|run|said|sent|set|shot|spent|stood|struck|understood|led|fed|bred|cast|hit|hurt|laid|lit|dug|hung|sat|slept|spun|swept|wound|become|come|done|gone|beaten|bitten|blown|flown|forbidden|frozen|risen|shaken|sworn|woken|overseen|undertaken)$/i;
 /** Adjectives ending in -ed that name a kind, not an action ("based" is not one: "based in"). */
-const ED_ADJECTIVES = /^(?:animated|armed|united|red|bed|supernatural|advanced|detailed|limited|listed|named|related|renewed|talented|married|retired|noted|acclaimed|celebrated|distinguished|registered|unnamed|wicked|sacred|naked|rugged|crooked|beloved|learned|aged|skilled|licensed|certified|integrated|automated|rated|televised|unscripted|unified)$/i;
+const ED_ADJECTIVES =
+  /^(?:animated|armed|united|red|bed|supernatural|advanced|detailed|limited|listed|named|related|renewed|talented|married|retired|noted|acclaimed|celebrated|distinguished|registered|unnamed|wicked|sacred|naked|rugged|crooked|beloved|learned|aged|skilled|licensed|certified|integrated|automated|rated|televised|unscripted|unified)$/i;
 
 /**
  * The noun phrase the question asks for, right after "what"/"which", past "type of" and "the … of"
@@ -72,13 +149,23 @@ const ED_ADJECTIVES = /^(?:animated|armed|united|red|bed|supernatural|advanced|d
  */
 function whPhrase(question: string, word: string): string | undefined {
   const q = question.replace(/\bwhat['’]s\b/gi, 'what is').replace(new RegExp(`\\b(?!${word}\\b)(?:what|which)\\b`, 'gi'), '·');
-  const typeOf = /\b(?:what|which)\s+(?:type|kind|sort|form|genre|brand|style|piece|variety)s?\s+of\s+(?:the\s+|a\s+|an\s+)?([\w'’-]+(?:\s+[\w'’-]+){0,2}?)(?=\s+(?:is|are|was|were|do|does|did|can|could|has|have|had|will|would|should)\b|\s*[?,]|\s*$|\s+(?:of|in|on|at|for|from|by|with|that|which|who)\b)/i.exec(q);
+  const typeOf =
+    /\b(?:what|which)\s+(?:type|kind|sort|form|genre|brand|style|piece|variety)s?\s+of\s+(?:the\s+|a\s+|an\s+)?([\w'’-]+(?:\s+[\w'’-]+){0,2}?)(?=\s+(?:is|are|was|were|do|does|did|can|could|has|have|had|will|would|should)\b|\s*[?,]|\s*$|\s+(?:of|in|on|at|for|from|by|with|that|which|who)\b)/i.exec(
+      q,
+    );
   if (typeOf) return typeOf[1];
   // "what is/was the X of …" / "what is the name of the X …" / "what was the X's Y?"
-  const isThe = /\b(?:what|which)\s+(?:is|was|are|were)\s+(?:the\s+|a\s+|an\s+)?((?:[\w'’-]+\s+){0,4}?[\w'’-]+?)(?=\s+(?:of|for|in|on|at|that|which|who|whose|to|from|with|by|behind|between|when|where|if|after|before|used|given|called|made)\b|\s*[?,.]|\s*$)/i.exec(q);
+  const isThe =
+    /\b(?:what|which)\s+(?:is|was|are|were)\s+(?:the\s+|a\s+|an\s+)?((?:[\w'’-]+\s+){0,4}?[\w'’-]+?)(?=\s+(?:of|for|in|on|at|that|which|who|whose|to|from|with|by|behind|between|when|where|if|after|before|used|given|called|made)\b|\s*[?,.]|\s*$)/i.exec(
+      q,
+    );
   if (isThe) {
     let phrase = isThe[1];
-    const nameOf = /^(?:name|title|names|titles)$/i.test(phrase) ? /\b(?:name|title)s?(?:\s+(?:from|in|between|during|until|since|before|after)\s+\d{4}(?:\s*(?:to|and|until|-|–)\s*\d{4})?)?\s+(?:of|for)\s+(?:the\s+|a\s+|an\s+)?((?:[\w'’-]+\s+){0,3}?[\w'’-]+?)(?=\s+(?:of|in|on|at|for|from|by|with|that|which|who|whose|to|is|was|starring|featuring|written|directed|the|a|an|his|her|their|its)\b|\s*[?,]|\s*$)/i.exec(q)?.[1] : undefined;
+    const nameOf = /^(?:name|title|names|titles)$/i.test(phrase)
+      ? /\b(?:name|title)s?(?:\s+(?:from|in|between|during|until|since|before|after)\s+\d{4}(?:\s*(?:to|and|until|-|–)\s*\d{4})?)?\s+(?:of|for)\s+(?:the\s+|a\s+|an\s+)?((?:[\w'’-]+\s+){0,3}?[\w'’-]+?)(?=\s+(?:of|in|on|at|for|from|by|with|that|which|who|whose|to|is|was|starring|featuring|written|directed|the|a|an|his|her|their|its)\b|\s*[?,]|\s*$)/i.exec(
+          q,
+        )?.[1]
+      : undefined;
     phrase = nameOf ?? phrase;
     const firstWord = phrase.split(/\s+/)[0];
     if (!AUXILIARIES.test(firstWord) && !PREPOSITIONS.test(firstWord) && !/^[a-z]+ed$/i.test(firstWord)) return phrase;
@@ -90,8 +177,20 @@ function whPhrase(question: string, word: string): string | undefined {
   for (const [index, word] of all.entries()) {
     const bare = word.replace(/[?,.;:!]+$/, '');
     // "attribute gives the next …": a word in -s before an article or pronoun is the verb
-    if (words.length > 0 && /[^s]s$/.test(bare) && /^(?:the|a|an|to|me|you|it|them|us|him|her|this|that|these|those|its|their|his|my|your|our|up|out|back|off)$/i.test(all[index + 1] ?? '')) break;
-    if (AUXILIARIES.test(bare) || (PREPOSITIONS.test(bare) && words.length > 0) || /^(?:that|which|who|whom|whose|where|when|and|or)$/i.test(bare) && words.length > 0) break;
+    if (
+      words.length > 0 &&
+      /[^s]s$/.test(bare) &&
+      /^(?:the|a|an|to|me|you|it|them|us|him|her|this|that|these|those|its|their|his|my|your|our|up|out|back|off)$/i.test(
+        all[index + 1] ?? '',
+      )
+    )
+      break;
+    if (
+      AUXILIARIES.test(bare) ||
+      (PREPOSITIONS.test(bare) && words.length > 0) ||
+      (/^(?:that|which|who|whom|whose|where|when|and|or)$/i.test(bare) && words.length > 0)
+    )
+      break;
     if (words.length > 0 && /^[a-z]+ed$/.test(bare) && !ED_ADJECTIVES.test(bare)) break; // "director hosted"
     if (words.length > 0 && IRREGULAR_PARTICIPLES.test(bare)) break; // "series told in the first person"
     // a lower-case word in -s before a name is the verb ("Which film stars <name> …")
@@ -100,7 +199,8 @@ function whPhrase(question: string, word: string): string | undefined {
     words.push(bare);
     if (bare !== word) break; // punctuation ends the phrase
   }
-  if (words.length === 0 || PREPOSITIONS.test(words[0]) || AUXILIARIES.test(words[0]) || (words.length === 1 && VERBISH.test(words[0]))) return undefined;
+  if (words.length === 0 || PREPOSITIONS.test(words[0]) || AUXILIARIES.test(words[0]) || (words.length === 1 && VERBISH.test(words[0])))
+    return undefined;
   // "and" joins nouns of one phrase ("actor and dancer"): kept by the loop only when before any stop
   return words.join(' ');
 }
@@ -121,7 +221,11 @@ function interrogative(q: string): string | undefined {
 /** A plural noun phrase: "optional dependencies", "exception classes" (not "address", "status", "series"). */
 function isPlural(phrase: string): boolean {
   const head = headOf(phrase);
-  return /[^su]s$|ies$/.test(head) && !/(?:ss|us|is|series|species|news|physics|mathematics|politics|economics|athletics|headquarters|means)$/.test(head) && head.length > 3;
+  return (
+    /[^su]s$|ies$/.test(head) &&
+    !/(?:ss|us|is|series|species|news|physics|mathematics|politics|economics|athletics|headquarters|means)$/.test(head) &&
+    head.length > 3
+  );
 }
 
 function headOf(phrase: string): string {
@@ -132,7 +236,11 @@ function headOf(phrase: string): string {
 export function answerTypeOfNoun(noun: string): AnswerType | undefined {
   const words = noun.toLowerCase().split(/\s+/);
   // the head noun, skipping a trailing adverb ("daily meal allowance abroad")
-  const head = words.length > 1 && /^(?:abroad|overseas|worldwide|today|now|together|there|here|ago|originally|first|last|currently)$/.test(words[words.length - 1]) ? words[words.length - 2] : headOf(noun);
+  const head =
+    words.length > 1 &&
+    /^(?:abroad|overseas|worldwide|today|now|together|there|here|ago|originally|first|last|currently)$/.test(words[words.length - 1])
+      ? words[words.length - 2]
+      : headOf(noun);
   if (PLACE_NOUNS.test(head)) return 'place';
   if (/^(?:year|years|decade|century)$/.test(head)) return 'year';
   if (DATE_NOUNS.test(head)) return 'date';
@@ -156,7 +264,8 @@ function measureOf(question: string): string | undefined {
   return MEASURES.find(([pattern]) => pattern.test(question))?.[1];
 }
 
-const COMPARATIVES = 'older|younger|elder|taller|shorter|larger|smaller|bigger|longer|earlier|later|higher|lower|greater|wider|deeper|heavier|first';
+const COMPARATIVES =
+  'older|younger|elder|taller|shorter|larger|smaller|bigger|longer|earlier|later|higher|lower|greater|wider|deeper|heavier|first';
 
 /**
  * The question sets its options side by side (lower-cased): "…, A or B?", "Are both …", "… the same …",
@@ -179,35 +288,62 @@ function candidatesIn(question: string): string[] {
     /^(?:between|of)\s+(?:the\s+)?(.+?)\s+(?:and|or)\s+(?:the\s+)?(.+?),\s*(?:which|who|what|whose)\b/i.exec(q) ??
     /^(?:the\s+)?(\p{Lu}.*?)\s+(?:or|and)\s+(?:the\s+)?(\p{Lu}.*?),\s*(?:which|who|what|whose)\b/u.exec(q) ??
     /^(?:which|who)\s+of\s+the\s+(?:two|both)\b[^,]*,\s*(?:the\s+)?(.+?)\s+(?:or|and)\s+(?:the\s+)?(.+?),/i.exec(q) ??
-    new RegExp(`^(?:[Ww]hich|[Ww]ho)\\s+of\\s+(?!the\\s+(?:two|both)\\b)(?:the\\s+)?(\\p{Lu}.*?)\\s+(?:or|and)\\s+(?:the\\s+)?(\\p{Lu}.*?)\\s+(?:is|was|are|were|has|had|have|did|does|do|came|comes|${COMPARATIVES})\\b`, 'u').exec(q);
+    new RegExp(
+      `^(?:[Ww]hich|[Ww]ho)\\s+of\\s+(?!the\\s+(?:two|both)\\b)(?:the\\s+)?(\\p{Lu}.*?)\\s+(?:or|and)\\s+(?:the\\s+)?(\\p{Lu}.*?)\\s+(?:is|was|are|were|has|had|have|did|does|do|came|comes|${COMPARATIVES})\\b`,
+      'u',
+    ).exec(q);
   if (lead) return [clean(lead[1]), clean(lead[2])];
   // "Who is the younger of A and B?"
-  const ofBoth = new RegExp(`\\bthe\\s+(?:${COMPARATIVES})\\s+(?:one\\s+)?of\\s+(?:the\\s+)?(.+?)\\s+(?:and|or)\\s+(?:the\\s+)?(.+)$`, 'i').exec(q);
+  const ofBoth = new RegExp(
+    `\\bthe\\s+(?:${COMPARATIVES})\\s+(?:one\\s+)?of\\s+(?:the\\s+)?(.+?)\\s+(?:and|or)\\s+(?:the\\s+)?(.+)$`,
+    'i',
+  ).exec(q);
   if (ofBoth) return [clean(ofBoth[1]), clean(ofBoth[2])];
   // "Which county is larger, A, Region or B, Region?": after the asking clause's comma, each option may
   // hold a comma of its own
   const placed = optionsWithRegions(q);
   if (placed) return placed;
   // "…, the Coastal Team or the Harbour Systems Team" / "Who is older, A or B" / "in 2023 or in 2024"
-  const tail = /(?:,|:)\s*((?:(?!,).)+?)\s+or\s+((?:(?!,).)+)$/i.exec(q) ?? /(?:,|:|\bbetween)\s*((?:(?!,).)+?)\s+(?:or|and)\s+((?:(?!,).)+)$/i.exec(q);
-  if (tail && /\bor\b|\bbetween\b/i.test(q.slice(tail.index))) return [stripArticle(clean(tail[1])), stripArticle(clean(tail[2]))].map((c) => c.replace(/^(?:in|at|on|from)\s+/i, ''));
+  const tail =
+    /(?:,|:)\s*((?:(?!,).)+?)\s+or\s+((?:(?!,).)+)$/i.exec(q) ??
+    /(?:,|:|\bbetween)\s*((?:(?!,).)+?)\s+(?:or|and)\s+((?:(?!,).)+)$/i.exec(q);
+  if (tail && /\bor\b|\bbetween\b/i.test(q.slice(tail.index)))
+    return [stripArticle(clean(tail[1])), stripArticle(clean(tail[2]))].map((c) => c.replace(/^(?:in|at|on|from)\s+/i, ''));
   const years = /\b(?:in|at|for|during)?\s*(\d{4})\s+or\s+(?:in|at|for|during)?\s*(\d{4})\b/.exec(q);
   if (years) return [years[1], years[2]];
-  const both = /\bboth\s+(.+?)\s+and\s+(.+?)(?=\s+(?:a|an|the|of|from|in|were|are|have|had|located|based|known|considered|members?|types?|kinds?|part)\b|$)/i.exec(q);
+  const both =
+    /\bboth\s+(.+?)\s+and\s+(.+?)(?=\s+(?:a|an|the|of|from|in|were|are|have|had|located|based|known|considered|members?|types?|kinds?|part)\b|$)/i.exec(
+      q,
+    );
   if (both) return [clean(both[1]), clean(both[2])].map(stripArticle).map(nameOnly).map(leadingNounless);
-  const pair = /^(?:is|are|was|were|do|does|did|have|has|had|can|could)\s+(.+?)\s+and\s+(.+?)\s+(?:both|each|the same|of the same|from the same|in the same|located|considered|members|part|share|shared)\b/i.exec(q);
+  const pair =
+    /^(?:is|are|was|were|do|does|did|have|has|had|can|could)\s+(.+?)\s+and\s+(.+?)\s+(?:both|each|the same|of the same|from the same|in the same|located|considered|members|part|share|shared)\b/i.exec(
+      q,
+    );
   if (pair) return [clean(pair[1]), clean(pair[2])].map(stripArticle).map(nameOnly).map(leadingNounless);
   // "Is the population of A greater than that of B?"
-  const thatOf = /^(?:is|was|are|were)\s+the\s+(?:[\w-]+\s+){0,2}?[\w-]+\s+of\s+(?:the\s+)?(.+?)\s+(?:greater|larger|higher|bigger|smaller|lower|less|more|fewer)\s+than\s+(?:that|those)\s+of\s+(?:the\s+)?(.+)$/i.exec(q);
+  const thatOf =
+    /^(?:is|was|are|were)\s+the\s+(?:[\w-]+\s+){0,2}?[\w-]+\s+of\s+(?:the\s+)?(.+?)\s+(?:greater|larger|higher|bigger|smaller|lower|less|more|fewer)\s+than\s+(?:that|those)\s+of\s+(?:the\s+)?(.+)$/i.exec(
+      q,
+    );
   if (thatOf) return [clean(thatOf[1]), clean(thatOf[2])];
   // "Is A older than B?" / "Was A released before B?"
-  const than = /^(?:is|are|was|were|do|does|did|has|have|had)\s+(?:the\s+)?(\p{Lu}.*?|["“].+?["”])\s+(?:(?:born|founded|established|formed|released|published|created|opened|built|launched|started|die|died|have|has|had|\p{Ll}+)\s+)?(?:older|younger|taller|shorter|larger|smaller|bigger|longer|earlier|later|higher|lower|greater|wider|deeper|heavier|(?:more|fewer|less)\s+[\w-]+(?:\s+[\w-]+)?|before|after)\s+(?:than\s+)?(?:the\s+)?(\p{Lu}.*|["“].+)$/u.exec(q.replace(/^\p{Lu}/u, (c) => c.toLowerCase()));
+  const than =
+    /^(?:is|are|was|were|do|does|did|has|have|had)\s+(?:the\s+)?(\p{Lu}.*?|["“].+?["”])\s+(?:(?:born|founded|established|formed|released|published|created|opened|built|launched|started|die|died|have|has|had|\p{Ll}+)\s+)?(?:older|younger|taller|shorter|larger|smaller|bigger|longer|earlier|later|higher|lower|greater|wider|deeper|heavier|(?:more|fewer|less)\s+[\w-]+(?:\s+[\w-]+)?|before|after)\s+(?:than\s+)?(?:the\s+)?(\p{Lu}.*|["“].+)$/u.exec(
+      q.replace(/^\p{Lu}/u, (c) => c.toLowerCase()),
+    );
   if (than) return [clean(than[1]), clean(than[2])];
   // "Is A or B higher?" / "Was A or B born first?"
-  const either = /^(?:is|are|was|were|do|does|did|has|have|had)\s+(?:the\s+)?(\p{Lu}.*?)\s+or\s+(?:the\s+)?(\p{Lu}.*?)\s+(?:older|younger|taller|shorter|larger|smaller|bigger|longer|earlier|later|higher|lower|greater|wider|deeper|heavier|more|less|fewer|born|founded|established|formed|released|published|created|first)\b/u.exec(q.replace(/^\p{Lu}/u, (c) => c.toLowerCase()));
+  const either =
+    /^(?:is|are|was|were|do|does|did|has|have|had)\s+(?:the\s+)?(\p{Lu}.*?)\s+or\s+(?:the\s+)?(\p{Lu}.*?)\s+(?:older|younger|taller|shorter|larger|smaller|bigger|longer|earlier|later|higher|lower|greater|wider|deeper|heavier|more|less|fewer|born|founded|established|formed|released|published|created|first)\b/u.exec(
+      q.replace(/^\p{Lu}/u, (c) => c.toLowerCase()),
+    );
   if (either) return [clean(either[1]), clean(either[2])];
   // "who is younger A or B" (no comma); the names may hold "for", "of", "the" … and a comparative ("First for …")
-  const bare = /\b(?:older|younger|taller|shorter|larger|smaller|bigger|longer|earlier|later|first|more|less|higher|lower|greater)\s+(?:,\s*)?((?:[A-Z][\w.'’-]*\s*)(?:(?:of|for|the|and|de|in|on|to|&)\s+|[A-Z\d][\w.'’-]*\s*)*?)\s+or\s+((?:(?:the\s+)?[A-Z][\w.'’-]*\s*)(?:(?:of|for|the|and|de|in|on|to|&)\s+|[A-Z\d][\w.'’-]*\s*)*)$/.exec(q);
+  const bare =
+    /\b(?:older|younger|taller|shorter|larger|smaller|bigger|longer|earlier|later|first|more|less|higher|lower|greater)\s+(?:,\s*)?((?:[A-Z][\w.'’-]*\s*)(?:(?:of|for|the|and|de|in|on|to|&)\s+|[A-Z\d][\w.'’-]*\s*)*?)\s+or\s+((?:(?:the\s+)?[A-Z][\w.'’-]*\s*)(?:(?:of|for|the|and|de|in|on|to|&)\s+|[A-Z\d][\w.'’-]*\s*)*)$/.exec(
+      q,
+    );
   if (bare) return [clean(bare[1]), stripArticle(clean(bare[2]))];
   return [];
 }
@@ -225,9 +361,13 @@ function optionsWithRegions(q: string): [string, string] | undefined {
   const [before, second] = [q.slice(0, at), q.slice(at + 4).trim()];
   const pieces = before.split(/,\s*/);
   if (pieces.length < 2) return undefined;
-  const regioned = (second.includes(',') || isRegionName(pieces[pieces.length - 1])) && pieces.length >= 3 && !/^(?:which|who|what|whose)\b/i.test(pieces[pieces.length - 2]);
+  const regioned =
+    (second.includes(',') || isRegionName(pieces[pieces.length - 1])) &&
+    pieces.length >= 3 &&
+    !/^(?:which|who|what|whose)\b/i.test(pieces[pieces.length - 2]);
   const first = regioned ? pieces.slice(-2).join(', ') : pieces[pieces.length - 1];
-  const named = (option: string) => /^(?:the\s+)?[\p{Lu}"“\d]/u.test(option) && option.split(/,\s*/).every((part) => /^(?:the\s+)?[\p{Lu}"“\d]/u.test(part));
+  const named = (option: string) =>
+    /^(?:the\s+)?[\p{Lu}"“\d]/u.test(option) && option.split(/,\s*/).every((part) => /^(?:the\s+)?[\p{Lu}"“\d]/u.test(part));
   if (!(first.includes(',') || second.includes(',')) || !named(first) || !named(second)) return undefined;
   return [stripArticle(clean(first)), stripArticle(clean(second))];
 }
@@ -257,7 +397,8 @@ const SUBJECT_HOP =
   /^(?:In \d{4},?\s+)?(?!(?:what|which|who|whom|whose|when|where|why|how|is|are|was|were|do|does|did|in|on|at|for|from|during)\b)((?:"[^"]+"|“[^”]+”|[\p{L}\d])[^,?]*?)\s+(is|was|are|were|has been|had been)\s+(?:an?\s+|the\s+)?((?:[\w-]+\s+){0,4}?[\w-]+)\s+(by|at|of|for|in|from|with|under)\s+(an?\s+(?:[\w-]+\s+){0,2}?[\w-]+)\s+((?:that|who|which|whose|born|based|located|where)\b.*)$/iu;
 
 /** After the opening name: "<does something with> a <noun> that/who … <asks>". */
-const THEN_DESCRIBED = /^\s+([a-z][\w'’-]*\s+(?:[\w'’.-]+\s+){0,13}?)(an?\s+(?:[\w-]+\s+){0,2}?[\w-]+)\s+((?:that|who|which|whose|born|based|located|founded|formed|headquartered)\s+.*)$/u;
+const THEN_DESCRIBED =
+  /^\s+([a-z][\w'’-]*\s+(?:[\w'’.-]+\s+){0,13}?)(an?\s+(?:[\w-]+\s+){0,2}?[\w-]+)\s+((?:that|who|which|whose|born|based|located|founded|formed|headquartered)\s+.*)$/u;
 const ASKS = /\b(?:what|which|who|whom|whose|when|where|how|why)\b/i;
 
 /**
@@ -269,7 +410,9 @@ function describedBySubject(q: string): Hop | undefined {
   const name = entitiesIn(body)[0];
   if (!name) return undefined;
   // "The 1989 <team> season was …": the subject with its year and head noun is the passage's name
-  const opening = new RegExp(`^(?:[Tt]he\\s+)?(?:\\d{4}(?:[–-]\\d{2,4})?\\s+)?["“]?${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}["”]?(?:\\s+(?!(?:is|was|are|were|has|had)\\b)[a-z][\\w-]*){0,2}(?=\\s+(?:is|was|are|were|has|had|[a-z]+ed)\\b)|^["“]?${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}["”]?`).exec(body)?.[0];
+  const opening = new RegExp(
+    `^(?:[Tt]he\\s+)?(?:\\d{4}(?:[–-]\\d{2,4})?\\s+)?["“]?${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}["”]?(?:\\s+(?!(?:is|was|are|were|has|had)\\b)[a-z][\\w-]*){0,2}(?=\\s+(?:is|was|are|were|has|had|[a-z]+ed)\\b)|^["“]?${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}["”]?`,
+  ).exec(body)?.[0];
   if (!opening) return undefined;
   const entity = opening.replace(/^(?:the\s+)/i, '').replace(/["“”]/g, '');
   const match = THEN_DESCRIBED.exec(body.slice(opening.length));
@@ -300,7 +443,10 @@ function clauseEndingAtVerb(match: RegExpMatchArray): RegExpMatchArray {
 function throughDemonym(match: RegExpMatchArray, q: string): RegExpMatchArray {
   if (!isDemonym(match[2].replace(/^the\s+/i, ''))) return match;
   const after = q.slice(match.index! + match[0].length);
-  const name = /^((?:\s+(?!(?:is|was|are|were|has|had|have|did|does|do)\b)[\w'’-]+){1,10}?\s+)((?:[\p{Lu}][\w.'’&-]*)(?:\s+(?:of|the|and|de|&|[\p{Lu}\d][\w.'’&-]*))*)/u.exec(after);
+  const name =
+    /^((?:\s+(?!(?:is|was|are|were|has|had|have|did|does|do)\b)[\w'’-]+){1,10}?\s+)((?:[\p{Lu}][\w.'’&-]*)(?:\s+(?:of|the|and|de|&|[\p{Lu}\d][\w.'’&-]*))*)/u.exec(
+      after,
+    );
   if (!name || /[,?]/.test(name[1]) || isDemonym(name[2])) return match;
   const longer = [match[0] + name[0], match[1], match[2] + name[0]] as unknown as RegExpMatchArray;
   return Object.assign(longer, { index: match.index, input: match.input });
@@ -314,7 +460,10 @@ const PREPOSITION_END = /\s(?:in|at|on|from|for|with|by|of|to|under|near|into|th
  */
 function clauseWithItsVerb(match: RegExpMatchArray, q: string): RegExpMatchArray {
   if (!PREPOSITION_END.test(match[1])) return match;
-  const verb = /^\s+(?:(?:is|was|are|were|has been|had been)\s+)?(?:[a-z]+ed|based|located|born|situated|found|held|built|set|made|run|kept|shot|seen|won|sold|written|sung|spoken|grown)(?=\s*(?:\?|,|$))/.exec(q.slice(match.index! + match[0].length));
+  const verb =
+    /^\s+(?:(?:is|was|are|were|has been|had been)\s+)?(?:[a-z]+ed|based|located|born|situated|found|held|built|set|made|run|kept|shot|seen|won|sold|written|sung|spoken|grown)(?=\s*(?:\?|,|$))/.exec(
+      q.slice(match.index! + match[0].length),
+    );
   if (!verb) return match;
   const longer = [match[0] + verb[0], match[1], match[2], match[3] + verb[0]] as unknown as RegExpMatchArray;
   return Object.assign(longer, { index: match.index, input: match.input });
@@ -326,7 +475,10 @@ function chainIn(question: string): Hop[] {
   const q = question.replace(/\s+/g, ' ').trim();
   const patterns: RegExp[] = [
     // the founder of <name> / the director of the romantic comedy "<title>" / the star of the 1945 film noir <title>
-    new RegExp(`\\b(?:[Tt]he|[Aa]n?|[Ii]ts|[Hh]is|[Hh]er|[Tt]heir)\\s+((?:[\\w-]+\\s+){0,2}?(?:${BOTH_CASES}))\\s+of\\s+((?:the\\s+)?(?:\\d{4}\\s+)?(?:[a-z][\\w-]*\\s+){0,3}?(?:"[^"]+"|“[^”]+”|(?:[\\p{Lu}\\d][\\w.'’&-]*)(?:\\s+(?:of|the|and|de|&|for(?=\\s+\\p{Lu})|[\\p{Lu}\\d][\\w.'’&-]*))*))`, 'gu'),
+    new RegExp(
+      `\\b(?:[Tt]he|[Aa]n?|[Ii]ts|[Hh]is|[Hh]er|[Tt]heir)\\s+((?:[\\w-]+\\s+){0,2}?(?:${BOTH_CASES}))\\s+of\\s+((?:the\\s+)?(?:\\d{4}\\s+)?(?:[a-z][\\w-]*\\s+){0,3}?(?:"[^"]+"|“[^”]+”|(?:[\\p{Lu}\\d][\\w.'’&-]*)(?:\\s+(?:of|the|and|de|&|for(?=\\s+\\p{Lu})|[\\p{Lu}\\d][\\w.'’&-]*))*))`,
+      'gu',
+    ),
     // the team that built <name> / the woman who portrayed <name> in the film <title>
     /\b(?:the|a|an)\s+((?:[\w-]+\s+){0,2}?[\w-]+)\s+(that|which|who|whose|where)\s+((?:(?!\b(?:is|was|are|were|has|have|did|does)\b\s+(?:based|located|born|known)\b)[^?,])+?)(?=\s+(?:born|based|located|work|works|held|hold|play|played|live|lived|die|died|founded|is|was|are|were|have|has|had|did|does|do)\b[^?]*\?|\?|,|$)/gi,
     // the company founded by <name>
@@ -338,7 +490,12 @@ function chainIn(question: string): Hop[] {
     for (const found of q.matchAll(pattern)) {
       const match = index === 1 ? clauseWithItsVerb(clauseEndingAtVerb(found), q) : index === 0 ? throughDemonym(found, q) : found;
       const phrase = match[0].replace(/^(?:its|his|her|their)\s+/i, 'the ');
-      const relation = index === 0 ? match[1].toLowerCase() : index === 1 ? `${match[1].toLowerCase()} ${match[2].toLowerCase()} ${match[3]}` : `${match[1].toLowerCase()} ${match[2]}`;
+      const relation =
+        index === 0
+          ? match[1].toLowerCase()
+          : index === 1
+            ? `${match[1].toLowerCase()} ${match[2].toLowerCase()} ${match[3]}`
+            : `${match[1].toLowerCase()} ${match[2]}`;
       const target = index === 0 ? match[2] : index === 1 ? match[3] : match[2].replace(/^\S+\s+(?:by\s+)?/, '');
       // "<owner>'s single <title>": the owner describes the thing named after it, which the hop starts from
       const named = entitiesIn(target).filter((e) => target.includes(e) && !isDemonym(e));
@@ -347,11 +504,20 @@ function chainIn(question: string): Hop[] {
       if (index === 1 && !entity) continue; // a relative clause with no name in it is not a hop we can follow
       // "… served under which <Title Words>?": a preposition's "which" that ends the question is what it
       // asks, not a relative clause
-      if (index === 1 && PREPOSITION_END.test(found[1]) && /^(?:\p{Lu}[\w.'’-]*\s*|(?:of|the|and|for)\s+)+$/u.test(found[3]) && /^\s*\??\s*$/.test(q.slice(found.index! + found[0].length))) continue;
+      if (
+        index === 1 &&
+        PREPOSITION_END.test(found[1]) &&
+        /^(?:\p{Lu}[\w.'’-]*\s*|(?:of|the|and|for)\s+)+$/u.test(found[3]) &&
+        /^\s*\??\s*$/.test(q.slice(found.index! + found[0].length))
+      )
+        continue;
       if (hops.some((h) => h.phrase.includes(phrase) || phrase.includes(h.phrase))) continue;
       const rest = q.replace(match[0], '{}');
       // "Who was {}?", and "Who was {} and who died in 2007?": the hop's result is the answer
-      const terminal = /^(?:who|what|which)\s+(?:is|was|are|were)\s+\{\}(?:\s*,?\s+(?:and|who|that|which)\s+(?:who|that|which|also)?\b[^{}]*)?\s*\??$/i.test(rest) || /^(?:name|identify)\s+\{\}/i.test(rest);
+      const terminal =
+        /^(?:who|what|which)\s+(?:is|was|are|were)\s+\{\}(?:\s*,?\s+(?:and|who|that|which)\s+(?:who|that|which|also)?\b[^{}]*)?\s*\??$/i.test(
+          rest,
+        ) || /^(?:name|identify)\s+\{\}/i.test(rest);
       hops.push({ phrase: match[0], relation, ...(entity ? { entity } : {}), rest, terminal });
     }
   }
@@ -361,7 +527,13 @@ function chainIn(question: string): Hop[] {
   if (subject && !hops.some((h) => !h.terminal && h.entity)) {
     const [, entity, verb, relation, preposition, described, clause] = subject;
     const rest = `${entity} ${verb} ${relation} ${preposition} {} ${clause}`;
-    hops.push({ phrase: described.replace(/^an?\s+/i, 'the '), relation: relation.toLowerCase(), entity, rest, terminal: !/\b(?:what|which|who|whom|whose|when|where|how|why)\b/i.test(clause.replace(/^(?:that|who|which|whose)\b/i, '')) });
+    hops.push({
+      phrase: described.replace(/^an?\s+/i, 'the '),
+      relation: relation.toLowerCase(),
+      entity,
+      rest,
+      terminal: !/\b(?:what|which|who|whom|whose|when|where|how|why)\b/i.test(clause.replace(/^(?:that|who|which|whose)\b/i, '')),
+    });
   }
   if (!hops.some((h) => !h.terminal && h.entity)) {
     const described = describedBySubject(q);
@@ -375,38 +547,73 @@ function calculationIn(question: string, years: string[], unit: string | undefin
   const expectedWord = /\b(?:the|all|these)\s+(two|three|four|five|six|seven|eight|nine|ten|both)\b/.exec(q)?.[1];
   const expected = expectedWord ? NUMBER_WORDS[expectedWord] : undefined;
   // X as a share / percentage / proportion / fraction of Y; ratio of X to Y; what percentage of Y is X
-  let m = /(?:what|how (?:much|big|large)) (?:was|is|were|are) (?:the )?(.+?) (?:in (\d{4}) )?as an? (?:share|percentage|proportion|fraction|percent) of (?:the )?(.+?)(?: in (\d{4}))?\??$/.exec(q);
+  let m =
+    /(?:what|how (?:much|big|large)) (?:was|is|were|are) (?:the )?(.+?) (?:in (\d{4}) )?as an? (?:share|percentage|proportion|fraction|percent) of (?:the )?(.+?)(?: in (\d{4}))?\??$/.exec(
+      q,
+    );
   if (m) return { op: 'percentage', quantity: m[1], base: m[3], years: years, ...(unit ? { unit } : {}) };
-  m = /(?:what|which) (?:share|percentage|proportion|fraction|percent) of (?:the )?(.+?) (?:was|is|were|are|did|does|came from|went to) (?:the )?(.+?)\??$/.exec(q);
+  m =
+    /(?:what|which) (?:share|percentage|proportion|fraction|percent) of (?:the )?(.+?) (?:was|is|were|are|did|does|came from|went to) (?:the )?(.+?)\??$/.exec(
+      q,
+    );
   if (m) return { op: 'percentage', quantity: m[2], base: m[1], years };
   m = /\bratio (?:of|between) (?:the )?(.+?) (?:to|and) (?:the )?(.+?)(?: in (\d{4}))?\??$/.exec(q);
   if (m) return { op: 'ratio', quantity: m[1], base: m[2], years };
-  m = /\b(?:by )?(?:what|how much|how many) (?:percent|percentage|per cent)(?: points?)? (?:did|has|have|does|do|was|is)? ?(?:the )?(.+?) (?:grow|grew|increase|increased|rise|rose|fall|fell|drop|dropped|decline|declined|decrease|decreased|change|changed)\b/.exec(q) ?? /\bpercent(?:age)? (?:change|growth|increase|decrease|rise|drop) (?:in|of) (?:the )?(.+?)(?: from| between|\?|$)/.exec(q);
+  m =
+    /\b(?:by )?(?:what|how much|how many) (?:percent|percentage|per cent)(?: points?)? (?:did|has|have|does|do|was|is)? ?(?:the )?(.+?) (?:grow|grew|increase|increased|rise|rose|fall|fell|drop|dropped|decline|declined|decrease|decreased|change|changed)\b/.exec(
+      q,
+    ) ?? /\bpercent(?:age)? (?:change|growth|increase|decrease|rise|drop) (?:in|of) (?:the )?(.+?)(?: from| between|\?|$)/.exec(q);
   if (m) return { op: 'percent-change', quantity: m[1], years, ...(unit ? { unit } : {}) };
   // How many years after/before A did B / between A and B
-  m = /how many (years|months|days|decades) (?:after|before|passed between|elapsed between|between|separate|separated|lie between) (?:the )?(.+?) (?:did|was|were|does|do|and|had|has) (?:the )?(.+?)\??$/.exec(q);
+  m =
+    /how many (years|months|days|decades) (?:after|before|passed between|elapsed between|between|separate|separated|lie between) (?:the )?(.+?) (?:did|was|were|does|do|and|had|has) (?:the )?(.+?)\??$/.exec(
+      q,
+    );
   if (m) return { op: 'difference', quantity: m[1], events: [m[2], m[3]], years, unit: m[1] };
   // By how many X did Q grow / How much did Q grow from Y1 to Y2 / How many more X
-  m = /\bby how (?:many|much) (.*?)\s*(?:did|does|do|has|have|was|were|is) (?:the )?(.+?) (?:grow|grew|increase|increased|rise|rose|fall|fell|drop|dropped|decline|declined|decrease|decreased|change|changed|shrink|shrank|go up|go down|exceed|differ)\b/.exec(q);
+  m =
+    /\bby how (?:many|much) (.*?)\s*(?:did|does|do|has|have|was|were|is) (?:the )?(.+?) (?:grow|grew|increase|increased|rise|rose|fall|fell|drop|dropped|decline|declined|decrease|decreased|change|changed|shrink|shrank|go up|go down|exceed|differ)\b/.exec(
+      q,
+    );
   if (m) return { op: 'difference', quantity: m[2], years, ...(m[1] || unit ? { unit: m[1] || unit } : {}) };
   m = /\bhow much (?:did|does|do|has|have) (?:the )?(.+?) (?:grow|grew|increase|rise|fall|drop|decline|decrease|change)\b/.exec(q);
   if (m && years.length >= 2) return { op: 'difference', quantity: m[1], years, ...(unit ? { unit } : {}) };
-  m = /\bwhat (?:is|was) the (?:difference|change|growth|increase|decrease|gap) (?:in|of|between) (?:the )?(.+?)(?: between| from| in|\?|$)/.exec(q);
-  if (m && (years.length >= 2 || /\bbetween\b.+\band\b/.test(q))) return { op: 'difference', quantity: m[1], years, ...(unit ? { unit } : {}) };
-  m = /\bhow (?:many|much) (more|fewer|less|higher|lower|larger|smaller|bigger|longer|shorter)\s+(.*?)\s*(?:did|does|do|has|have|was|were|is|are|than)\b/.exec(q);
+  m =
+    /\bwhat (?:is|was) the (?:difference|change|growth|increase|decrease|gap) (?:in|of|between) (?:the )?(.+?)(?: between| from| in|\?|$)/.exec(
+      q,
+    );
+  if (m && (years.length >= 2 || /\bbetween\b.+\band\b/.test(q)))
+    return { op: 'difference', quantity: m[1], years, ...(unit ? { unit } : {}) };
+  m =
+    /\bhow (?:many|much) (more|fewer|less|higher|lower|larger|smaller|bigger|longer|shorter)\s+(.*?)\s*(?:did|does|do|has|have|was|were|is|are|than)\b/.exec(
+      q,
+    );
   if (m && years.length >= 2) return { op: 'difference', quantity: m[2] || 'value', years, ...(m[2] ? { unit: m[2] } : {}) };
   // How many more A than B: two described quantities
-  m = /\bhow (?:many|much) (?:more|fewer|less)\s+(.+?)\s+than\s+(?:the\s+)?(.+?)(?:\s+(?:does|do|did|is|are|was|were|can|will|has|have)\b.*)?\??$/.exec(q);
+  m =
+    /\bhow (?:many|much) (?:more|fewer|less)\s+(.+?)\s+than\s+(?:the\s+)?(.+?)(?:\s+(?:does|do|did|is|are|was|were|can|will|has|have)\b.*)?\??$/.exec(
+      q,
+    );
   if (m) return { op: 'difference', quantity: m[1], base: m[2], years, unit: m[1] };
   // How many times longer is A than B
-  m = /\bhow many times (?:longer|larger|bigger|more|higher|greater|faster|heavier|taller|as (?:long|large|big|much|many|high))\s+(?:is|are|was|were)\s+(?:the\s+)?(.+?)\s+(?:than|as)\s+(?:the\s+)?(.+?)\??$/.exec(q);
+  m =
+    /\bhow many times (?:longer|larger|bigger|more|higher|greater|faster|heavier|taller|as (?:long|large|big|much|many|high))\s+(?:is|are|was|were)\s+(?:the\s+)?(.+?)\s+(?:than|as)\s+(?:the\s+)?(.+?)\??$/.exec(
+      q,
+    );
   if (m) return { op: 'times', quantity: m[1], base: m[2], years };
   // What does 3**3**3 evaluate to / What is 2 + 2 * 3
   m = /(?:\{\{\s*)?((?:\(?\s*-?\d+(?:\.\d+)?\s*\)?\s*(?:\*\*|[-+*/^×÷%])\s*)+\(?\s*-?\d+(?:\.\d+)?\s*\)?)(?:\s*\}\})?/.exec(q);
-  if (m && /\b(?:evaluate|result|equal|value|compute|return|render|print|output)|^what (?:is|does)\b/.test(q)) return { op: 'expression', quantity: m[1].trim(), expression: m[1].replace(/\s+/g, ''), years };
+  if (m && /\b(?:evaluate|result|equal|value|compute|return|render|print|output)|^what (?:is|does)\b/.test(q))
+    return { op: 'expression', quantity: m[1].trim(), expression: m[1].replace(/\s+/g, ''), years };
   // How many X are there in the three teams together / in total / combined; the total number of X
-  if (/\b(?:together|in total|combined|altogether|all together|in all|summed|total number of|sum of|add up to|total (?:of|for))\b/.test(q)) {
-    const noun = /\bhow (?:many|much) ([\w-]+(?: (?!(?:are|is|was|were|do|does|did|there|have|has|in|of|together)\b)[\w-]+)?)/.exec(q)?.[1] ?? /\btotal (?:number of )?([\w-]+)/.exec(q)?.[1] ?? unit ?? 'value';
+  if (
+    /\b(?:together|in total|combined|altogether|all together|in all|summed|total number of|sum of|add up to|total (?:of|for))\b/.test(q)
+  ) {
+    const noun =
+      /\bhow (?:many|much) ([\w-]+(?: (?!(?:are|is|was|were|do|does|did|there|have|has|in|of|together)\b)[\w-]+)?)/.exec(q)?.[1] ??
+      /\btotal (?:number of )?([\w-]+)/.exec(q)?.[1] ??
+      unit ??
+      'value';
     return { op: 'sum', quantity: noun, years, unit: noun, ...(expected ? { expected } : {}) };
   }
   m = /\b(?:what (?:is|was) the )?(?:average|mean) (?:number of )?([\w-]+(?: [\w-]+)?)/.exec(q);
@@ -420,7 +627,10 @@ function calculationIn(question: string, years: string[], unit: string | undefin
  * taken for part of a title and masked.
  */
 function withoutTitleWhWords(question: string): string {
-  return question.replace(/(?<=[\p{L}\d,"“'’]\s+)(What|Which|Who|Whom|Whose|When|Where|Why|How)(?=\s+["“]?\p{Lu})/gu, (word) => `${word[0]}\u0307${word.slice(1)}`);
+  return question.replace(
+    /(?<=[\p{L}\d,"“'’]\s+)(What|Which|Who|Whom|Whose|When|Where|Why|How)(?=\s+["“]?\p{Lu})/gu,
+    (word) => `${word[0]}\u0307${word.slice(1)}`,
+  );
 }
 
 const NAMING = '(?:known as|called|named|nicknamed|dubbed|titled|renamed)';
@@ -430,8 +640,12 @@ const NAMING = '(?:known as|called|named|nicknamed|dubbed|titled|renamed)';
  */
 function namedThing(q: string): string | undefined {
   const word = `(?!(?:that|which|who|is|was|are|were|been|also|once|now|then)\\b)[\\w'’-]+`;
-  const before = new RegExp(`\\b(?:the|a|an)\\s+((?:${word}\\s+){0,3}?${word})\\s+(?:(?:that|which|who)\\s+(?:is|was|are|were|has been|had been)\\s+)?(?:[a-z]+ly\\s+)?${NAMING}\\s+(?:what|which)\\b`).exec(q)?.[1];
-  const subject = new RegExp(`^(?:the|a|an)\\s+(?:\\d{4}\\s+)?((?:[\\w'’-]+\\s+){0,3}?[\\w'’-]+?)(?=\\s+(?:of|in|on|at|for|from|by|with|that|which|who|written|directed|produced|released|starring|based)\\b)[^?]*\\s(?:is|was|are|were)\\s+${NAMING}\\s+(?:what|which)\\b`).exec(q)?.[1];
+  const before = new RegExp(
+    `\\b(?:the|a|an)\\s+((?:${word}\\s+){0,3}?${word})\\s+(?:(?:that|which|who)\\s+(?:is|was|are|were|has been|had been)\\s+)?(?:[a-z]+ly\\s+)?${NAMING}\\s+(?:what|which)\\b`,
+  ).exec(q)?.[1];
+  const subject = new RegExp(
+    `^(?:the|a|an)\\s+(?:\\d{4}\\s+)?((?:[\\w'’-]+\\s+){0,3}?[\\w'’-]+?)(?=\\s+(?:of|in|on|at|for|from|by|with|that|which|who|written|directed|produced|released|starring|based)\\b)[^?]*\\s(?:is|was|are|were)\\s+${NAMING}\\s+(?:what|which)\\b`,
+  ).exec(q)?.[1];
   const thing = before ?? subject;
   return thing && !AUXILIARIES.test(thing.split(/\s+/)[0]) ? thing : undefined;
 }
@@ -480,10 +694,12 @@ interface QuestionTypeRule {
   decide(context: QuestionContext): TypeDecision | undefined;
 }
 
-const HOW_TO = /^(?:how (?:do|can|should|would|could|does|might) (?:i|you|we|one|someone|a user|users)\b|how to\b|what(?: is)? the (?:command|way|syntax|code) (?:to|for)\b|(?:which|what) (?:command|function|method|option|flag|setting|argument|parameter|class|call) (?:do|does|should|can|is used|lets|will|would)\b|show (?:me )?how\b|give (?:me )?an example\b|what do i (?:run|type|call|use) to\b)/;
+const HOW_TO =
+  /^(?:how (?:do|can|should|would|could|does|might) (?:i|you|we|one|someone|a user|users)\b|how to\b|what(?: is)? the (?:command|way|syntax|code) (?:to|for)\b|(?:which|what) (?:command|function|method|option|flag|setting|argument|parameter|class|call) (?:do|does|should|can|is used|lets|will|would)\b|show (?:me )?how\b|give (?:me )?an example\b|what do i (?:run|type|call|use) to\b)/;
 const WHY = /^why\b|\bwhat (?:is|was) the reason\b|\bfor what reason\b/;
 const LIST_VERB = /^(?:list|name|enumerate)\s+(?:all\s+|the\s+|every\s+)/;
-const LIST_NOUN = /^(?:what|which) (?:are|were) (?:the |all (?:the )?)?(?:[\w-]+ ){0,3}?(?:rules|steps|options|types|kinds|ways|features|methods|parameters|arguments|settings|fields|values|exceptions|errors|modes|teams|products|members|items|components|parts|stages|phases|categories|classes|commands|flags|properties|attributes|requirements|differences|benefits|advantages|limitations|supported \w+)\b/;
+const LIST_NOUN =
+  /^(?:what|which) (?:are|were) (?:the |all (?:the )?)?(?:[\w-]+ ){0,3}?(?:rules|steps|options|types|kinds|ways|features|methods|parameters|arguments|settings|fields|values|exceptions|errors|modes|teams|products|members|items|components|parts|stages|phases|categories|classes|commands|flags|properties|attributes|requirements|differences|benefits|advantages|limitations|supported \w+)\b/;
 const MEASURE_ASKED = /\bhow (long|old|tall|high|deep|far|big|large|heavy|wide|fast|often)\b/;
 /** "what type of", "which kind of": one kind is asked, not the items. */
 const KIND_OF = /^(?:what|which)\s+(?:type|kind|sort|genre|form|variety|style)\s+of\b/;
@@ -511,14 +727,19 @@ export const QUESTION_TYPE_RULES: ReadonlyArray<QuestionTypeRule> = [
       if (candidates.length < 2 || !setsOptionsSideBySide(q)) return undefined;
       const yesNo = isYesNo && !/\bor\b/.test(q);
       // "What nationality were both A and B?" compares nationalities
-      return { type: yesNo ? 'yes-no' : 'comparison', answerType: yesNo ? 'yes-no' : 'entity', ...(phrase ? { focus: phrase.toLowerCase() } : {}) };
+      return {
+        type: yesNo ? 'yes-no' : 'comparison',
+        answerType: yesNo ? 'yes-no' : 'entity',
+        ...(phrase ? { focus: phrase.toLowerCase() } : {}),
+      };
     },
   },
   { name: 'yes-no', decide: ({ isYesNo }) => (isYesNo ? { type: 'yes-no', answerType: 'yes-no' } : undefined) },
   {
     // two "how many" in one question: the sentence that says both
     name: 'how-many:several',
-    decide: ({ q, wh }) => (wh === 'how' && (q.match(/\bhow (?:many|much)\b/g) ?? []).length >= 2 ? { type: 'how-many', answerType: 'description' } : undefined),
+    decide: ({ q, wh }) =>
+      wh === 'how' && (q.match(/\bhow (?:many|much)\b/g) ?? []).length >= 2 ? { type: 'how-many', answerType: 'description' } : undefined,
   },
   {
     name: 'how-many',
@@ -542,7 +763,9 @@ export const QUESTION_TYPE_RULES: ReadonlyArray<QuestionTypeRule> = [
     // A plural noun that names no kind of answer asks for the items; "what kind of …" asks for one kind.
     name: 'list:plural',
     decide: ({ q, phrase }) =>
-      phrase && isPlural(phrase) && !answerTypeOfNoun(phrase) && /^(?:what|which)\b/.test(q) && !KIND_OF.test(q) ? { type: 'list', answerType: 'list', focus: phrase.toLowerCase() } : undefined,
+      phrase && isPlural(phrase) && !answerTypeOfNoun(phrase) && /^(?:what|which)\b/.test(q) && !KIND_OF.test(q)
+        ? { type: 'list', answerType: 'list', focus: phrase.toLowerCase() }
+        : undefined,
   },
   {
     // The noun asked for decides the answer type; a possessor asked for is a person.
@@ -573,7 +796,10 @@ export const QUESTION_TYPE_RULES: ReadonlyArray<QuestionTypeRule> = [
     name: 'statement',
     decide: ({ asking, wh }) => {
       if (wh) return undefined;
-      const thisNoun = /\b(?:this|these)\s+((?:[\w-]+\s+){0,3}?[\w-]+?)(?=\s+(?:who|that|which|born|based|located|of|in|is|was|with|by|from)\b|\s*[?,]|\s*$)/i.exec(asking)?.[1] ?? /\b(?:an?)\s+((?:[\w-]+\s+){0,3}?[\w-]+)\s+(?:who|that)\b/i.exec(asking)?.[1];
+      const thisNoun =
+        /\b(?:this|these)\s+((?:[\w-]+\s+){0,3}?[\w-]+?)(?=\s+(?:who|that|which|born|based|located|of|in|is|was|with|by|from)\b|\s*[?,]|\s*$)/i.exec(
+          asking,
+        )?.[1] ?? /\b(?:an?)\s+((?:[\w-]+\s+){0,3}?[\w-]+)\s+(?:who|that)\b/i.exec(asking)?.[1];
       if (!thisNoun) return undefined;
       const focus = thisNoun.toLowerCase();
       const answerType = answerTypeOfNoun(focus) ?? 'entity';
@@ -596,19 +822,31 @@ function decideType(context: QuestionContext): TypeDecision & { rule: QuestionRu
 export function analyseQuestion(question: string): QuestionAnalysis {
   const text = question.replace(/\s+/g, ' ').trim();
   // A trailing or leading "according to …" names the source, not the answer.
-  const core = text.replace(/,?\s*according to [^,?]+(?=[?,]|$)/i, '').replace(/^according to [^,]+,\s*/i, '').replace(/^in the (?:documents|docs|text),?\s*/i, '');
+  const core = text
+    .replace(/,?\s*according to [^,?]+(?=[?,]|$)/i, '')
+    .replace(/^according to [^,]+,\s*/i, '')
+    .replace(/^in the (?:documents|docs|text),?\s*/i, '');
   // Several sentences: the question is the last one that asks ("… born may 6 1945. What was …?")
   const sentences = splitSentences(core);
-  const lastAsking = sentences.length > 1 ? (sentences.filter((s) => /\?\s*$|^(?:what|which|who|when|where|why|how|name|identify)\b/i.test(s)).pop() ?? core) : core;
+  const lastAsking =
+    sentences.length > 1
+      ? (sentences.filter((s) => /\?\s*$|^(?:what|which|who|when|where|why|how|name|identify)\b/i.test(s)).pop() ?? core)
+      : core;
   const asking = asWhQuestion(withoutTitleWhWords(lastAsking));
-  const q = asking.toLowerCase().replace(/\bwhat['’]s\b/g, 'what is').replace(/\bwho['’]s\b/g, 'who is');
+  const q = asking
+    .toLowerCase()
+    .replace(/\bwhat['’]s\b/g, 'what is')
+    .replace(/\bwho['’]s\b/g, 'who is');
   const years = [...text.matchAll(/\b(1[5-9]\d\d|20\d\d)\b/g)].map((m) => m[1]);
   const entities = entitiesIn(text).filter((e) => !/^(?:What|Which|Who|When|Where|How|Why|Is|Are|Was|Were|Did|Does|Do|In|The)$/.test(e));
   const candidates = candidatesIn(core);
   const chain = chainIn(text);
   const wh = interrogative(q);
   const phrase = wh === 'what' || wh === 'which' || wh === 'whose' ? whPhrase(asking, wh) : undefined;
-  const howMany = /\bhow (many|much)\s+((?:[\w-]+\s+){0,2}?[\w-]+?)?(?=\s+(?:is|are|was|were|do|does|did|can|could|has|have|had|will|would|there|of|in|on|at|for|from|by|with|that|which|to|worldwide|together|in total|combined|altogether)\b|\s*[?,]|\s*$)/.exec(q);
+  const howMany =
+    /\bhow (many|much)\s+((?:[\w-]+\s+){0,2}?[\w-]+?)?(?=\s+(?:is|are|was|were|do|does|did|can|could|has|have|had|will|would|there|of|in|on|at|for|from|by|with|that|which|to|worldwide|together|in total|combined|altogether)\b|\s*[?,]|\s*$)/.exec(
+      q,
+    );
   const isYesNo = /^(?:is|are|was|were|do|does|did|can|could|has|have|had|will|would|should|shall)\b/.test(q);
   const decided = decideType({ q, asking, core, years, candidates, wh, phrase, howMany, isYesNo });
   const { rule, focus, unit, calculation } = decided;
@@ -622,7 +860,10 @@ export function analyseQuestion(question: string): QuestionAnalysis {
   // Options side by side: a comparison whose answer is one of them, and what decides between them
   let comparison: ComparisonSpec | undefined;
   if (candidates.length >= 2 && type !== 'calculation') {
-    const byDate = /\b(?:older|oldest|younger|youngest|elder|earlier|earliest|later|latest|first|before|after|newer|newest|more recent(?:ly)?|most recent(?:ly)?|born first|founded first|came first|established first)\b/.test(compared);
+    const byDate =
+      /\b(?:older|oldest|younger|youngest|elder|earlier|earliest|later|latest|first|before|after|newer|newest|more recent(?:ly)?|most recent(?:ly)?|born first|founded first|came first|established first)\b/.test(
+        compared,
+      );
     const same = (/\bsame\b|\bboth\b/.test(q) || /\bshare(?:d)?\s+(?:a|an|the)\b/.test(q)) && !comparativeDirection;
     let direction: ComparisonSpec['direction'] = same ? 'same' : (comparativeDirection ?? 'max');
     // older / earlier / first → the smaller date wins
@@ -631,15 +872,26 @@ export function analyseQuestion(question: string): QuestionAnalysis {
       // "can seat more people" compares seats; "Is the population of A greater than that of B?" populations
       (/\bseat\s+more\b/.test(compared) ? 'seats' : undefined) ??
       /^(?:is|was|are|were)\s+the\s+((?:[\w-]+\s+){0,2}?[\w-]+)\s+of\b.*\bthan\s+(?:that|those)\s+of\b/.exec(compared)?.[1] ??
-      /\b(?:more|fewer|less|larger|smaller|bigger|greater|higher|lower|longer|shorter)\s+(?!(?:in|at|than|of|the|for|on|to|during|by|recent|recently)\b)((?:[\w-]+\s+){0,2}?[\w-]+)(?=,|\s+(?:than|in|of|the|a|an|or)\b|\s*\?|$)/.exec(compared)?.[1] ??
+      /\b(?:more|fewer|less|larger|smaller|bigger|greater|higher|lower|longer|shorter)\s+(?!(?:in|at|than|of|the|for|on|to|during|by|recent|recently)\b)((?:[\w-]+\s+){0,2}?[\w-]+)(?=,|\s+(?:than|in|of|the|a|an|or)\b|\s*\?|$)/.exec(
+        compared,
+      )?.[1] ??
       /\bthe (?:most|least|largest|greatest|highest|lowest|smallest|longest|shortest)\s+((?:[\w-]+\s+){0,2}?[\w-]+)/.exec(q)?.[1] ??
-      [/\b(\w+)\s+(?:higher|lower|larger|smaller|bigger|greater|more|less)\b/.exec(q)?.[1]].find((w) => w && !AUXILIARIES.test(w) && !candidates.some((c) => c.toLowerCase().split(/\s+/).includes(w))) ??
+      [/\b(\w+)\s+(?:higher|lower|larger|smaller|bigger|greater|more|less)\b/.exec(q)?.[1]].find(
+        (w) => w && !AUXILIARIES.test(w) && !candidates.some((c) => c.toLowerCase().split(/\s+/).includes(w)),
+      ) ??
       /\bsame\s+([\w-]+)/.exec(q)?.[1] ??
       /\bshare(?:d)?\s+(?:a|an|the)\s+([\w-]+)/.exec(q)?.[1] ??
       (byDate ? 'date' : (measureOf(q) ?? focus ?? 'value'));
     // places are compared by population, however the question names the people in them
-    const attribute = /^(?:residents|inhabitants|citizens)$/.test(named) || (named === 'people' && answerTypeOfNoun(focus ?? '') === 'place') ? 'population' : named;
-    const event = /\b(?:lived|live|lives)\s+(?:the\s+)?long(?:er|est)\b|\blong(?:er|est)\s+(?:life|lives|lifespan)\b/.test(q) ? 'lifespan' : /\b(?:died|die|dies|death|dead|passed away)\b/.test(q) ? 'death' : undefined;
+    const attribute =
+      /^(?:residents|inhabitants|citizens)$/.test(named) || (named === 'people' && answerTypeOfNoun(focus ?? '') === 'place')
+        ? 'population'
+        : named;
+    const event = /\b(?:lived|live|lives)\s+(?:the\s+)?long(?:er|est)\b|\blong(?:er|est)\s+(?:life|lives|lifespan)\b/.test(q)
+      ? 'lifespan'
+      : /\b(?:died|die|dies|death|dead|passed away)\b/.test(q)
+        ? 'death'
+        : undefined;
     if (event === 'lifespan') direction = /\bshort(?:er|est)\b/.test(q) ? 'min' : 'max';
     const firstWins = type === 'yes-no' && !same;
     comparison = {
@@ -655,8 +907,13 @@ export function analyseQuestion(question: string): QuestionAnalysis {
   }
   const multiValue = type === 'how-many' && years.length >= 2 && /\band\b/.test(q);
   const agentOf = answerType === 'person' || answerType === 'entity' ? agentAsked(text) : undefined;
-  const namedAs = /\b(known as|referred to as|called|nicknamed|dubbed|renamed|titled|styled)\s+(?:what|which)\b/i.exec(asking)?.[1].toLowerCase();
-  const described = /\b(?:a|an)\s+((?:[\w-]+\s+){0,3}?(?!(?:in|of|on|at|for|from|by|with|to)\s)[\w-]+)\s+(?:that|which|who)\s+[^?]*\b(?:what|which|who|whom|when|where|how)\b[^?]*\??\s*$/i.exec(asking)?.[1];
+  const namedAs = /\b(known as|referred to as|called|nicknamed|dubbed|renamed|titled|styled)\s+(?:what|which)\b/i
+    .exec(asking)?.[1]
+    .toLowerCase();
+  const described =
+    /\b(?:a|an)\s+((?:[\w-]+\s+){0,3}?(?!(?:in|of|on|at|for|from|by|with|to)\s)[\w-]+)\s+(?:that|which|who)\s+[^?]*\b(?:what|which|who|whom|when|where|how)\b[^?]*\??\s*$/i.exec(
+      asking,
+    )?.[1];
   return {
     question: text,
     type,

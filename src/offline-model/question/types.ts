@@ -4,8 +4,31 @@
  * offers (comparisons), the calculation it asks for, and the chain of a multi-hop question ("the
  * founder of X" → find X's founder → ask the rest of the question about that person).
  */
-export type QuestionType = 'who' | 'when' | 'where' | 'how-many' | 'which' | 'yes-no' | 'how-to' | 'list' | 'why' | 'comparison' | 'calculation' | 'what';
-export type AnswerType = 'person' | 'place' | 'date' | 'year' | 'number' | 'command' | 'list' | 'entity' | 'yes-no' | 'reason' | 'description';
+export type QuestionType =
+  | 'who'
+  | 'when'
+  | 'where'
+  | 'how-many'
+  | 'which'
+  | 'yes-no'
+  | 'how-to'
+  | 'list'
+  | 'why'
+  | 'comparison'
+  | 'calculation'
+  | 'what';
+export type AnswerType =
+  | 'person'
+  | 'place'
+  | 'date'
+  | 'year'
+  | 'number'
+  | 'command'
+  | 'list'
+  | 'entity'
+  | 'yes-no'
+  | 'reason'
+  | 'description';
 
 /**
  * The rule of QUESTION_TYPE_RULES (question.ts) that decided the question's type, in the table's order:
@@ -44,7 +67,18 @@ export interface Hop {
   terminal: boolean;
 }
 
-export type CalculationOp = 'difference' | 'sum' | 'ratio' | 'times' | 'percentage' | 'percent-change' | 'average' | 'max' | 'min' | 'count' | 'expression';
+export type CalculationOp =
+  | 'difference'
+  | 'sum'
+  | 'ratio'
+  | 'times'
+  | 'percentage'
+  | 'percent-change'
+  | 'average'
+  | 'max'
+  | 'min'
+  | 'count'
+  | 'expression';
 
 export interface CalculationSpec {
   op: CalculationOp;

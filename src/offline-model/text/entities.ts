@@ -5,7 +5,9 @@ import { NAME_CONNECTORS } from '../lexicon/name-connectors.ts';
 
 /** Words that start questions or join clauses: never an entity on their own. */
 const QUESTION_WORDS = new Set(
-  'what which who whom whose when where why how is are was were do does did the a an in of on for to and or by with from at as that this these those name'.split(' '),
+  'what which who whom whose when where why how is are was were do does did the a an in of on for to and or by with from at as that this these those name'.split(
+    ' ',
+  ),
 );
 
 /** Abbreviations inside names: "Ken St. Andre", "Edgar Kaiser Jr.", "Dr. Seuss". */
@@ -24,7 +26,10 @@ const VERSUS = /^(?:v|vs)\.$/;
 export function entitiesIn(text: string): string[] {
   const found: string[] = [];
   const add = (entity: string) => {
-    const clean = entity.replace(/^[\s"“'‘(]+|[\s"”'’),;:]+$/g, '').replace(/\.$/, (dot) => (/\b[A-Z]\.$/.test(entity) ? dot : '')).trim();
+    const clean = entity
+      .replace(/^[\s"“'‘(]+|[\s"”'’),;:]+$/g, '')
+      .replace(/\.$/, (dot) => (/\b[A-Z]\.$/.test(entity) ? dot : ''))
+      .trim();
     if (clean.length < 3 || found.includes(clean)) return;
     if (/^[\d\s,.–-]+$/.test(clean) || clean.split(/\s+/).every((word) => MONTHS.test(word) || /^\d/.test(word))) return;
     found.push(clean);
@@ -50,7 +55,11 @@ export function entitiesIn(text: string): string[] {
         const owner = /['’]s$/.test(word) && /^\p{Ll}/u.test(words[index + 1] ?? '');
         run.push(owner ? word.slice(0, -2) : word.replace(/[,;:)"”’]+$/, ''));
         if (owner) flush(index + 1);
-        else if (/[,;:)"”]$/.test(word) || (/[.!?]$/.test(word) && !/^(?:[A-Z]\.)+$/.test(word) && !ABBREVIATED.test(word) && !VERSUS.test(word))) flush(index + 1);
+        else if (
+          /[,;:)"”]$/.test(word) ||
+          (/[.!?]$/.test(word) && !/^(?:[A-Z]\.)+$/.test(word) && !ABBREVIATED.test(word) && !VERSUS.test(word))
+        )
+          flush(index + 1);
       } else flush(index);
     });
     flush(words.length);

@@ -2,7 +2,12 @@
 import { COUNTRY_OF_DEMONYM } from '../lexicon/demonyms.ts';
 
 // Longest first, so "South Korean" wins over "Korean".
-const NATIONALITY_WORD = new RegExp(`\\b(${Object.keys(COUNTRY_OF_DEMONYM).sort((a, b) => b.length - a.length).join('|')})\\b`, 'g');
+const NATIONALITY_WORD = new RegExp(
+  `\\b(${Object.keys(COUNTRY_OF_DEMONYM)
+    .sort((a, b) => b.length - a.length)
+    .join('|')})\\b`,
+  'g',
+);
 
 /** "Central American", "Latin American": a region, no nationality. */
 const REGION_BEFORE = /\b(?:Central|Latin|North|South|Pan|Meso)[\s-]$/;

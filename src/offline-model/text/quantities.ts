@@ -86,13 +86,40 @@ export function toNumber(value: Decimal): number {
 }
 
 const SMALL_NUMBERS: Record<string, number> = {
-  one: 1, two: 2, three: 3, four: 4, five: 5, six: 6, seven: 7, eight: 8, nine: 9, ten: 10, eleven: 11, twelve: 12,
-  thirteen: 13, fourteen: 14, fifteen: 15, sixteen: 16, seventeen: 17, eighteen: 18, nineteen: 19, twenty: 20,
-  thirty: 30, forty: 40, fifty: 50, sixty: 60, seventy: 70, eighty: 80, ninety: 90, hundred: 100, dozen: 12,
+  one: 1,
+  two: 2,
+  three: 3,
+  four: 4,
+  five: 5,
+  six: 6,
+  seven: 7,
+  eight: 8,
+  nine: 9,
+  ten: 10,
+  eleven: 11,
+  twelve: 12,
+  thirteen: 13,
+  fourteen: 14,
+  fifteen: 15,
+  sixteen: 16,
+  seventeen: 17,
+  eighteen: 18,
+  nineteen: 19,
+  twenty: 20,
+  thirty: 30,
+  forty: 40,
+  fifty: 50,
+  sixty: 60,
+  seventy: 70,
+  eighty: 80,
+  ninety: 90,
+  hundred: 100,
+  dozen: 12,
 };
 
 /** A plural noun that a count can be of ("albums", "members", "species"), not a verb or pronoun in -s. */
-export const PLURAL_NOUN = /^(?!(?:is|was|has|its|this|his|hers|thus|plus|yes|us|as|gas|bus|always|perhaps|whereas|across|various|famous|previous|numerous|serious|less|unless|bass)$)[a-z][a-z-]*[^su']s$|^(?:people|men|women|children|species|series)$/i;
+export const PLURAL_NOUN =
+  /^(?!(?:is|was|has|its|this|his|hers|thus|plus|yes|us|as|gas|bus|always|perhaps|whereas|across|various|famous|previous|numerous|serious|less|unless|bass)$)[a-z][a-z-]*[^su']s$|^(?:people|men|women|children|species|series)$/i;
 
 /** A unit is its head noun: "three engineering teams" counts teams, not engineers. */
 export function unitHead(quantity: Pick<Quantity, 'unit'>): string {
@@ -101,7 +128,9 @@ export function unitHead(quantity: Pick<Quantity, 'unit'>): string {
 
 /** Words after a number that are not its unit. */
 const NOT_UNITS = new Set(
-  'a an the and or of in on at to by for from with as than that which who when while is are was were be been has have had it its this these those than then also each per into onto over under after before since until about around between during through across against among without within up down out off not no nor but so if because where how what whom whose there here'.split(' '),
+  'a an the and or of in on at to by for from with as than that which who when while is are was were be been has have had it its this these those than then also each per into onto over under after before since until about around between during through across against among without within up down out off not no nor but so if because where how what whom whose there here'.split(
+    ' ',
+  ),
 );
 
 export interface Quantity {
@@ -143,7 +172,15 @@ function yearOfEvent(numberText: string, before: string, unit: string): boolean 
 export function quantitiesIn(sentence: string): Quantity[] {
   const out: Quantity[] = [];
   const row = /^[^:;\n]{1,60}: [^;\n]*(?:; [^:;\n]{1,60}: [^;\n]*)+$/.test(sentence.trim());
-  const push = (start: number, numberText: string, value: Decimal, currency: string | undefined, percent: string | undefined, afterIndex: number, isWord: boolean) => {
+  const push = (
+    start: number,
+    numberText: string,
+    value: Decimal,
+    currency: string | undefined,
+    percent: string | undefined,
+    afterIndex: number,
+    isWord: boolean,
+  ) => {
     let end = afterIndex;
     let scale: string | undefined;
     let unit: string | undefined;
@@ -176,31 +213,66 @@ export function quantitiesIn(sentence: string): Quantity[] {
     }
     // After an earlier amount, its clause ends at a closing bracket or an "and": "62 acres (0.25 km²) in area and up to 13 feet"
     const previousEnd = out.length ? out[out.length - 1].end : 0;
-    const joined = out.length ? Math.max(sentence.lastIndexOf(')', start - 1), ...[...sentence.slice(previousEnd, start).matchAll(/\sand\s/g)].map((m) => previousEnd + m.index! + m[0].length - 1)) : -1;
+    const joined = out.length
+      ? Math.max(
+          sentence.lastIndexOf(')', start - 1),
+          ...[...sentence.slice(previousEnd, start).matchAll(/\sand\s/g)].map((m) => previousEnd + m.index! + m[0].length - 1),
+        )
+      : -1;
     const clauseStart = Math.max(
       ...[';', ',', '(', ':', '.', '—', '–'].map((mark) => sentence.lastIndexOf(mark, start - 1)),
       previousEnd,
       joined,
     );
-    let context = sentence.slice(clauseStart < 0 ? 0 : clauseStart, start).replace(/^[;,(:.—–\s]+/, '').trim();
+    let context = sentence
+      .slice(clauseStart < 0 ? 0 : clauseStart, start)
+      .replace(/^[;,(:.—–\s]+/, '')
+      .trim();
     const field = row ? /([^:;]+):\s*$/.exec(sentence.slice(0, start))?.[1]?.trim() : undefined;
     if (field) context = field;
     const digits = numberText.replace(/[,\s]/g, '');
-    const yearField = field !== undefined && /\b(?:year|launched|founded|established|released|opened|built|born|died|date|since|from|until|start|end)\b/i.test(field.replace(/_/g, ' '));
+    const yearField =
+      field !== undefined &&
+      /\b(?:year|launched|founded|established|released|opened|built|born|died|date|since|from|until|start|end)\b/i.test(
+        field.replace(/_/g, ' '),
+      );
     const isYear =
-      !isWord && !currency && !percent && !scale && /^(1[5-9]\d\d|20\d\d)$/.test(digits) && (!row || yearField) &&
-      !/^\s+(?:people|persons|employees|engineers|members|students|units|copies|km|m|kg|metres|meters|miles|feet|euros|dollars|pounds|seats|seated|inhabitants|residents)\b/i.test(sentence.slice(afterIndex));
+      !isWord &&
+      !currency &&
+      !percent &&
+      !scale &&
+      /^(1[5-9]\d\d|20\d\d)$/.test(digits) &&
+      (!row || yearField) &&
+      !/^\s+(?:people|persons|employees|engineers|members|students|units|copies|km|m|kg|metres|meters|miles|feet|euros|dollars|pounds|seats|seated|inhabitants|residents)\b/i.test(
+        sentence.slice(afterIndex),
+      );
     const fullText = `${currency ?? ''}${sentence.slice(start + (currency?.length ?? 0), end)}`.trim();
     // a conversion in brackets is not the end of the clause: "13 feet (4 m) deep"
     const following = sentence.slice(end).replace(/^\s*\([^()]*\)/, '');
     const after = /^[^,;:.()\d]*/.exec(following)![0].trim();
-    out.push({ value, number: numberText, ...(scale ? { scale } : {}), ...(unit ? { unit: unit.toLowerCase() === 'percent' ? '%' : unit } : {}), ...(currency ? { currency: currency.trim() } : {}), text: fullText, start, end, context, after, isYear: isYear && (!unit || /^(?:and|to|until|till|through)$/i.test(unit) || yearOfEvent(numberText, sentence.slice(0, start), unit)), ...(field ? { field } : {}) });
+    out.push({
+      value,
+      number: numberText,
+      ...(scale ? { scale } : {}),
+      ...(unit ? { unit: unit.toLowerCase() === 'percent' ? '%' : unit } : {}),
+      ...(currency ? { currency: currency.trim() } : {}),
+      text: fullText,
+      start,
+      end,
+      context,
+      after,
+      isYear: isYear && (!unit || /^(?:and|to|until|till|through)$/i.test(unit) || yearOfEvent(numberText, sentence.slice(0, start), unit)),
+      ...(field ? { field } : {}),
+    });
   };
   const found: Array<{ index: number; run: () => void }> = [];
   for (const match of sentence.matchAll(NUMBER)) {
     const value = decimal(match[2]);
     if (!value) continue;
-    found.push({ index: match.index!, run: () => push(match.index!, match[2], value, match[1], match[3], match.index! + match[0].length, false) });
+    found.push({
+      index: match.index!,
+      run: () => push(match.index!, match[2], value, match[1], match[3], match.index! + match[0].length, false),
+    });
   }
   for (const match of sentence.matchAll(WORD_NUMBER)) {
     const word = match[1].toLowerCase();
@@ -208,9 +280,14 @@ export function quantitiesIn(sentence: string): Quantity[] {
     const next = /^\s+([a-z][\w-]*)/i.exec(sentence.slice(match.index! + match[0].length))?.[1] ?? '';
     // a modifier may come between ("six studio albums", "four original members")
     const afterNext = /^\s+[a-z][\w-]*\s+([a-z][\w-]*)/i.exec(sentence.slice(match.index! + match[0].length))?.[1] ?? '';
-    const counted = /s$|^(?:people|men|women|children|feet|hundred|thousand|million)$/i.test(next) || (PLURAL_NOUN.test(afterNext) && !NOT_UNITS.has(afterNext.toLowerCase()));
+    const counted =
+      /s$|^(?:people|men|women|children|feet|hundred|thousand|million)$/i.test(next) ||
+      (PLURAL_NOUN.test(afterNext) && !NOT_UNITS.has(afterNext.toLowerCase()));
     if (word === 'one' || !next || NOT_UNITS.has(next.toLowerCase()) || !counted) continue;
-    found.push({ index: match.index!, run: () => push(match.index!, match[1], fromInteger(SMALL_NUMBERS[word]), undefined, undefined, match.index! + match[0].length, true) });
+    found.push({
+      index: match.index!,
+      run: () => push(match.index!, match[1], fromInteger(SMALL_NUMBERS[word]), undefined, undefined, match.index! + match[0].length, true),
+    });
   }
   found.sort((a, b) => a.index - b.index).forEach((f) => f.run());
   return out;
@@ -234,7 +311,20 @@ export interface DateMention {
   monthOnly?: boolean;
 }
 
-const MONTH_INDEX: Record<string, number> = { jan: 1, feb: 2, mar: 3, apr: 4, may: 5, jun: 6, jul: 7, aug: 8, sep: 9, oct: 10, nov: 11, dec: 12 };
+const MONTH_INDEX: Record<string, number> = {
+  jan: 1,
+  feb: 2,
+  mar: 3,
+  apr: 4,
+  may: 5,
+  jun: 6,
+  jul: 7,
+  aug: 8,
+  sep: 9,
+  oct: 10,
+  nov: 11,
+  dec: 12,
+};
 
 function monthNumber(name: string): number {
   return MONTH_INDEX[name.slice(0, 3).toLowerCase()] ?? 0;
@@ -244,12 +334,33 @@ function monthNumber(name: string): number {
 export function datesIn(sentence: string): DateMention[] {
   const patterns: Array<{ re: RegExp; read: (m: RegExpExecArray) => Omit<DateMention, 'text' | 'start' | 'end'> }> = [
     // "1921–29", but not the "1921 – 29" of "8 April 1921 – 29 October 2003"
-    { re: new RegExp(`\\b(?:from\\s+)?(${YEAR})\\s*(?:–|-|—|to|until|till|through|and)\\s*(${YEAR}|\\d\\d(?!\\s+${MONTH}\\b))\\b`, 'g'), read: (m) => ({ year: Number(m[1]), range: true }) },
-    { re: new RegExp(`\\b(${DAY})\\s+(${MONTH})\\s*,?\\s+(${YEAR})\\b`, 'g'), read: (m) => ({ year: Number(m[3]), month: monthNumber(m[2]), day: parseInt(m[1], 10), range: false }) },
-    { re: new RegExp(`\\b(${MONTH})\\s+(${DAY}),?\\s+(${YEAR})\\b`, 'g'), read: (m) => ({ year: Number(m[3]), month: monthNumber(m[1]), day: parseInt(m[2], 10), range: false }) },
-    { re: new RegExp(`\\b(${MONTH})\\s+(?:of\\s+)?(${YEAR})\\b`, 'g'), read: (m) => ({ year: Number(m[2]), month: monthNumber(m[1]), range: false }) },
-    { re: new RegExp(`\\b(${MONTH}(?:\\s+(?:and|or|to|–|-)\\s+${MONTH})?)\\b(?!\\s*\\d)`, 'g'), read: (m) => ({ year: 0, month: monthNumber(m[1]), range: false, monthOnly: true }) },
-    { re: new RegExp(`(?<![\\d,.$€£#-])(${YEAR})s?(?![\\d,.]\\d|\\s*(?:people|persons|employees|engineers|members|km|m\\b|kg|metres|meters|miles|feet|euros|dollars|seats|seated))`, 'g'), read: (m) => ({ year: Number(m[1]), range: false }) },
+    {
+      re: new RegExp(`\\b(?:from\\s+)?(${YEAR})\\s*(?:–|-|—|to|until|till|through|and)\\s*(${YEAR}|\\d\\d(?!\\s+${MONTH}\\b))\\b`, 'g'),
+      read: (m) => ({ year: Number(m[1]), range: true }),
+    },
+    {
+      re: new RegExp(`\\b(${DAY})\\s+(${MONTH})\\s*,?\\s+(${YEAR})\\b`, 'g'),
+      read: (m) => ({ year: Number(m[3]), month: monthNumber(m[2]), day: parseInt(m[1], 10), range: false }),
+    },
+    {
+      re: new RegExp(`\\b(${MONTH})\\s+(${DAY}),?\\s+(${YEAR})\\b`, 'g'),
+      read: (m) => ({ year: Number(m[3]), month: monthNumber(m[1]), day: parseInt(m[2], 10), range: false }),
+    },
+    {
+      re: new RegExp(`\\b(${MONTH})\\s+(?:of\\s+)?(${YEAR})\\b`, 'g'),
+      read: (m) => ({ year: Number(m[2]), month: monthNumber(m[1]), range: false }),
+    },
+    {
+      re: new RegExp(`\\b(${MONTH}(?:\\s+(?:and|or|to|–|-)\\s+${MONTH})?)\\b(?!\\s*\\d)`, 'g'),
+      read: (m) => ({ year: 0, month: monthNumber(m[1]), range: false, monthOnly: true }),
+    },
+    {
+      re: new RegExp(
+        `(?<![\\d,.$€£#-])(${YEAR})s?(?![\\d,.]\\d|\\s*(?:people|persons|employees|engineers|members|km|m\\b|kg|metres|meters|miles|feet|euros|dollars|seats|seated))`,
+        'g',
+      ),
+      read: (m) => ({ year: Number(m[1]), range: false }),
+    },
   ];
   const out: DateMention[] = [];
   for (const { re, read } of patterns) {
@@ -258,7 +369,12 @@ export function datesIn(sentence: string): DateMention[] {
       const end = start + match[0].length;
       if (out.some((d) => start < d.end && end > d.start)) continue;
       // A bare month name that is a word ("May" as a verb, "March" as a noun) only counts next to time words.
-      if (re === patterns[4].re && /^(?:May|March)$/.test(match[1]) && !/\b(?:in|every|each|of|during|until|since|by|from|early|late|mid)\s*$/i.test(sentence.slice(0, start))) continue;
+      if (
+        re === patterns[4].re &&
+        /^(?:May|March)$/.test(match[1]) &&
+        !/\b(?:in|every|each|of|during|until|since|by|from|early|late|mid)\s*$/i.test(sentence.slice(0, start))
+      )
+        continue;
       out.push({ text: match[0].replace(/^from\s+/i, (f) => f), start, end, ...read(match as RegExpExecArray) });
     }
   }
@@ -349,11 +465,19 @@ export function familyOfMeasure(attribute: string): UnitFamily | undefined {
 
 /** "(April 23, 1928 – February 10, 2014)": a life's two dates, as a biography's first sentence gives them. */
 export function lifeDates(text: string): { born: DateMention; died: DateMention } | undefined {
-  const dates = datesIn(text).filter((d) => d.year > 0 && !d.range).sort((a, b) => a.start - b.start);
+  const dates = datesIn(text)
+    .filter((d) => d.year > 0 && !d.range)
+    .sort((a, b) => a.start - b.start);
   for (let i = 0; i + 1 < dates.length; i++) {
     const between = text.slice(dates[i].end, dates[i + 1].start);
     // "(15 February 1910 in Muncie, Indiana – 16 March 1974)": a birthplace may sit between the dates
-    if (/^\s*(?:(?:in|at)\s+[^–—()\d-]{1,60}?)?\s*(?:[–—-]|to)\s*(?:(?:presumably|probably|possibly|c\.|circa|about)\s+)?(?:(?:on|in)\s+)?(?:or\s+(?:after|before)\s+)?$/.test(between) && dateOrder(dates[i], dates[i + 1]) < 0) return { born: dates[i], died: dates[i + 1] };
+    if (
+      /^\s*(?:(?:in|at)\s+[^–—()\d-]{1,60}?)?\s*(?:[–—-]|to)\s*(?:(?:presumably|probably|possibly|c\.|circa|about)\s+)?(?:(?:on|in)\s+)?(?:or\s+(?:after|before)\s+)?$/.test(
+        between,
+      ) &&
+      dateOrder(dates[i], dates[i + 1]) < 0
+    )
+      return { born: dates[i], died: dates[i + 1] };
   }
   return undefined;
 }

@@ -93,7 +93,12 @@ function sentenceEnds(text: string): number[] {
       if (ABBREVIATIONS.has(bare.toLowerCase())) continue; // "Dr. Smith", "e.g. Python", "No. 5"
       if (/^\p{Lu}$/u.test(bare)) continue; // an initial: "Henry J. Kaiser"
       if (/^(?:\p{L}\.)+\p{L}$/u.test(bare)) continue; // "U.S. Army", "e.g. Foo", "a.m. Monday"
-      if (/^\d+$/.test(bare) && /^\d/.test(next) === false && /\b(?:no|version|v|step|chapter|section|page|figure|fig)\s*$/i.test(before.slice(0, -bare.length))) continue;
+      if (
+        /^\d+$/.test(bare) &&
+        /^\d/.test(next) === false &&
+        /\b(?:no|version|v|step|chapter|section|page|figure|fig)\s*$/i.test(before.slice(0, -bare.length))
+      )
+        continue;
     }
     if (mark === '!' && /[\w)]$/.test(before) && /^[a-z_]/.test(next)) continue; // "format! macro"
     // A closing quote set off by a space, then lower case: the title ends, not the sentence ('"Teen Titans Go! " is …')
@@ -231,5 +236,7 @@ export function sentencesOf(text: string): string[] {
 export function isLeadIn(sentence: string): boolean {
   const t = sentence.trim();
   if (/(?::|\.\.\.|…)$/.test(t)) return true;
-  return /\b(?:let['’]?s (?:take a look|look|see|start|begin|get started|walk through|review|explore)|take a look at|(?:is|are) as follows|the following\b(?! (?:day|week|month|year|season))|(?:shown|listed|described|given) below|here(?:['’]s| is| are) (?:how|what|an? example|the)|for example[,.]?$|for instance[,.]?$|like this[.:]?$|as shown (?:here|below))/i.test(t);
+  return /\b(?:let['’]?s (?:take a look|look|see|start|begin|get started|walk through|review|explore)|take a look at|(?:is|are) as follows|the following\b(?! (?:day|week|month|year|season))|(?:shown|listed|described|given) below|here(?:['’]s| is| are) (?:how|what|an? example|the)|for example[,.]?$|for instance[,.]?$|like this[.:]?$|as shown (?:here|below))/i.test(
+    t,
+  );
 }

@@ -17,7 +17,8 @@ toolContract('python', () => tool, {
   invalidInputs: [{}, { code: '' }, { code: 42 }],
 });
 
-const context = (signal: AbortSignal = new AbortController().signal) => ({ signal, resultTokens: 1200, step: 1, ledger: new EvidenceLedger(), scope: { collections: '*' } }) as unknown as ToolContext;
+const context = (signal: AbortSignal = new AbortController().signal) =>
+  ({ signal, resultTokens: 1200, step: 1, ledger: new EvidenceLedger(), scope: { collections: '*' } }) as unknown as ToolContext;
 
 describe('python tool', () => {
   it('shows stdout fenced and reports ok; raw is the full result; what it printed is a ledger entry P1, P2, …', async () => {
@@ -27,7 +28,13 @@ describe('python tool', () => {
     assert.deepEqual({ ...(result.raw as object), ms: 0 }, { stdout: '1024\n', stderr: '', error: null, ms: 0, id: 'P1' });
     assert.deepEqual([result.evidence, result.newEvidence], [[], []]);
     await tool.execute({ code: 'print(7 / 2)' }, run);
-    assert.deepEqual(run.ledger.computed().map((e) => [e.id, e.text, e.input, e.tool]), [['P1', '1024\n', 'print(2 ** 10)', 'python'], ['P2', '3.5\n', 'print(7 / 2)', 'python']]);
+    assert.deepEqual(
+      run.ledger.computed().map((e) => [e.id, e.text, e.input, e.tool]),
+      [
+        ['P1', '1024\n', 'print(2 ** 10)', 'python'],
+        ['P2', '3.5\n', 'print(7 / 2)', 'python'],
+      ],
+    );
     assert.equal(run.ledger.size, 0, 'computed results are not passages');
     await tool.execute({ code: '1/0' }, run);
     assert.equal(run.ledger.computed().length, 2, 'a failed run computed nothing');

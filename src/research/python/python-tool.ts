@@ -59,13 +59,21 @@ export function createPythonTool(options: PythonToolOptions = {}): AgentTool<Pyt
       // An abort terminates the worker, and the call rejects with an `aborted` error.
       const result = await sandbox.runPython(code, { timeoutMs: options.timeoutMs, memoryMb: options.memoryMb, signal: context.signal });
       // What it printed joins the ledger as a computed result (P1 …): support for the numbers it produced.
-      const computed = !result.error && result.stdout.trim() ? context.ledger.addComputed({ text: result.stdout, input: code, step: context.step, tool: 'python' }) : undefined;
+      const computed =
+        !result.error && result.stdout.trim()
+          ? context.ledger.addComputed({ text: result.stdout, input: code, step: context.step, tool: 'python' })
+          : undefined;
       return {
         raw: computed ? { ...result, id: computed.id } : result,
-        forModel: (computed ? `${computed.id} (a computed result: the numbers it printed count as supported; cite the evidence of its inputs)\n` : '') + formatPythonResult(result, context.resultTokens),
+        forModel:
+          (computed
+            ? `${computed.id} (a computed result: the numbers it printed count as supported; cite the evidence of its inputs)\n`
+            : '') + formatPythonResult(result, context.resultTokens),
         evidence: [],
         newEvidence: [],
-        summary: result.error ? `python failed: ${result.error.slice(0, 160)}` : `${computed ? `${computed.id}: ` : ''}python ran in ${Math.round(result.ms)} ms (${result.stdout.length} characters of output)`,
+        summary: result.error
+          ? `python failed: ${result.error.slice(0, 160)}`
+          : `${computed ? `${computed.id}: ` : ''}python ran in ${Math.round(result.ms)} ms (${result.stdout.length} characters of output)`,
       };
     },
   };

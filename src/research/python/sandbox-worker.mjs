@@ -209,8 +209,29 @@ function harden(pyodide) {
     if (Module.SOCKFS.websocket_sock_ops) Module.SOCKFS.websocket_sock_ops.connect = refuse;
   }
   // Pyodide API that reads host files, loads code or opens sockets.
-  for (const name of ['loadBinaryFile', 'initializeNodeSockFS', 'loadDynlib', 'package_loader', 'rawRun', 'runPythonInternal', 'runPythonInternal_dict']) delete API[name];
-  for (const name of ['loadDynamicLibrary', 'loadWebAssemblyModule', 'asyncLoad', 'FS_preloadFile', 'FS_createPreloadedFile', 'FS_createLazyFile', 'preloadPlugins', 'websocket', 'webSockets', 'Sockets']) delete Module[name];
+  for (const name of [
+    'loadBinaryFile',
+    'initializeNodeSockFS',
+    'loadDynlib',
+    'package_loader',
+    'rawRun',
+    'runPythonInternal',
+    'runPythonInternal_dict',
+  ])
+    delete API[name];
+  for (const name of [
+    'loadDynamicLibrary',
+    'loadWebAssemblyModule',
+    'asyncLoad',
+    'FS_preloadFile',
+    'FS_createPreloadedFile',
+    'FS_createLazyFile',
+    'preloadPlugins',
+    'websocket',
+    'webSockets',
+    'Sockets',
+  ])
+    delete Module[name];
   for (const name of Object.keys(pyodide)) {
     try {
       delete pyodide[name];
@@ -231,7 +252,21 @@ function harden(pyodide) {
   // A stand-in keeps `x instanceof Function` (which Pyodide uses) working without making code.
   Object.defineProperty(noCode, 'prototype', { value: Function.prototype, writable: false });
   Object.defineProperty(globalThis, 'Function', { value: noCode, writable: false, configurable: false });
-  for (const name of ['eval', 'process', 'fetch', 'WebSocket', 'XMLHttpRequest', 'EventSource', 'Request', 'Response', 'Headers', 'FormData', 'require', 'module', 'Buffer']) {
+  for (const name of [
+    'eval',
+    'process',
+    'fetch',
+    'WebSocket',
+    'XMLHttpRequest',
+    'EventSource',
+    'Request',
+    'Response',
+    'Headers',
+    'FormData',
+    'require',
+    'module',
+    'Buffer',
+  ]) {
     try {
       Object.defineProperty(globalThis, name, { value: undefined, writable: false, configurable: false });
     } catch {
@@ -266,7 +301,11 @@ async function start() {
 const ready = start();
 ready.then(
   ({ heapBytes }) => parentPort.postMessage({ type: 'ready', heapBytes: heapBytes() }),
-  (error) => parentPort.postMessage({ type: 'failed', error: `the Python runtime did not start: ${String(error?.message ?? error).split('\n')[0]}` }),
+  (error) =>
+    parentPort.postMessage({
+      type: 'failed',
+      error: `the Python runtime did not start: ${String(error?.message ?? error).split('\n')[0]}`,
+    }),
 );
 
 parentPort.on('message', async (message) => {

@@ -23,7 +23,8 @@ async function contained(code: string, pattern: RegExp = /Error/): Promise<Pytho
 }
 
 /** Gets JavaScript values the hard way: removes the import blocker and re-imports Pyodide's C core. */
-const BRIDGE = 'import sys\nsys.meta_path[:] = [f for f in sys.meta_path if "Blocker" not in getattr(f, "__name__", type(f).__name__)]\nimport _pyodide_core as core\n';
+const BRIDGE =
+  'import sys\nsys.meta_path[:] = [f for f in sys.meta_path if "Blocker" not in getattr(f, "__name__", type(f).__name__)]\nimport _pyodide_core as core\n';
 
 describe('python sandbox: normal behaviour', () => {
   it('captures stdout and stderr and reports success as error null', async () => {
@@ -65,8 +66,17 @@ describe('python sandbox: normal behaviour', () => {
   });
 
   it('state is not shared between calls: variables, builtins, module attributes, sys.path, imports', async () => {
-    assert.equal((await run('secret = 41\nimport builtins, math, sys\nbuiltins.leak = 1\nmath.pi = 3\nsys.path.append("/x")\nimport csv\ncsv.mine = 2')).error, null);
-    const result = await run('import math, sys, csv\nprint("secret" in globals(), hasattr(__builtins__, "leak") or "leak" in dir(__builtins__), math.pi, "/x" in sys.path, hasattr(csv, "mine"))');
+    assert.equal(
+      (
+        await run(
+          'secret = 41\nimport builtins, math, sys\nbuiltins.leak = 1\nmath.pi = 3\nsys.path.append("/x")\nimport csv\ncsv.mine = 2',
+        )
+      ).error,
+      null,
+    );
+    const result = await run(
+      'import math, sys, csv\nprint("secret" in globals(), hasattr(__builtins__, "leak") or "leak" in dir(__builtins__), math.pi, "/x" in sys.path, hasattr(csv, "mine"))',
+    );
     assert.equal(result.stdout, 'False False 3.141592653589793 False False\n', result.stderr);
   });
 
@@ -81,7 +91,10 @@ describe('python sandbox: normal behaviour', () => {
 
   it('queues concurrent calls on one sandbox', async () => {
     const results = await Promise.all([1, 2, 3].map((n) => run(`x = ${n}\nprint(x * 10)`)));
-    assert.deepEqual(results.map((r) => r.stdout), ['10\n', '20\n', '30\n']);
+    assert.deepEqual(
+      results.map((r) => r.stdout),
+      ['10\n', '20\n', '30\n'],
+    );
   });
 
   it('input() fails instead of waiting', async () => {
@@ -100,9 +113,18 @@ describe('python sandbox: no host files', () => {
   });
 
   it('the environment, the working folder and scratch files are reset between calls', async () => {
-    assert.equal((await run('import os\nos.environ["LEAK"] = "1"\nos.makedirs("/tmp/d/e")\nopen("/tmp/f", "w").write("x")\nopen(os.path.expanduser("~/g"), "w").write("y")\nos.chdir("/tmp/d")')).error, null);
-    const result = await run('import os\nprint("LEAK" in os.environ, os.listdir("/tmp"), os.path.exists(os.path.expanduser("~/g")), os.getcwd())');
-    assert.equal(result.stdout, "False [] False /home/pyodide\n", result.stderr);
+    assert.equal(
+      (
+        await run(
+          'import os\nos.environ["LEAK"] = "1"\nos.makedirs("/tmp/d/e")\nopen("/tmp/f", "w").write("x")\nopen(os.path.expanduser("~/g"), "w").write("y")\nos.chdir("/tmp/d")',
+        )
+      ).error,
+      null,
+    );
+    const result = await run(
+      'import os\nprint("LEAK" in os.environ, os.listdir("/tmp"), os.path.exists(os.path.expanduser("~/g")), os.getcwd())',
+    );
+    assert.equal(result.stdout, 'False [] False /home/pyodide\n', result.stderr);
   });
 
   it('a file written from Python stays in the in-memory file system', async () => {
@@ -142,13 +164,19 @@ describe('python sandbox: no network', () => {
   it('socket, urllib.request, http.client and pyodide.http are not importable', async () => {
     await contained(`import socket\ns = socket.create_connection(("127.0.0.1", ${port}))\nprint("ESCAPED")`, /ImportError/);
     await contained(`import urllib.request\nprint("ESCAPED", urllib.request.urlopen("http://127.0.0.1:${port}/").read())`, /ImportError/);
-    await contained(`import http.client\nc = http.client.HTTPConnection("127.0.0.1", ${port})\nc.request("GET", "/")\nprint("ESCAPED")`, /ImportError/);
+    await contained(
+      `import http.client\nc = http.client.HTTPConnection("127.0.0.1", ${port})\nc.request("GET", "/")\nprint("ESCAPED")`,
+      /ImportError/,
+    );
     await contained(`from pyodide.http import pyfetch\nprint("ESCAPED")`, /ImportError/);
   });
 
   it('with the import blocker removed, a socket still cannot connect (and the server sees nothing)', async () => {
     await contained(`${BRIDGE}import socket\ns = socket.socket()\ns.connect(("127.0.0.1", ${port}))\nprint("ESCAPED")`, /Error/);
-    await contained(`${BRIDGE}import urllib.request\nprint("ESCAPED", urllib.request.urlopen("http://127.0.0.1:${port}/", timeout=1).read())`, /Error/);
+    await contained(
+      `${BRIDGE}import urllib.request\nprint("ESCAPED", urllib.request.urlopen("http://127.0.0.1:${port}/", timeout=1).read())`,
+      /Error/,
+    );
     await contained(`${BRIDGE}from pyodide.http import pyfetch\nprint("ESCAPED")`, /Error/);
     await new Promise((resolve) => setTimeout(resolve, 100));
     assert.equal(connections, 0, 'no connection reached the server');
@@ -184,7 +212,9 @@ describe('python sandbox: no processes, ctypes or JavaScript', () => {
 
   it('sys.modules tricks find nothing', async () => {
     await contained('import sys\nprint("ESCAPED", sys.modules["js"])', /KeyError/);
-    const result = await run('import sys\nprint(sorted(m for m in sys.modules if "pyodide" in m or m in ("js", "ctypes", "gc", "socket")))');
+    const result = await run(
+      'import sys\nprint(sorted(m for m in sys.modules if "pyodide" in m or m in ("js", "ctypes", "gc", "socket")))',
+    );
     assert.equal(result.stdout, '[]\n', result.stderr);
     await contained('import sys\nsys.meta_path.clear()\nimport js\nprint("ESCAPED")', /Error/);
     await contained('import sys\nsys.meta_path.pop(0)\nimport js\nprint("ESCAPED")', /ModuleNotFoundError/);
@@ -238,10 +268,19 @@ describe('python sandbox: no processes, ctypes or JavaScript', () => {
 
   it('even JavaScript values reached by re-importing the C core cannot run code or reach the host', async () => {
     // The Function constructor (the way from any JS value to arbitrary JS: process, import(), fs).
-    await contained(`${BRIDGE}print("ESCAPED", core.to_js([1]).constructor.constructor("return process")())`, /code generation is disabled/);
+    await contained(
+      `${BRIDGE}print("ESCAPED", core.to_js([1]).constructor.constructor("return process")())`,
+      /code generation is disabled/,
+    );
     await contained(`${BRIDGE}print("ESCAPED", core.to_js([1]).map.constructor("return 1")())`, /code generation is disabled/);
-    await contained(`${BRIDGE}Obj = core.to_js([]).constructor.prototype.__proto__.constructor\nF = Obj.getPrototypeOf(Obj).constructor\nprint("ESCAPED", F("return 1")())`, /code generation is disabled/);
-    await contained(`${BRIDGE}Obj = core.to_js([]).constructor.prototype.__proto__.constructor\nprint("ESCAPED", Obj.getOwnPropertyDescriptor(Obj.getPrototypeOf(Obj), "constructor").value("return 1")())`, /code generation is disabled/);
+    await contained(
+      `${BRIDGE}Obj = core.to_js([]).constructor.prototype.__proto__.constructor\nF = Obj.getPrototypeOf(Obj).constructor\nprint("ESCAPED", F("return 1")())`,
+      /code generation is disabled/,
+    );
+    await contained(
+      `${BRIDGE}Obj = core.to_js([]).constructor.prototype.__proto__.constructor\nprint("ESCAPED", Obj.getOwnPropertyDescriptor(Obj.getPrototypeOf(Obj), "constructor").value("return 1")())`,
+      /code generation is disabled/,
+    );
     // Old-style register of a fake js module gives nothing more than the value itself.
     // Re-registering a js module from the core gives nothing more than the value registered.
     const result = await run(
@@ -269,7 +308,10 @@ describe('python sandbox: limits', () => {
     const rssBefore = process.memoryUsage().rss;
     const big = await sandbox.runPython('x = bytearray(1024 * 1024 * 1024)\nprint("ESCAPED")', { memoryMb: 128, timeoutMs: 10_000 });
     assert.match(big.error ?? '', /^MemoryError: .*128 MB/);
-    const slow = await sandbox.runPython('chunks = []\nwhile True:\n    chunks.append(bytearray(1024 * 1024))', { memoryMb: 128, timeoutMs: 10_000 });
+    const slow = await sandbox.runPython('chunks = []\nwhile True:\n    chunks.append(bytearray(1024 * 1024))', {
+      memoryMb: 128,
+      timeoutMs: 10_000,
+    });
     assert.match(slow.error ?? '', /^MemoryError/);
     const many = await sandbox.runPython('xs = []\nwhile True:\n    xs.append([0] * 1000)', { memoryMb: 128, timeoutMs: 10_000 });
     assert.match(many.error ?? '', /^MemoryError/);
@@ -281,7 +323,10 @@ describe('python sandbox: limits', () => {
     const result = await run('def f(n):\n    return f(n + 1)\nf(0)');
     assert.equal(result.error, 'RecursionError: maximum recursion depth exceeded');
     // With the limit raised the interpreter's own stack or heap runs out first: still a one-line error.
-    const raised = await sandbox.runPython('import sys\nsys.setrecursionlimit(10**6)\ndef f(n):\n    return f(n + 1)\nf(0)', { memoryMb: 64, timeoutMs: 10_000 });
+    const raised = await sandbox.runPython('import sys\nsys.setrecursionlimit(10**6)\ndef f(n):\n    return f(n + 1)\nf(0)', {
+      memoryMb: 64,
+      timeoutMs: 10_000,
+    });
     assert.match(raised.error ?? '', /^(RecursionError|MemoryError)/);
     assert.equal((await run('print("ok")')).stdout, 'ok\n');
   });
@@ -301,7 +346,9 @@ describe('python sandbox: limits', () => {
   });
 
   it('a fork of many threads is contained: threads cannot start, the host is fine', async () => {
-    const result = await run('import threading\nts = [threading.Thread(target=lambda: None) for _ in range(500)]\nfor t in ts:\n    t.start()\nprint("ESCAPED")');
+    const result = await run(
+      'import threading\nts = [threading.Thread(target=lambda: None) for _ in range(500)]\nfor t in ts:\n    t.start()\nprint("ESCAPED")',
+    );
     assert.match(result.error ?? '', /RuntimeError: can't start new thread/);
     await contained('import os\nfor _ in range(100):\n    os.fork()\nprint("ESCAPED")', /AttributeError/);
     assert.equal((await run('print(1)')).stdout, '1\n');

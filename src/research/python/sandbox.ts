@@ -43,7 +43,8 @@ type Done = { type: 'done'; id: number; error: string | null; fatal: boolean; he
 function checked(options: PythonRunOptions, name: 'timeoutMs' | 'memoryMb' | 'outputBytes'): number {
   const value = options[name] ?? PYTHON_DEFAULTS[name];
   const [min, max] = PYTHON_LIMITS[name];
-  if (!Number.isInteger(value) || value < min || value > max) throw new DossierError('bad-input', `${name} must be an integer from ${min} to ${max}, got ${value}`);
+  if (!Number.isInteger(value) || value < min || value > max)
+    throw new DossierError('bad-input', `${name} must be an integer from ${min} to ${max}, got ${value}`);
   return value;
 }
 
@@ -93,7 +94,11 @@ export class PythonSandbox {
   runPython(code: string, options: PythonRunOptions = {}): Promise<PythonResult> {
     let limits: { timeoutMs: number; memoryMb: number; outputBytes: number };
     try {
-      limits = { timeoutMs: checked(options, 'timeoutMs'), memoryMb: checked(options, 'memoryMb'), outputBytes: checked(options, 'outputBytes') };
+      limits = {
+        timeoutMs: checked(options, 'timeoutMs'),
+        memoryMb: checked(options, 'memoryMb'),
+        outputBytes: checked(options, 'outputBytes'),
+      };
       if (typeof code !== 'string') throw new DossierError('bad-input', 'the Python code must be a string');
     } catch (error) {
       return Promise.reject(error);
@@ -168,7 +173,11 @@ export class PythonSandbox {
     return live;
   }
 
-  private async execute(code: string, limits: { timeoutMs: number; memoryMb: number; outputBytes: number }, signal: AbortSignal | undefined): Promise<PythonResult> {
+  private async execute(
+    code: string,
+    limits: { timeoutMs: number; memoryMb: number; outputBytes: number },
+    signal: AbortSignal | undefined,
+  ): Promise<PythonResult> {
     if (this.closed) throw new DossierError('bad-input', 'the Python sandbox is closed');
     if (signal?.aborted) throw abortError(signal);
     const live = await this.warm(limits.memoryMb, signal);
@@ -191,7 +200,10 @@ export class PythonSandbox {
         cleanup();
         resolve(result);
       };
-      const timer = setTimeout(() => finish({ error: `TimeoutError: the code ran longer than ${limits.timeoutMs} ms`, replace: true }), limits.timeoutMs);
+      const timer = setTimeout(
+        () => finish({ error: `TimeoutError: the code ran longer than ${limits.timeoutMs} ms`, replace: true }),
+        limits.timeoutMs,
+      );
       const onAbort = () => finish({ error: null, replace: true, aborted: true });
       const onMessage = (message: Done) => {
         if (message.type !== 'done' || message.id !== id) return;
@@ -200,9 +212,13 @@ export class PythonSandbox {
       };
       const onError = (error: Error & { code?: string }) => {
         const memory = error.code === 'ERR_WORKER_OUT_OF_MEMORY' || /out of memory|allocation failed/i.test(error.message);
-        finish({ error: memory ? 'MemoryError' : `InternalError: the Python worker crashed: ${error.message.split('\n')[0]}`, replace: true });
+        finish({
+          error: memory ? 'MemoryError' : `InternalError: the Python worker crashed: ${error.message.split('\n')[0]}`,
+          replace: true,
+        });
       };
-      const onExit = (exitCode: number) => finish({ error: `InternalError: the Python worker exited with code ${exitCode}`, replace: true });
+      const onExit = (exitCode: number) =>
+        finish({ error: `InternalError: the Python worker exited with code ${exitCode}`, replace: true });
       signal?.addEventListener('abort', onAbort, { once: true });
       worker.on('message', onMessage);
       worker.on('error', onError);
@@ -215,9 +231,11 @@ export class PythonSandbox {
     if (outcome.replace) await this.discard();
     else worker.unref();
     if (outcome.aborted) throw abortError(signal!);
-    const stream = (slot: 0 | 1) => decode(new Uint8Array(output, 16 + slot * limits.outputBytes, Atomics.load(header, slot)), Atomics.load(header, slot + 2) === 1);
+    const stream = (slot: 0 | 1) =>
+      decode(new Uint8Array(output, 16 + slot * limits.outputBytes, Atomics.load(header, slot)), Atomics.load(header, slot + 2) === 1);
     let error = outcome.error;
-    if (error !== null && /^MemoryError\b/.test(error)) error = `MemoryError: the code needed more memory than its ${limits.memoryMb} MB cap`;
+    if (error !== null && /^MemoryError\b/.test(error))
+      error = `MemoryError: the code needed more memory than its ${limits.memoryMb} MB cap`;
     return { stdout: stream(0), stderr: stream(1), error, ms };
   }
 }

@@ -23,11 +23,20 @@ export function critiqueTool(state: ResearchState, critic: Critic): AgentTool<z.
       context.signal.throwIfAborted();
       const key = state.critiqueKey(draft);
       const known = state.critiqued.get(key);
-      const critique = known ?? (await critic.critique({ draft, ledger: context.ledger, plan: state.plan, question: state.question, signal: context.signal }));
+      const critique =
+        known ??
+        (await critic.critique({ draft, ledger: context.ledger, plan: state.plan, question: state.question, signal: context.signal }));
       if (!known) {
         state.critiqued.set(key, critique);
         state.critiques.push(critique);
-        context.emit?.({ type: 'critique', step: context.step, checks: critique.checks, openQuestions: critique.openQuestions, findings: findingsOf(critique), model: critic.model });
+        context.emit?.({
+          type: 'critique',
+          step: context.step,
+          checks: critique.checks,
+          openQuestions: critique.openQuestions,
+          findings: findingsOf(critique),
+          model: critic.model,
+        });
       }
       const bad = critique.checks.filter((c) => c.verdict !== 'supported').length;
       return {

@@ -62,7 +62,8 @@ export function ragTool(state: ResearchState, nested: NestedAgentOptions): Agent
         knowledge: context.knowledge,
         question,
         // The sub-question is what it answers; the research question and brief say what it is for.
-        systemPrompt: (prompt) => `${ragSystemPrompt(prompt)}\n\n${nestedContext({ question: state.question, brief: state.brief, subQuestion: item })}`,
+        systemPrompt: (prompt) =>
+          `${ragSystemPrompt(prompt)}\n\n${nestedContext({ question: state.question, brief: state.brief, subQuestion: item })}`,
         model: nested.model,
         scope: context.scope,
         tools: new ToolRegistry(nested.tools()),
@@ -82,7 +83,8 @@ export function ragTool(state: ResearchState, nested: NestedAgentOptions): Agent
       // there); what it cited is pinned.
       const adopted = new Map<string, LedgerEntry>();
       for (const entry of ledger.entries()) {
-        for (const [id, mine] of context.ledger.adopt([entry], { step: context.step, tool: 'rag', used: cited.includes(entry) })) adopted.set(id, mine);
+        for (const [id, mine] of context.ledger.adopt([entry], { step: context.step, tool: 'rag', used: cited.includes(entry) }))
+          adopted.set(id, mine);
       }
       const entries = [...new Set(cited.flatMap((entry) => adopted.get(entry.id) ?? []))];
       const answer = rewriteCitations(result.answer, adopted);
@@ -104,7 +106,15 @@ export function ragTool(state: ResearchState, nested: NestedAgentOptions): Agent
         ms: result.ms,
       };
       state.subagents.push(record);
-      context.emit?.({ type: 'subagent-finish', step: context.step, id, finishReason: result.finishReason, citations: entries.length, ms: result.ms, ...(result.error ? { error: result.error.message } : {}) });
+      context.emit?.({
+        type: 'subagent-finish',
+        step: context.step,
+        id,
+        finishReason: result.finishReason,
+        citations: entries.length,
+        ms: result.ms,
+        ...(result.error ? { error: result.error.message } : {}),
+      });
       if (item) context.emit?.({ type: 'plan', step: context.step, brief: state.brief, items: state.plan.map((p) => ({ ...p })) });
       const status = failed ? `failed: ${result.error?.message ?? result.finishReason}` : found ? 'answered' : 'not found in the documents';
       const forModel = [

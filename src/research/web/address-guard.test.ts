@@ -44,26 +44,65 @@ const LITERALS: Record<string, [RegExp, string[]]> = {
   loopback: [
     /loopback/,
     [
-      'http://127.0.0.1/', 'http://127.0.0.1:8080/admin', 'http://127.1/', 'http://127.0.0.1./', 'http://127.255.255.254/',
-      'http://2130706433/', 'http://0x7f.1/', 'http://0x7f000001/', 'http://017700000001/', 'http://0177.0.0.1/', 'http://127。0。0。1/',
-      'http://[::1]/', 'http://[0:0:0:0:0:0:0:1]/', 'http://[::ffff:127.0.0.1]/', 'http://[::ffff:7f00:1]/', 'http://[0:0:0:0:0:ffff:127.0.0.1]/',
-      'http://[::127.0.0.1]/', 'http://[::ffff:0:127.0.0.1]/', 'http://[64:ff9b::127.0.0.1]/', 'http://[2002:7f00:1::]/', 'https://127.0.0.1/',
+      'http://127.0.0.1/',
+      'http://127.0.0.1:8080/admin',
+      'http://127.1/',
+      'http://127.0.0.1./',
+      'http://127.255.255.254/',
+      'http://2130706433/',
+      'http://0x7f.1/',
+      'http://0x7f000001/',
+      'http://017700000001/',
+      'http://0177.0.0.1/',
+      'http://127。0。0。1/',
+      'http://[::1]/',
+      'http://[0:0:0:0:0:0:0:1]/',
+      'http://[::ffff:127.0.0.1]/',
+      'http://[::ffff:7f00:1]/',
+      'http://[0:0:0:0:0:ffff:127.0.0.1]/',
+      'http://[::127.0.0.1]/',
+      'http://[::ffff:0:127.0.0.1]/',
+      'http://[64:ff9b::127.0.0.1]/',
+      'http://[2002:7f00:1::]/',
+      'https://127.0.0.1/',
     ],
   ],
   private: [
     /private/,
     [
-      'http://10.0.0.1/', 'http://10.255.255.255/', 'http://172.16.0.1/', 'http://172.31.255.254/', 'http://192.168.1.1/', 'http://0xa000001/',
-      'http://167772161/', 'http://[::ffff:10.0.0.1]/', 'http://[::ffff:c0a8:101]/', 'http://[fc00::1]/', 'http://[fd12:3456:789a::1]/',
+      'http://10.0.0.1/',
+      'http://10.255.255.255/',
+      'http://172.16.0.1/',
+      'http://172.31.255.254/',
+      'http://192.168.1.1/',
+      'http://0xa000001/',
+      'http://167772161/',
+      'http://[::ffff:10.0.0.1]/',
+      'http://[::ffff:c0a8:101]/',
+      'http://[fc00::1]/',
+      'http://[fd12:3456:789a::1]/',
     ],
   ],
   'link-local': [/link-local/, ['http://169.254.1.1/', 'http://[fe80::1]/', 'http://[::ffff:169.254.10.10]/']],
-  metadata: [/metadata/, ['http://169.254.169.254/latest/meta-data/', 'http://2852039166/', 'http://0xa9fea9fe/', 'http://[::ffff:169.254.169.254]/', 'http://[fd00:ec2::254]/', 'http://169.254.170.2/v2/credentials']],
+  metadata: [
+    /metadata/,
+    [
+      'http://169.254.169.254/latest/meta-data/',
+      'http://2852039166/',
+      'http://0xa9fea9fe/',
+      'http://[::ffff:169.254.169.254]/',
+      'http://[fd00:ec2::254]/',
+      'http://169.254.170.2/v2/credentials',
+    ],
+  ],
   unspecified: [/unspecified/, ['http://0.0.0.0/', 'http://0/', 'http://0.0.0.0:3000/', 'http://[::]/', 'http://[::ffff:0.0.0.0]/']],
   cgnat: [/carrier-grade NAT/, ['http://100.64.0.1/', 'http://100.127.255.254/', 'http://[::ffff:100.64.0.1]/']],
   multicast: [/multicast/, ['http://224.0.0.1/', 'http://239.255.255.250/', 'http://[ff02::1]/', 'http://[ff05::2]/']],
   broadcast: [/broadcast/, ['http://255.255.255.255/', 'http://4294967295/']],
-  reserved: [/reserved|benchmarking|special-purpose/, ['http://240.0.0.1/', 'http://192.0.2.1/', 'http://198.18.0.1/', 'http://203.0.113.9/', 'http://[2001:db8::1]/']],
+  reserved: [
+    /reserved|benchmarking|special-purpose/,
+    ['http://240.0.0.1/', 'http://192.0.2.1/', 'http://198.18.0.1/', 'http://203.0.113.9/', 'http://[2001:db8::1]/'],
+  ],
 };
 
 describe('address guard: literal addresses', () => {
@@ -76,7 +115,13 @@ describe('address guard: literal addresses', () => {
   }
 
   it('lets public addresses through, IPv4, IPv6 and IPv4-mapped', async () => {
-    for (const url of ['http://93.184.215.14/', 'https://8.8.8.8/dns', 'http://[2606:4700:4700::1111]/', 'http://[::ffff:8.8.8.8]/', 'http://134744072/']) {
+    for (const url of [
+      'http://93.184.215.14/',
+      'https://8.8.8.8/dns',
+      'http://[2606:4700:4700::1111]/',
+      'http://[::ffff:8.8.8.8]/',
+      'http://134744072/',
+    ]) {
       const target = await vetUrl(url);
       assert.equal(target.addresses.length, 1, url);
     }
@@ -93,7 +138,7 @@ describe('address guard: literal addresses', () => {
 });
 
 describe('address guard: names', () => {
-  it('refuses a name when any of its addresses is refused (DNS order is the attacker\'s)', async () => {
+  it("refuses a name when any of its addresses is refused (DNS order is the attacker's)", async () => {
     const lookup = table({
       'loop.test': ['127.0.0.1'],
       'mixed.test': ['93.184.215.14', '10.1.2.3'],
@@ -119,10 +164,11 @@ describe('address guard: names', () => {
     assert.deepEqual(lookup.calls, []);
   });
 
-  it('with the system resolver: this machine\'s own name resolves to a non-public address and is refused', async (t) => {
+  it("with the system resolver: this machine's own name resolves to a non-public address and is refused", async (t) => {
     const name = hostname();
     const addresses = await dnsLookup(name, { all: true }).catch(() => []);
-    if (addresses.length === 0 || addresses.every((a) => refusalReason(a.address) === undefined)) return t.skip(`${name} does not resolve to a non-public address here`);
+    if (addresses.length === 0 || addresses.every((a) => refusalReason(a.address) === undefined))
+      return t.skip(`${name} does not resolve to a non-public address here`);
     await refused(`http://${name}/`, {}, new RegExp(`${name} resolves to`));
   });
 
@@ -136,15 +182,28 @@ describe('address guard: names', () => {
   });
 
   it('lets a name with public addresses through, keeping every vetted address', async () => {
-    const target = await vetUrl('https://example.test/a?b=c', { lookup: table({ 'example.test': ['93.184.215.14', '2606:2800:21f:cb07:6820:80da:af6b:8b2c'] }) });
-    assert.deepEqual(target.addresses.map((a) => a.address), ['93.184.215.14', '2606:2800:21f:cb07:6820:80da:af6b:8b2c']);
+    const target = await vetUrl('https://example.test/a?b=c', {
+      lookup: table({ 'example.test': ['93.184.215.14', '2606:2800:21f:cb07:6820:80da:af6b:8b2c'] }),
+    });
+    assert.deepEqual(
+      target.addresses.map((a) => a.address),
+      ['93.184.215.14', '2606:2800:21f:cb07:6820:80da:af6b:8b2c'],
+    );
     assert.equal(target.host, 'example.test');
   });
 });
 
 describe('address guard: schemes', () => {
   it('refuses everything but http and https', async () => {
-    for (const url of ['file:///etc/passwd', 'ftp://ftp.example.org/file', 'gopher://example.org:70/1', 'data:text/html,<h1>hi</h1>', 'javascript:alert(1)', 'ws://example.org/', 'blob:https://example.org/x']) {
+    for (const url of [
+      'file:///etc/passwd',
+      'ftp://ftp.example.org/file',
+      'gopher://example.org:70/1',
+      'data:text/html,<h1>hi</h1>',
+      'javascript:alert(1)',
+      'ws://example.org/',
+      'blob:https://example.org/x',
+    ]) {
       await refused(url, {}, /only http and https/);
     }
   });
@@ -170,13 +229,19 @@ describe('address guard: the allow-list', () => {
   it('a host allowed by name passes whatever it resolves to; other names with the same address do not', async () => {
     const lookup = table({ 'intranet.test': ['10.0.0.5'], 'other.test': ['10.0.0.5'] });
     const target = await vetUrl('http://intranet.test/wiki', { allow: ['Intranet.Test'], lookup });
-    assert.deepEqual(target.addresses.map((a) => a.address), ['10.0.0.5']);
+    assert.deepEqual(
+      target.addresses.map((a) => a.address),
+      ['10.0.0.5'],
+    );
     await refused('http://other.test/', { allow: ['intranet.test'], lookup }, /private/);
     await vetUrl('http://localhost:1/', { allow: ['localhost'] });
   });
 
   it('a malformed range is a config error', async () => {
-    await assert.rejects(vetUrl('http://8.8.8.8/', { allow: ['10.0.0.0/99'] }), (e: DossierError) => e.code === 'config' && /10\.0\.0\.0\/99/.test(e.message));
+    await assert.rejects(
+      vetUrl('http://8.8.8.8/', { allow: ['10.0.0.0/99'] }),
+      (e: DossierError) => e.code === 'config' && /10\.0\.0\.0\/99/.test(e.message),
+    );
   });
 });
 
@@ -202,7 +267,9 @@ describe('address guard: redirects and pinning (fetchPage)', () => {
       res.end('secret');
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    await new Promise<void>((resolve) => bystander.listen((server.address() as AddressInfo).port, '127.0.0.2', resolve)).catch(() => undefined);
+    await new Promise<void>((resolve) => bystander.listen((server.address() as AddressInfo).port, '127.0.0.2', resolve)).catch(
+      () => undefined,
+    );
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   });
   after(async () => {
@@ -247,7 +314,11 @@ describe('address guard: redirects and pinning (fetchPage)', () => {
   it('refuses the first hop too, before connecting', async () => {
     const port = new URL(base).port;
     await assert.rejects(fetchPage(`http://127.0.0.2:${port}/`), (e: DossierError) => e.code === 'blocked-address');
-    await assert.rejects(fetchPage(`${base}/`), (e: DossierError) => e.code === 'blocked-address' && /^refused http:\/\/127\.0\.0\.1:\d+\/: 127\.0\.0\.1 is a loopback address/.test(e.message));
+    await assert.rejects(
+      fetchPage(`${base}/`),
+      (e: DossierError) =>
+        e.code === 'blocked-address' && /^refused http:\/\/127\.0\.0\.1:\d+\/: 127\.0\.0\.1 is a loopback address/.test(e.message),
+    );
     assert.equal(bystanderHits, 0);
   });
 

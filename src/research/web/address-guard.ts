@@ -98,7 +98,10 @@ export class AllowList {
 
   constructor(entries: readonly string[] = []) {
     for (const raw of entries) {
-      const entry = raw.trim().toLowerCase().replace(/^\[|\]$/g, '');
+      const entry = raw
+        .trim()
+        .toLowerCase()
+        .replace(/^\[|\]$/g, '');
       if (!entry) continue;
       if (entry.includes('/')) {
         try {
@@ -157,7 +160,8 @@ export async function vetUrl(input: string | URL, policy: AddressPolicy & { allo
   } catch {
     throw new DossierError('bad-input', `not a valid URL: ${shown}`);
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw blocked(shown, `only http and https URLs are fetched, not ${url.protocol.replace(/:$/, '')}`);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw blocked(shown, `only http and https URLs are fetched, not ${url.protocol.replace(/:$/, '')}`);
   const allow = policy.allowList ?? new AllowList(policy.allow);
   // The WHATWG parser has already turned 2130706433, 0x7f.1 and 017700000001 into 127.0.0.1, and
   // [::ffff:127.0.0.1] into [::ffff:7f00:1]; what remains is a dotted IPv4, a bracketed IPv6 or a name.
@@ -168,12 +172,16 @@ export async function vetUrl(input: string | URL, policy: AddressPolicy & { allo
     addresses = [{ address: host, family: host.includes(':') ? 6 : 4 }];
   } else {
     if (!byName) {
-      for (const [pattern, why] of REFUSED_NAMES) if (pattern.test(host.toLowerCase().replace(/\.$/, ''))) throw blocked(shown, `${host} is ${why}${HINT}`);
+      for (const [pattern, why] of REFUSED_NAMES)
+        if (pattern.test(host.toLowerCase().replace(/\.$/, ''))) throw blocked(shown, `${host} is ${why}${HINT}`);
     }
     try {
       addresses = await (policy.lookup ?? (dnsLookup as LookupAll))(host, { all: true });
     } catch (error) {
-      throw new DossierError('remote-unreachable', `cannot resolve ${host} for ${shown}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+      throw new DossierError(
+        'remote-unreachable',
+        `cannot resolve ${host} for ${shown}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+      );
     }
     if (addresses.length === 0) throw new DossierError('remote-unreachable', `cannot resolve ${host} for ${shown}: no addresses`);
   }
@@ -195,7 +203,11 @@ export async function vetUrl(input: string | URL, policy: AddressPolicy & { allo
  * DNS says now: the connection goes where the check looked.
  */
 export function pinnedLookup(target: VettedTarget) {
-  return (_hostname: string, options: { all?: boolean; family?: number | string } | number | undefined, callback: (...args: any[]) => void): void => {
+  return (
+    _hostname: string,
+    options: { all?: boolean; family?: number | string } | number | undefined,
+    callback: (...args: any[]) => void,
+  ): void => {
     const all = typeof options === 'object' && options?.all;
     const wanted = typeof options === 'object' ? Number(options?.family ?? 0) : Number(options ?? 0);
     const usable = target.addresses.filter((a) => !wanted || a.family === wanted);

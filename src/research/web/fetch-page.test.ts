@@ -118,7 +118,8 @@ describe('fetchPage', () => {
     assert.match(md, /\*\*forty nesting pairs\*\*/);
     assert.match(md, /^-\s+Dusk transects$/m);
     assert.ok(md.includes(`[survey protocol](${base}/docs/protocol.html)`), md);
-    for (const junk of ['SCRIPT-TEXT', 'NAV-SHOP-LINK', 'FOOTER-COPYRIGHT', 'ASIDE-RELATED-POSTS', 'color:red', '<p>']) assert.ok(!md.includes(junk), `${junk} left in:\n${md}`);
+    for (const junk of ['SCRIPT-TEXT', 'NAV-SHOP-LINK', 'FOOTER-COPYRIGHT', 'ASIDE-RELATED-POSTS', 'color:red', '<p>'])
+      assert.ok(!md.includes(junk), `${junk} left in:\n${md}`);
   });
 
   it('decompresses gzip and honours the declared charset', async () => {
@@ -174,16 +175,28 @@ describe('fetchPage', () => {
     assert.equal(page.finalUrl, `${base}/chain/0`);
     assert.equal(page.markdown, 'end of chain');
     await assert.rejects(fetchPage(`${base}/chain/3`, { allow, maxRedirects: 2 }), /too many redirects \(more than 2\)/);
-    await assert.rejects(fetchPage(`${base}/loop`, { allow }), (e: DossierError) => e.code === 'remote-failed' && /too many redirects \(more than 5\)/.test(e.message));
+    await assert.rejects(
+      fetchPage(`${base}/loop`, { allow }),
+      (e: DossierError) => e.code === 'remote-failed' && /too many redirects \(more than 5\)/.test(e.message),
+    );
   });
 
   it('refuses other content types, and HTTP errors, with one-line messages', async () => {
-    await assert.rejects(fetchPage(`${base}/pdf`, { allow }), (e: DossierError) => e.code === 'unsupported-format' && /is application\/pdf; only HTML, plain text and Markdown/.test(e.message));
-    await assert.rejects(fetchPage(`${base}/missing`, { allow }), (e: DossierError) => e.code === 'remote-failed' && /^HTTP 404 fetching http:/.test(e.message));
-    await assert.rejects(fetchPage('http://127.0.0.1:1/', { allow }), (e: DossierError) => e.code === 'remote-unreachable' && /ECONNREFUSED/.test(e.message));
+    await assert.rejects(
+      fetchPage(`${base}/pdf`, { allow }),
+      (e: DossierError) => e.code === 'unsupported-format' && /is application\/pdf; only HTML, plain text and Markdown/.test(e.message),
+    );
+    await assert.rejects(
+      fetchPage(`${base}/missing`, { allow }),
+      (e: DossierError) => e.code === 'remote-failed' && /^HTTP 404 fetching http:/.test(e.message),
+    );
+    await assert.rejects(
+      fetchPage('http://127.0.0.1:1/', { allow }),
+      (e: DossierError) => e.code === 'remote-unreachable' && /ECONNREFUSED/.test(e.message),
+    );
   });
 
-  it('honours the caller\'s signal, before and during the fetch', async () => {
+  it("honours the caller's signal, before and during the fetch", async () => {
     await assert.rejects(fetchPage(`${base}/article`, { allow, signal: AbortSignal.abort(new Error('run aborted')) }), /run aborted/);
     const controller = new AbortController();
     const running = fetchPage(`${base}/slow-body`, { allow, signal: controller.signal });
@@ -194,7 +207,10 @@ describe('fetchPage', () => {
 
 describe('htmlToMarkdown', () => {
   it('drops links to scripts and keeps image alt text only', () => {
-    const { markdown } = htmlToMarkdown('<p>Go <a href="javascript:alert(1)">here</a>. <img src="x.png" alt="A chart"></p>', 'https://example.org/a/');
+    const { markdown } = htmlToMarkdown(
+      '<p>Go <a href="javascript:alert(1)">here</a>. <img src="x.png" alt="A chart"></p>',
+      'https://example.org/a/',
+    );
     assert.equal(markdown, 'Go here. A chart');
   });
 });
@@ -205,7 +221,10 @@ describe('fetchPage time cap', () => {
     // A real hanging lookup keeps the event loop alive (the deadline timer does not); this one must be held open.
     const keepAlive = setTimeout(() => {}, 5000);
     const never = () => new Promise<never>(() => {});
-    await assert.rejects(fetchPage('http://slow-dns.test/', { timeoutMs: 200, lookup: never }), (e: DossierError) => e.code === 'remote-timeout');
+    await assert.rejects(
+      fetchPage('http://slow-dns.test/', { timeoutMs: 200, lookup: never }),
+      (e: DossierError) => e.code === 'remote-timeout',
+    );
     clearTimeout(keepAlive);
     assert.ok(performance.now() - started < 1500);
   });

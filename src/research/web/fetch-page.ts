@@ -79,7 +79,8 @@ export async function fetchPage(url: string, options: FetchPageOptions = {}): Pr
       const status = response.statusCode ?? 0;
       if (REDIRECTS.has(status) && response.headers.location) {
         response.destroy();
-        if (hop >= maxRedirects) throw new DossierError('remote-failed', `too many redirects (more than ${maxRedirects}) fetching ${url.slice(0, 200)}`);
+        if (hop >= maxRedirects)
+          throw new DossierError('remote-failed', `too many redirects (more than ${maxRedirects}) fetching ${url.slice(0, 200)}`);
         current = new URL(response.headers.location, target.url).href;
         continue;
       }
@@ -91,7 +92,10 @@ export async function fetchPage(url: string, options: FetchPageOptions = {}): Pr
       const [mediaType, charset] = contentTypeOf(response.headers['content-type']);
       if (mediaType && !HTML_TYPES.has(mediaType) && !TEXT_TYPES.has(mediaType)) {
         response.destroy();
-        throw new DossierError('unsupported-format', `${target.url.href.slice(0, 200)} is ${mediaType}; only HTML, plain text and Markdown pages are read`);
+        throw new DossierError(
+          'unsupported-format',
+          `${target.url.href.slice(0, 200)} is ${mediaType}; only HTML, plain text and Markdown pages are read`,
+        );
       }
       const { bytes, truncated } = await readCapped(response, maxBytes);
       const finalUrl = target.url.href;
@@ -137,7 +141,9 @@ function get(target: VettedTarget, signal: AbortSignal): Promise<IncomingMessage
 function connectError(error: Error, target: VettedTarget): Error {
   if (error.name === 'AbortError') return error;
   const code = (error as NodeJS.ErrnoException).code;
-  return new DossierError('remote-unreachable', `cannot fetch ${target.url.href.slice(0, 200)}: ${code ?? error.message}`, { cause: error });
+  return new DossierError('remote-unreachable', `cannot fetch ${target.url.href.slice(0, 200)}: ${code ?? error.message}`, {
+    cause: error,
+  });
 }
 
 function contentTypeOf(header: string | undefined): [string, string | undefined] {
@@ -149,7 +155,9 @@ function contentTypeOf(header: string | undefined): [string, string | undefined]
 
 /** The body, decompressed, up to `maxBytes`: reading stops there (a compressed bomb cannot fill memory). */
 async function readCapped(response: IncomingMessage, maxBytes: number): Promise<{ bytes: Buffer; truncated: boolean }> {
-  const encoding = String(response.headers['content-encoding'] ?? '').trim().toLowerCase();
+  const encoding = String(response.headers['content-encoding'] ?? '')
+    .trim()
+    .toLowerCase();
   let stream: Readable = response;
   if (encoding === 'gzip' || encoding === 'x-gzip') stream = response.pipe(zlib.createGunzip());
   else if (encoding === 'deflate') stream = response.pipe(zlib.createInflate());
@@ -178,7 +186,12 @@ async function readCapped(response: IncomingMessage, maxBytes: number): Promise<
   return { bytes: Buffer.concat(parts, length), truncated };
 }
 
-function toMarkdown(bytes: Buffer, mediaType: string, charset: string | undefined, finalUrl: string): { title: string; markdown: string; contentType: string } {
+function toMarkdown(
+  bytes: Buffer,
+  mediaType: string,
+  charset: string | undefined,
+  finalUrl: string,
+): { title: string; markdown: string; contentType: string } {
   const sniffed = mediaType || sniffType(bytes);
   if (HTML_TYPES.has(sniffed)) {
     const html = decodeText(bytes, charset ?? sniffHtmlCharset(bytes));
@@ -192,7 +205,9 @@ function toMarkdown(bytes: Buffer, mediaType: string, charset: string | undefine
 /** A response without Content-Type: HTML if it starts like HTML, else text. */
 function sniffType(bytes: Buffer): string {
   const head = bytes.subarray(0, 1024).toString('latin1').trimStart().toLowerCase();
-  return head.startsWith('<!doctype html') || head.startsWith('<html') || /^<(head|body|title|meta)\b/.test(head) ? 'text/html' : 'text/plain';
+  return head.startsWith('<!doctype html') || head.startsWith('<html') || /^<(head|body|title|meta)\b/.test(head)
+    ? 'text/html'
+    : 'text/plain';
 }
 
 function markdownTitle(text: string): string | undefined {
@@ -204,8 +219,10 @@ function titleFromUrl(url: string): string {
   return `${hostname}${pathname === '/' ? '' : pathname}`;
 }
 
-const NEVER_CONTENT = 'script, style, noscript, template, iframe, object, embed, svg, canvas, form, button, input, select, textarea, link, meta';
-const BOILERPLATE = 'nav, aside, footer, header, dialog, [role="navigation"], [role="contentinfo"], [role="complementary"], [role="search"], [aria-hidden="true"]';
+const NEVER_CONTENT =
+  'script, style, noscript, template, iframe, object, embed, svg, canvas, form, button, input, select, textarea, link, meta';
+const BOILERPLATE =
+  'nav, aside, footer, header, dialog, [role="navigation"], [role="contentinfo"], [role="complementary"], [role="search"], [aria-hidden="true"]';
 /** Readability's pick must keep at least this share of the cleaned body's text, or we distrust it. */
 const MIN_ARTICLE_SHARE = 0.25;
 
@@ -215,12 +232,16 @@ function collapse(text: string | null | undefined): string {
 
 /** Links made absolute (the Markdown is read away from the page), script links dropped. */
 function absolutizeLinks(document: DomDocument, baseUrl: string): void {
-  for (const element of Array.from(document.querySelectorAll('a[href], img[src]')) as (DomElement & { setAttribute(n: string, v: string): void; removeAttribute(n: string): void })[]) {
+  for (const element of Array.from(document.querySelectorAll('a[href], img[src]')) as (DomElement & {
+    setAttribute(n: string, v: string): void;
+    removeAttribute(n: string): void;
+  })[]) {
     const attribute = element.localName === 'img' ? 'src' : 'href';
     const value = element.getAttribute(attribute) ?? '';
     try {
       const absolute = new URL(value, baseUrl);
-      if (absolute.protocol === 'http:' || absolute.protocol === 'https:' || absolute.protocol === 'mailto:') element.setAttribute(attribute, absolute.href);
+      if (absolute.protocol === 'http:' || absolute.protocol === 'https:' || absolute.protocol === 'mailto:')
+        element.setAttribute(attribute, absolute.href);
       else element.removeAttribute(attribute);
     } catch {
       element.removeAttribute(attribute);
@@ -230,9 +251,25 @@ function absolutizeLinks(document: DomDocument, baseUrl: string): void {
 
 function turndown(): TurndownService {
   const service = new TurndownService({ headingStyle: 'atx', codeBlockStyle: 'fenced', bulletListMarker: '-', emDelimiter: '*' });
-  service.remove(['script', 'style', 'noscript', 'template', 'iframe', 'object', 'embed', 'form', 'button', 'select', 'textarea', 'input'] as never);
+  service.remove([
+    'script',
+    'style',
+    'noscript',
+    'template',
+    'iframe',
+    'object',
+    'embed',
+    'form',
+    'button',
+    'select',
+    'textarea',
+    'input',
+  ] as never);
   // Images add nothing a reader of the text can use but their alt text.
-  service.addRule('image-alt', { filter: 'img', replacement: (_content, node) => collapse((node as unknown as DomElement).getAttribute('alt')) });
+  service.addRule('image-alt', {
+    filter: 'img',
+    replacement: (_content, node) => collapse((node as unknown as DomElement).getAttribute('alt')),
+  });
   return service;
 }
 

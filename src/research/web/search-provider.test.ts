@@ -1,7 +1,14 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { configFromEnv } from '../../config/index.ts';
-import { braveProvider, plainText, searxngProvider, serperProvider, tavilyProvider, webSearchProviderFromSettings } from './search-provider.ts';
+import {
+  braveProvider,
+  plainText,
+  searxngProvider,
+  serperProvider,
+  tavilyProvider,
+  webSearchProviderFromSettings,
+} from './search-provider.ts';
 import { BRAVE_PROTOCOL, SEARXNG_PROTOCOL, SERPER_PROTOCOL, TAVILY_PROTOCOL, webSearchContract } from './web-search-contract.ts';
 
 // Every provider runs the one contract, each against a local server speaking its real protocol.
@@ -14,7 +21,10 @@ describe('choosing the provider from the environment', () => {
   const pick = (env: Record<string, string>) => webSearchProviderFromSettings(configFromEnv(env).web);
 
   it('is off by default, with an error saying what to set', () => {
-    assert.throws(() => pick({}), (error: Error & { code?: string }) => error.code === 'config' && /^web search is off: set DOSSIER_WEB_SEARCH/.test(error.message));
+    assert.throws(
+      () => pick({}),
+      (error: Error & { code?: string }) => error.code === 'config' && /^web search is off: set DOSSIER_WEB_SEARCH/.test(error.message),
+    );
   });
 
   it('names the missing key or URL, and refuses unknown providers', () => {

@@ -59,7 +59,11 @@ export function plainText(text: unknown): string {
 }
 
 /** Results from a provider's list: http(s) URLs only, text made plain, at most `limit`. */
-function mapResults(items: unknown, limit: number, pick: (item: Record<string, unknown>) => { url: unknown; title: unknown; snippet: unknown }): WebSearchResult[] {
+function mapResults(
+  items: unknown,
+  limit: number,
+  pick: (item: Record<string, unknown>) => { url: unknown; title: unknown; snippet: unknown },
+): WebSearchResult[] {
   if (!Array.isArray(items)) return [];
   const out: WebSearchResult[] = [];
   for (const item of items) {
@@ -76,7 +80,9 @@ function mapResults(items: unknown, limit: number, pick: (item: Record<string, u
 function reasonIn(body: string): string {
   try {
     const json = JSON.parse(body) as Record<string, unknown>;
-    const value = [json.detail, json.message, json.error, (json.error as Record<string, unknown> | undefined)?.message].find((v) => typeof v === 'string');
+    const value = [json.detail, json.message, json.error, (json.error as Record<string, unknown> | undefined)?.message].find(
+      (v) => typeof v === 'string',
+    );
     if (typeof value === 'string') return `: ${oneLine(value).slice(0, 120)}`;
     if (json.detail && typeof json.detail === 'object') {
       const inner = (json.detail as Record<string, unknown>).error;
@@ -89,7 +95,13 @@ function reasonIn(body: string): string {
 }
 
 /** One JSON request with the provider's name on every failure. */
-async function requestJson(id: string, url: URL, init: RequestInit, options: WebSearchOptions | undefined, timeoutMs: number): Promise<Record<string, unknown>> {
+async function requestJson(
+  id: string,
+  url: URL,
+  init: RequestInit,
+  options: WebSearchOptions | undefined,
+  timeoutMs: number,
+): Promise<Record<string, unknown>> {
   const name = NAMES[id] ?? id;
   options?.signal?.throwIfAborted();
   const deadline = AbortSignal.timeout(timeoutMs);
@@ -103,10 +115,14 @@ async function requestJson(id: string, url: URL, init: RequestInit, options: Web
     if (options?.signal?.aborted) throw options.signal.reason ?? error;
     if (deadline.aborted) throw new DossierError('remote-timeout', `${name} search timed out after ${timeoutMs} ms`);
     const cause = (error as { cause?: NodeJS.ErrnoException }).cause;
-    throw new DossierError('remote-unreachable', `${name} search could not reach ${url.origin}: ${cause?.code ?? oneLine(error)}`, { cause: error });
+    throw new DossierError('remote-unreachable', `${name} search could not reach ${url.origin}: ${cause?.code ?? oneLine(error)}`, {
+      cause: error,
+    });
   }
-  if (response.status === 401 || response.status === 403) throw new DossierError('remote-auth', `${name} search refused the API key (HTTP ${response.status})${reasonIn(body)}`);
-  if (response.status === 429) throw new DossierError('remote-failed', `${name} search is rate-limited (HTTP 429); try again later${reasonIn(body)}`);
+  if (response.status === 401 || response.status === 403)
+    throw new DossierError('remote-auth', `${name} search refused the API key (HTTP ${response.status})${reasonIn(body)}`);
+  if (response.status === 429)
+    throw new DossierError('remote-failed', `${name} search is rate-limited (HTTP 429); try again later${reasonIn(body)}`);
   if (!response.ok) throw new DossierError('remote-failed', `${name} search failed with HTTP ${response.status}${reasonIn(body)}`);
   try {
     const json = JSON.parse(body) as unknown;
@@ -114,7 +130,10 @@ async function requestJson(id: string, url: URL, init: RequestInit, options: Web
   } catch {
     // fall through
   }
-  throw new DossierError('remote-failed', `${name} search answered with something other than a JSON object${id === 'searxng' ? ' (is format=json enabled in its settings.yml search.formats?)' : ''}`);
+  throw new DossierError(
+    'remote-failed',
+    `${name} search answered with something other than a JSON object${id === 'searxng' ? ' (is format=json enabled in its settings.yml search.formats?)' : ''}`,
+  );
 }
 
 function endpoint(base: string, path: string): URL {
@@ -162,7 +181,13 @@ export function braveProvider(options: ProviderOptions & { apiKey: string }): We
       const url = endpoint(options.baseUrl ?? 'https://api.search.brave.com', 'res/v1/web/search');
       url.searchParams.set('q', query);
       url.searchParams.set('count', String(Math.min(limit, 20)));
-      const json = await requestJson('brave', url, { method: 'GET', headers: { 'x-subscription-token': options.apiKey } }, searchOptions, options.timeoutMs ?? 15_000);
+      const json = await requestJson(
+        'brave',
+        url,
+        { method: 'GET', headers: { 'x-subscription-token': options.apiKey } },
+        searchOptions,
+        options.timeoutMs ?? 15_000,
+      );
       const web = json.web as Record<string, unknown> | undefined;
       return mapResults(web?.results, limit, (r) => ({ url: r.url, title: r.title, snippet: r.description }));
     },
@@ -204,7 +229,10 @@ export interface WebSearchSettings {
 export function webSearchProviderFromSettings(settings: WebSearchSettings, options: { timeoutMs?: number } = {}): WebSearchProvider {
   const id = settings.provider?.trim().toLowerCase();
   if (!id || id === 'off' || id === 'none') {
-    throw new DossierError('config', 'web search is off: set DOSSIER_WEB_SEARCH to searxng (with DOSSIER_SEARXNG_URL), tavily, brave or serper (with TAVILY_API_KEY, BRAVE_API_KEY or SERPER_API_KEY)');
+    throw new DossierError(
+      'config',
+      'web search is off: set DOSSIER_WEB_SEARCH to searxng (with DOSSIER_SEARXNG_URL), tavily, brave or serper (with TAVILY_API_KEY, BRAVE_API_KEY or SERPER_API_KEY)',
+    );
   }
   const needKey = (key: string | undefined, variable: string): string => {
     if (!key) throw new DossierError('config', `DOSSIER_WEB_SEARCH=${id} needs ${variable}`);

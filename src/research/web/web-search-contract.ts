@@ -67,7 +67,13 @@ export const TAVILY_PROTOCOL: SearchProtocol = {
   keyOf: bearer,
   countOf: (request) => request.json?.max_results,
   check: (request) => assert.match(String(request.headers['content-type']), /application\/json/),
-  respond: (results) => ({ query: 'q', answer: null, images: [], response_time: 0.4, results: results.map((r) => ({ title: r.title, url: r.url, content: r.snippet, score: 0.9, raw_content: null })) }),
+  respond: (results) => ({
+    query: 'q',
+    answer: null,
+    images: [],
+    response_time: 0.4,
+    results: results.map((r) => ({ title: r.title, url: r.url, content: r.snippet, score: 0.9, raw_content: null })),
+  }),
 };
 
 /** Brave: GET /res/v1/web/search?q=…&count=N, `X-Subscription-Token` → {type:"search", web:{results:[{title, url, description}]}}. */
@@ -82,7 +88,16 @@ export const BRAVE_PROTOCOL: SearchProtocol = {
     type: 'search',
     query: { original: 'q' },
     // Brave marks matched words with <strong>; providers must hand back plain text.
-    web: { type: 'search', results: results.map((r) => ({ type: 'search_result', title: r.title, url: r.url, description: r.snippet.replace(/(\w+)$/, '<strong>$1</strong>'), language: 'en' })) },
+    web: {
+      type: 'search',
+      results: results.map((r) => ({
+        type: 'search_result',
+        title: r.title,
+        url: r.url,
+        description: r.snippet.replace(/(\w+)$/, '<strong>$1</strong>'),
+        language: 'en',
+      })),
+    },
   }),
 };
 
@@ -95,7 +110,10 @@ export const SERPER_PROTOCOL: SearchProtocol = {
   keyOf: (request) => request.headers['x-api-key'],
   countOf: (request) => request.json?.num,
   check: (request) => assert.match(String(request.headers['content-type']), /application\/json/),
-  respond: (results) => ({ searchParameters: { q: 'q', type: 'search' }, organic: results.map((r, i) => ({ title: r.title, link: r.url, snippet: r.snippet, position: i + 1 })) }),
+  respond: (results) => ({
+    searchParameters: { q: 'q', type: 'search' },
+    organic: results.map((r, i) => ({ title: r.title, link: r.url, snippet: r.snippet, position: i + 1 })),
+  }),
 };
 
 /** What the local server does with the next request. */
@@ -125,7 +143,10 @@ export const SAMPLE_RESULTS: readonly WebSearchResult[] = Array.from({ length: 1
 }));
 
 /** A local server speaking `protocol` on 127.0.0.1 (port 0): answers on its path, 404 elsewhere. */
-export async function startProtocolServer(protocol: SearchProtocol, options: { results?: readonly WebSearchResult[] } = {}): Promise<ProtocolServer> {
+export async function startProtocolServer(
+  protocol: SearchProtocol,
+  options: { results?: readonly WebSearchResult[] } = {},
+): Promise<ProtocolServer> {
   const requests: RecordedRequest[] = [];
   const state: ProtocolServer = {
     baseUrl: '',
@@ -135,10 +156,11 @@ export async function startProtocolServer(protocol: SearchProtocol, options: { r
       requests.length = 0;
       state.script = {};
     },
-    close: () => new Promise((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
   const server: Server = createServer((req, res) => {
     let body = '';
@@ -176,7 +198,11 @@ export const CONTRACT_KEY = 'contract-key-0123456789';
  * are mapped to {url, title, snippet} in order and as plain text, the limit is respected,
  * HTTP 401/429/500 are one-line errors naming the provider, and an abort stops a hanging request.
  */
-export function webSearchContract(id: string, protocol: SearchProtocol, makeProvider: (baseUrl: string, apiKey: string) => WebSearchProvider): void {
+export function webSearchContract(
+  id: string,
+  protocol: SearchProtocol,
+  makeProvider: (baseUrl: string, apiKey: string) => WebSearchProvider,
+): void {
   describe(`web search contract: ${id}`, () => {
     let server: ProtocolServer;
     let provider: WebSearchProvider;
@@ -203,7 +229,12 @@ export function webSearchContract(id: string, protocol: SearchProtocol, makeProv
       assert.equal(request.url.pathname, protocol.path);
       assert.equal(protocol.queryOf(request), query, 'the query arrives intact');
       if (protocol.keyOf) assert.equal(protocol.keyOf(request), CONTRACT_KEY, 'the key travels where the API takes it');
-      else assert.doesNotMatch(JSON.stringify(request.headers) + request.url.search + request.body, new RegExp(CONTRACT_KEY), 'a keyless API gets no key');
+      else
+        assert.doesNotMatch(
+          JSON.stringify(request.headers) + request.url.search + request.body,
+          new RegExp(CONTRACT_KEY),
+          'a keyless API gets no key',
+        );
       protocol.check?.(request);
       assert.deepEqual(results, SAMPLE_RESULTS.slice(0, 5), 'url, title and snippet, plain text, in the order given');
     });

@@ -20,7 +20,8 @@ const HOSTILE_PAGE = `<!doctype html><html><head><title>${escape(HOSTILE_TITLE)}
   .join('')}</article></body></html>`;
 const LONG_PAGE = `<!doctype html><html><head><title>Cliff birds</title></head><body><main>${Array.from(
   { length: 6 },
-  (_, s) => `<h2>Section ${s + 1}</h2>${Array.from({ length: 5 }, (_, p) => `<p>Paragraph ${p + 1} of section ${s + 1} tells how the falcons nest on ledges above the sea, where gulls and ravens also breed in spring.</p>`).join('')}`,
+  (_, s) =>
+    `<h2>Section ${s + 1}</h2>${Array.from({ length: 5 }, (_, p) => `<p>Paragraph ${p + 1} of section ${s + 1} tells how the falcons nest on ledges above the sea, where gulls and ravens also breed in spring.</p>`).join('')}`,
 ).join('')}</main></body></html>`;
 
 let server: Server;
@@ -101,7 +102,14 @@ describe('web evidence in the ledger', () => {
   after(async () => {
     await cleanup();
   });
-  const context = (ledger: EvidenceLedger): ToolContext => ({ knowledge: dossier, scope: { collections: '*' }, ledger, step: 2, signal: new AbortController().signal, resultTokens: 1200 });
+  const context = (ledger: EvidenceLedger): ToolContext => ({
+    knowledge: dossier,
+    scope: { collections: '*' },
+    ledger,
+    step: 2,
+    signal: new AbortController().signal,
+    resultTokens: 1200,
+  });
 
   it('search results are chunks with negative ids stable per URL, document 0, collection (web), marked untrusted', async () => {
     const ledger = new EvidenceLedger();
@@ -126,7 +134,10 @@ describe('web evidence in the ledger', () => {
     // Searching again finds the same results: same ledger entries, nothing new.
     const again = await tool.execute({ query: 'falcons again' }, context(ledger));
     assert.equal(again.newEvidence.length, 0);
-    assert.deepEqual(again.evidence.map((e) => e.id), result.evidence.map((e) => e.id));
+    assert.deepEqual(
+      again.evidence.map((e) => e.id),
+      result.evidence.map((e) => e.id),
+    );
   });
 
   it('a scraped page enters as parts split at its headings, apart from the search snippet of the same URL', async () => {
@@ -136,7 +147,10 @@ describe('web evidence in the ledger', () => {
     const result = await scrape.execute({ url: `${base}/moved` }, context(ledger));
     assert.equal(result.newEvidence.length, 4, 'four parts, none merged with the snippet entry');
     const parts = result.evidence.map((e) => e.chunk as WebChunk);
-    assert.deepEqual(parts.map((c) => c.id), [0, 1, 2, 3].map((i) => webChunkId(`${base}/long`, i)));
+    assert.deepEqual(
+      parts.map((c) => c.id),
+      [0, 1, 2, 3].map((i) => webChunkId(`${base}/long`, i)),
+    );
     assert.ok(parts.every((c) => c.source === `${base}/long` && c.documentId === 0 && c.metadata.kind === 'page' && c.metadata.untrusted));
     assert.deepEqual(parts[0].headingPath, [`${base}/long`, 'Section 1']);
     assert.match(parts[0].text, /^Paragraph 1 of section 1/);
@@ -155,15 +169,24 @@ describe('web evidence in the ledger', () => {
 
   it('a refused address is an error and leaves the ledger empty', async () => {
     const ledger = new EvidenceLedger();
-    await assert.rejects(webScrapeTool().execute({ url: `${base}/long` }, context(ledger)), (e: Error & { code?: string }) => e.code === 'blocked-address');
+    await assert.rejects(
+      webScrapeTool().execute({ url: `${base}/long` }, context(ledger)),
+      (e: Error & { code?: string }) => e.code === 'blocked-address',
+    );
     assert.equal(ledger.distinct, 0);
   });
 });
 
 describe('webTools', () => {
   it('gives web_scrape always and web_search only with a provider; an incomplete provider setting is an error', () => {
-    assert.deepEqual(webTools({ allow: [] }).map((t) => t.name), ['web_scrape']);
-    assert.deepEqual(webTools({ provider: 'searxng', searxngUrl: 'http://127.0.0.1:8080' }).map((t) => t.name), ['web_search', 'web_scrape']);
+    assert.deepEqual(
+      webTools({ allow: [] }).map((t) => t.name),
+      ['web_scrape'],
+    );
+    assert.deepEqual(
+      webTools({ provider: 'searxng', searxngUrl: 'http://127.0.0.1:8080' }).map((t) => t.name),
+      ['web_search', 'web_scrape'],
+    );
     assert.throws(() => webTools({ provider: 'brave' }), /BRAVE_API_KEY/);
   });
 });

@@ -48,7 +48,17 @@ export function isWebChunk(chunk: StoredChunk): chunk is WebChunk {
   return chunk.id < 0 && chunk.collection === WEB_COLLECTION;
 }
 
-function webChunk(fields: { id: number; url: string; title: string; text: string; ordinal: number; headingPath: string[]; charStart: number; charEnd: number; metadata: WebChunkMetadata }): WebChunk {
+function webChunk(fields: {
+  id: number;
+  url: string;
+  title: string;
+  text: string;
+  ordinal: number;
+  headingPath: string[];
+  charStart: number;
+  charEnd: number;
+  metadata: WebChunkMetadata;
+}): WebChunk {
   return {
     id: fields.id,
     documentId: 0,
@@ -165,7 +175,10 @@ const searchInput = z.object({
 });
 
 /** `web_search`: a web search through the configured provider; each result is evidence (title + snippet). */
-export function webSearchTool(provider: WebSearchProvider, options: { defaultLimit?: number } = {}): AgentTool<z.infer<typeof searchInput>> {
+export function webSearchTool(
+  provider: WebSearchProvider,
+  options: { defaultLimit?: number } = {},
+): AgentTool<z.infer<typeof searchInput>> {
   return {
     name: 'web_search',
     description:
@@ -181,7 +194,11 @@ export function webSearchTool(provider: WebSearchProvider, options: { defaultLim
       const scores = chunks.map((_, rank) => 1 - rank / (2 * Math.max(1, chunks.length)));
       const { evidence, newEvidence } = addToLedger(chunks, scores, context, query, 'web_search');
       return {
-        raw: { query, provider: provider.id, results: evidence.map((entry) => ({ id: entry.id, chunkId: entry.chunk.id, url: entry.chunk.source, title: entry.chunk.title })) },
+        raw: {
+          query,
+          provider: provider.id,
+          results: evidence.map((entry) => ({ id: entry.id, chunkId: entry.chunk.id, url: entry.chunk.source, title: entry.chunk.title })),
+        },
         forModel: `${UNTRUSTED_NOTE}\n\n${shown(evidence, context.resultTokens, 'No web results.')}`,
         evidence,
         newEvidence,
@@ -205,11 +222,22 @@ export function webScrapeTool(options: FetchPageOptions & PageChunkOptions = {})
     inputSchema: scrapeInput,
     async execute({ url }, context) {
       context.signal.throwIfAborted();
-      const page = await fetchPage(url, { ...options, signal: options.signal ? AbortSignal.any([options.signal, context.signal]) : context.signal });
+      const page = await fetchPage(url, {
+        ...options,
+        signal: options.signal ? AbortSignal.any([options.signal, context.signal]) : context.signal,
+      });
       const { chunks, totalParts } = pageChunks(page, options);
-      const { evidence, newEvidence } = addToLedger(chunks, chunks.map(() => 1), context, url, 'web_scrape');
+      const { evidence, newEvidence } = addToLedger(
+        chunks,
+        chunks.map(() => 1),
+        context,
+        url,
+        'web_scrape',
+      );
       const notes = [
-        totalParts > chunks.length ? `first ${chunks.length} of ${totalParts} parts` : `${chunks.length} part${chunks.length === 1 ? '' : 's'}`,
+        totalParts > chunks.length
+          ? `first ${chunks.length} of ${totalParts} parts`
+          : `${chunks.length} part${chunks.length === 1 ? '' : 's'}`,
         page.truncated ? `cut at ${page.bytes} bytes` : '',
       ].filter(Boolean);
       const asked = new URL(page.url).href;
@@ -238,8 +266,12 @@ export function webScrapeTool(options: FetchPageOptions & PageChunkOptions = {})
  * The web tools a research run gets from the settings (Config.web): web_scrape always (it refuses
  * non-public addresses by itself), web_search only when a provider is configured.
  */
-export function webTools(settings: WebSearchSettings & { allow?: readonly string[] }, options: FetchPageOptions & PageChunkOptions = {}): AgentTool[] {
+export function webTools(
+  settings: WebSearchSettings & { allow?: readonly string[] },
+  options: FetchPageOptions & PageChunkOptions = {},
+): AgentTool[] {
   const tools: AgentTool[] = [webScrapeTool({ allow: settings.allow, ...options })];
-  if (settings.provider && !/^(off|none)$/i.test(settings.provider.trim())) tools.unshift(webSearchTool(webSearchProviderFromSettings(settings)));
+  if (settings.provider && !/^(off|none)$/i.test(settings.provider.trim()))
+    tools.unshift(webSearchTool(webSearchProviderFromSettings(settings)));
   return tools;
 }

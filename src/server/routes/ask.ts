@@ -19,7 +19,11 @@ export const AskBody = z
   })
   .openapi('AskRequest');
 
-const errors = { 400: json(ErrorSchema, 'Bad input'), 401: json(ErrorSchema, 'No valid API key'), 404: json(ErrorSchema, 'Not found (or not yours)') };
+const errors = {
+  400: json(ErrorSchema, 'Bad input'),
+  401: json(ErrorSchema, 'No valid API key'),
+  404: json(ErrorSchema, 'Not found (or not yours)'),
+};
 
 /** The run's events as Server-Sent Events (`event: <type>`, `id: <n>`, `data: <event JSON>`), from after `afterSeq` to `run-finish`. */
 export function streamRun(c: AppContext, runId: string, afterSeq: number): Response {
@@ -50,12 +54,26 @@ export function registerAsk(app: OpenAPIHono<Env>): void {
       path: '/v1/ask',
       summary: 'Ask (rag or research); with stream: true, Server-Sent Events of the run, resumable',
       request: { body: { content: { 'application/json': { schema: AskBody } } } },
-      responses: { 200: { description: 'The `ask --json` object, or an event stream', content: { 'application/json': { schema: z.record(z.string(), z.unknown()) }, 'text/event-stream': { schema: z.string() } } }, ...errors },
+      responses: {
+        200: {
+          description: 'The `ask --json` object, or an event stream',
+          content: { 'application/json': { schema: z.record(z.string(), z.unknown()) }, 'text/event-stream': { schema: z.string() } },
+        },
+        ...errors,
+      },
     }),
     async (c) => {
       const body = c.req.valid('json');
       checkLength(c, body.question, 'question');
-      const { runId, done } = await startConversationRun(depsOf(c), principalOf(c), { question: body.question, mode: body.mode ?? 'rag', model: body.model, collections: body.collections, conversationId: body.conversationId, parentId: body.parentId, maxSteps: body.maxSteps });
+      const { runId, done } = await startConversationRun(depsOf(c), principalOf(c), {
+        question: body.question,
+        mode: body.mode ?? 'rag',
+        model: body.model,
+        collections: body.collections,
+        conversationId: body.conversationId,
+        parentId: body.parentId,
+        maxSteps: body.maxSteps,
+      });
       c.header('x-dossier-run-id', runId);
       if (body.stream) return streamRun(c, runId, 0);
       return c.json((await done) as unknown as Record<string, unknown>, 200);

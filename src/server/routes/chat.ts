@@ -1,5 +1,11 @@
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
-import { createUIMessageStream, createUIMessageStreamResponse, type FinishReason as UIFinishReason, type UIMessage, type UIMessageStreamWriter } from 'ai';
+import {
+  createUIMessageStream,
+  createUIMessageStreamResponse,
+  type FinishReason as UIFinishReason,
+  type UIMessage,
+  type UIMessageStreamWriter,
+} from 'ai';
 import type { AskResult } from '../../ask/ask.ts';
 import type { AgentEvent, Citation, FinishReason } from '../../protocol/events.ts';
 import { oneLine } from '../../errors/index.ts';
@@ -8,7 +14,12 @@ import { runEventStream, startChatRun, type RunManager } from '../runs/index.ts'
 import { ErrorSchema, json } from './schemas.ts';
 
 /** A run's events as agent events, stored ones first then live (runEventStream), until the top-level `run-finish`. */
-export async function* runEvents(runs: RunManager, runId: string, done: Promise<unknown>, signal?: AbortSignal): AsyncGenerator<AgentEvent> {
+export async function* runEvents(
+  runs: RunManager,
+  runId: string,
+  done: Promise<unknown>,
+  signal?: AbortSignal,
+): AsyncGenerator<AgentEvent> {
   for await (const { event } of runEventStream(runs, runId, { done, signal })) yield event as unknown as AgentEvent;
 }
 
@@ -25,7 +36,16 @@ export function reconcileAnswer(lastTurn: string | undefined, answer: string): {
 }
 
 /** Our finish reasons in the AI SDK's vocabulary (ours travels in `data-run` and the message metadata). */
-const UI_FINISH: Record<FinishReason, UIFinishReason> = { stop: 'stop', 'no-evidence': 'stop', 'max-steps': 'length', budget: 'length', stagnation: 'other', 'needs-approval': 'other', error: 'error', aborted: 'other' };
+const UI_FINISH: Record<FinishReason, UIFinishReason> = {
+  stop: 'stop',
+  'no-evidence': 'stop',
+  'max-steps': 'length',
+  budget: 'length',
+  stagnation: 'other',
+  'needs-approval': 'other',
+  error: 'error',
+  aborted: 'other',
+};
 
 const TextPart = z.object({ type: z.literal('text'), text: z.string() });
 const UIMessageSchema = z
@@ -59,7 +79,12 @@ function textOf(message: z.infer<typeof UIMessageSchema>): string {
 }
 
 /** The stream of one run as UI message chunks: what `useChat` renders. */
-function chatStream(c: AppContext, started: { runId: string; done: Promise<AskResult>; question: string }, mode: string, collections?: string[]): Response {
+function chatStream(
+  c: AppContext,
+  started: { runId: string; done: Promise<AskResult>; question: string },
+  mode: string,
+  collections?: string[],
+): Response {
   const { runs, dossier } = depsOf(c);
   const { runId, done, question } = started;
   const scope = principalOf(c).readScope(collections);
@@ -79,10 +104,35 @@ function chatStream(c: AppContext, started: { runId: string; done: Promise<AskRe
       mapper.finishText(result.answer);
       // Sources the events did not name (an approved run) still reach the client.
       for (const citation of result.citations) await mapper.source(citation);
-      writer.write({ type: 'data-run', id: 'run', data: { runId, mode, question, status: result.error ? 'failed' : 'finished', finishReason: result.finishReason, partial: result.partial, steps: result.steps, toolCalls: result.toolCalls, usage: result.usage, model: result.model, ms: result.ms, unresolvedCitations: result.unresolvedCitations, ...(result.critique ? { findings: result.critique.findings } : {}), ...(result.warnings ? { warnings: result.warnings } : {}), ...(result.error ? { error: result.error } : {}) } });
+      writer.write({
+        type: 'data-run',
+        id: 'run',
+        data: {
+          runId,
+          mode,
+          question,
+          status: result.error ? 'failed' : 'finished',
+          finishReason: result.finishReason,
+          partial: result.partial,
+          steps: result.steps,
+          toolCalls: result.toolCalls,
+          usage: result.usage,
+          model: result.model,
+          ms: result.ms,
+          unresolvedCitations: result.unresolvedCitations,
+          ...(result.critique ? { findings: result.critique.findings } : {}),
+          ...(result.warnings ? { warnings: result.warnings } : {}),
+          ...(result.error ? { error: result.error } : {}),
+        },
+      });
       // A failed (or elsewhere aborted) run ends on an error chunk (useChat's error state), never on a quiet finish.
       if (result.error) writer.write({ type: 'error', errorText: result.error.message });
-      else writer.write({ type: 'finish', finishReason: UI_FINISH[result.finishReason] ?? 'other', messageMetadata: { runId, finishReason: result.finishReason } });
+      else
+        writer.write({
+          type: 'finish',
+          finishReason: UI_FINISH[result.finishReason] ?? 'other',
+          messageMetadata: { runId, finishReason: result.finishReason },
+        });
     },
   });
   return createUIMessageStreamResponse({ stream, headers: { 'x-dossier-run-id': runId }, keepAliveMs: 15_000 });
@@ -137,14 +187,27 @@ class ChunkMapper {
         const id = toolCallIdOf(event);
         this.toolCalls.add(id);
         // Dynamic: the tools run on the server and the client declares none of them.
-        w.write({ type: 'tool-input-available', toolCallId: id, toolName: event.toolName, input: event.input ?? {}, dynamic: true, ...(nested ? { title: `${event.path!.at(-1)}: ${event.toolName}` } : {}) });
+        w.write({
+          type: 'tool-input-available',
+          toolCallId: id,
+          toolName: event.toolName,
+          input: event.input ?? {},
+          dynamic: true,
+          ...(nested ? { title: `${event.path!.at(-1)}: ${event.toolName}` } : {}),
+        });
         return;
       }
       case 'tool-result': {
         const id = toolCallIdOf(event);
         // The client would reject an output for a call it never saw.
         if (!this.toolCalls.has(id)) return;
-        if (event.ok) w.write({ type: 'tool-output-available', toolCallId: id, output: { summary: event.summary, evidenceIds: event.evidenceIds, ms: event.ms }, dynamic: true });
+        if (event.ok)
+          w.write({
+            type: 'tool-output-available',
+            toolCallId: id,
+            output: { summary: event.summary, evidenceIds: event.evidenceIds, ms: event.ms },
+            dynamic: true,
+          });
         else w.write({ type: 'tool-output-error', toolCallId: id, errorText: event.summary, dynamic: true });
         return;
       }
@@ -159,10 +222,32 @@ class ChunkMapper {
         w.write({ type: 'data-subagent', id: event.id, data: { id: event.id, question: event.question, status: 'running' } });
         return;
       case 'subagent-finish':
-        w.write({ type: 'data-subagent', id: event.id, data: { id: event.id, question: this.subagents.get(event.id) ?? '', status: event.error ? 'failed' : 'finished', finishReason: event.finishReason, citations: event.citations, ms: event.ms, ...(event.error ? { error: event.error } : {}) } });
+        w.write({
+          type: 'data-subagent',
+          id: event.id,
+          data: {
+            id: event.id,
+            question: this.subagents.get(event.id) ?? '',
+            status: event.error ? 'failed' : 'finished',
+            finishReason: event.finishReason,
+            citations: event.citations,
+            ms: event.ms,
+            ...(event.error ? { error: event.error } : {}),
+          },
+        });
         return;
       case 'critique':
-        w.write({ type: 'data-critique', id: `critique-${++this.critiques}`, data: { checks: event.checks, openQuestions: event.openQuestions, ...(event.findings ? { findings: event.findings } : {}), ...(event.final ? { final: true, warnings: event.warnings ?? [] } : {}), ...(event.model ? { model: event.model } : {}) } });
+        w.write({
+          type: 'data-critique',
+          id: `critique-${++this.critiques}`,
+          data: {
+            checks: event.checks,
+            openQuestions: event.openQuestions,
+            ...(event.findings ? { findings: event.findings } : {}),
+            ...(event.final ? { final: true, warnings: event.warnings ?? [] } : {}),
+            ...(event.model ? { model: event.model } : {}),
+          },
+        });
         return;
       case 'approval-required':
         w.write({ type: 'data-approval', id: 'approval', data: { runId: event.runId, reason: event.reason } });
@@ -225,7 +310,14 @@ class ChunkMapper {
       charEnd: citation.charEnd,
       ...(citation.page !== undefined ? { page: citation.page } : {}),
     };
-    this.writer.write({ type: 'source-document', sourceId: citation.id, mediaType: await mediaType, title: citation.title, filename: citation.source, providerMetadata: { dossier: dossierMeta } });
+    this.writer.write({
+      type: 'source-document',
+      sourceId: citation.id,
+      mediaType: await mediaType,
+      title: citation.title,
+      filename: citation.source,
+      providerMetadata: { dossier: dossierMeta },
+    });
   }
 }
 
@@ -234,7 +326,11 @@ function toolCallIdOf(event: { toolCallId: string; path?: string[] }): string {
   return event.path ? `${event.path.join('/')}/${event.toolCallId}` : event.toolCallId;
 }
 
-const errors = { 400: json(ErrorSchema, 'Bad input'), 401: json(ErrorSchema, 'No valid API key'), 404: json(ErrorSchema, 'Not found (or not yours)') };
+const errors = {
+  400: json(ErrorSchema, 'Bad input'),
+  401: json(ErrorSchema, 'No valid API key'),
+  404: json(ErrorSchema, 'Not found (or not yours)'),
+};
 
 /** POST /v1/chat: the AI SDK UI message stream, for `useChat` with `DefaultChatTransport({ api: '/v1/chat' })`. */
 export function registerChat(app: OpenAPIHono<Env>): void {
@@ -242,16 +338,28 @@ export function registerChat(app: OpenAPIHono<Env>): void {
     createRoute({
       method: 'post',
       path: '/v1/chat',
-      summary: "Chat (AI SDK UI message stream protocol, v1): useChat's request; the answer, reasoning, tool calls, cited sources and data-plan/subagent/critique/run parts",
+      summary:
+        "Chat (AI SDK UI message stream protocol, v1): useChat's request; the answer, reasoning, tool calls, cited sources and data-plan/subagent/critique/run parts",
       request: { body: { content: { 'application/json': { schema: ChatBody } } } },
-      responses: { 200: { description: 'UI message chunks as Server-Sent Events (header x-vercel-ai-ui-message-stream: v1)', content: { 'text/event-stream': { schema: z.string() } } }, ...errors },
+      responses: {
+        200: {
+          description: 'UI message chunks as Server-Sent Events (header x-vercel-ai-ui-message-stream: v1)',
+          content: { 'text/event-stream': { schema: z.string() } },
+        },
+        ...errors,
+      },
     }),
     async (c) => {
       const body = c.req.valid('json');
       const mode = body.mode ?? 'rag';
       const messages = body.messages.map((m) => ({ role: m.role, text: textOf(m) }));
       // Everything that can be refused is refused here, as a plain HTTP error, before the stream starts.
-      const started = await startChatRun(depsOf(c), principalOf(c), { messages, mode, model: body.model, collections: body.collections, conversationId: body.conversationId, maxSteps: body.maxSteps }, (text, what) => checkLength(c, text, what));
+      const started = await startChatRun(
+        depsOf(c),
+        principalOf(c),
+        { messages, mode, model: body.model, collections: body.collections, conversationId: body.conversationId, maxSteps: body.maxSteps },
+        (text, what) => checkLength(c, text, what),
+      );
       return chatStream(c, started, mode, body.collections);
     },
   );

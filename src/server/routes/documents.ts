@@ -15,15 +15,53 @@ import { streamSSE } from 'hono/streaming';
 const JOB_POLL_MS = 200;
 
 const DocumentSummary = z
-  .object({ id: z.number(), collection: z.string(), title: z.string(), source: z.string(), mediaType: z.string(), chunks: z.number(), updatedAt: z.string(), metadata: z.record(z.string(), z.unknown()) })
+  .object({
+    id: z.number(),
+    collection: z.string(),
+    title: z.string(),
+    source: z.string(),
+    mediaType: z.string(),
+    chunks: z.number(),
+    updatedAt: z.string(),
+    metadata: z.record(z.string(), z.unknown()),
+  })
   .openapi('DocumentSummary');
 const Chunk = z
-  .object({ id: z.number(), documentId: z.number(), ordinal: z.number(), text: z.string(), headingPath: z.array(z.string()), page: z.number().optional(), charStart: z.number(), charEnd: z.number() })
+  .object({
+    id: z.number(),
+    documentId: z.number(),
+    ordinal: z.number(),
+    text: z.string(),
+    headingPath: z.array(z.string()),
+    page: z.number().optional(),
+    charStart: z.number(),
+    charEnd: z.number(),
+  })
   .passthrough()
   .openapi('Chunk');
-const Job = z.object({ id: z.string(), collection: z.string(), status: z.enum(['queued', 'running', 'finished', 'failed']), progress: z.unknown().optional(), report: z.unknown().optional(), error: z.string().optional(), attempts: z.number().optional().openapi({ description: 'Queued jobs: claims so far (a retry after a worker died counts)' }) }).openapi('IngestJob');
-const Id = z.object({ id: z.coerce.number().int().positive().openapi({ param: { name: 'id', in: 'path' } }) });
-const errors = { 400: json(ErrorSchema, 'Bad input'), 401: json(ErrorSchema, 'No valid API key'), 404: json(ErrorSchema, 'Not found (or not yours)') };
+const Job = z
+  .object({
+    id: z.string(),
+    collection: z.string(),
+    status: z.enum(['queued', 'running', 'finished', 'failed']),
+    progress: z.unknown().optional(),
+    report: z.unknown().optional(),
+    error: z.string().optional(),
+    attempts: z.number().optional().openapi({ description: 'Queued jobs: claims so far (a retry after a worker died counts)' }),
+  })
+  .openapi('IngestJob');
+const Id = z.object({
+  id: z.coerce
+    .number()
+    .int()
+    .positive()
+    .openapi({ param: { name: 'id', in: 'path' } }),
+});
+const errors = {
+  400: json(ErrorSchema, 'Bad input'),
+  401: json(ErrorSchema, 'No valid API key'),
+  404: json(ErrorSchema, 'Not found (or not yours)'),
+};
 
 const filterParam = (text: string | undefined) => {
   if (!text) return undefined;
@@ -52,8 +90,25 @@ export function registerDocuments(app: OpenAPIHono<Env>): void {
       method: 'post',
       path: '/v1/documents',
       summary: 'Upload files into a collection; ingestion runs as a background job',
-      request: { body: { content: { 'multipart/form-data': { schema: z.object({ file: z.any().openapi({ type: 'string', format: 'binary' }), collection: z.string().optional(), metadata: z.string().optional().openapi({ description: 'JSON object' }) }) } } } },
-      responses: { 202: json(z.object({ job: Job }), 'The ingestion job: running, or queued on a PostgreSQL-backed server'), ...errors, 403: json(ErrorSchema, 'Reader of the collection'), 413: json(ErrorSchema, 'Too large') },
+      request: {
+        body: {
+          content: {
+            'multipart/form-data': {
+              schema: z.object({
+                file: z.any().openapi({ type: 'string', format: 'binary' }),
+                collection: z.string().optional(),
+                metadata: z.string().optional().openapi({ description: 'JSON object' }),
+              }),
+            },
+          },
+        },
+      },
+      responses: {
+        202: json(z.object({ job: Job }), 'The ingestion job: running, or queued on a PostgreSQL-backed server'),
+        ...errors,
+        403: json(ErrorSchema, 'Reader of the collection'),
+        413: json(ErrorSchema, 'Too large'),
+      },
     }),
     async (c) => {
       const deps = depsOf(c);
@@ -69,7 +124,8 @@ export function registerDocuments(app: OpenAPIHono<Env>): void {
         } catch {
           throw new DossierError('bad-input', 'metadata is not a JSON object');
         }
-        if (!metadata || typeof metadata !== 'object' || Array.isArray(metadata)) throw new DossierError('bad-input', 'metadata must be a JSON object');
+        if (!metadata || typeof metadata !== 'object' || Array.isArray(metadata))
+          throw new DossierError('bad-input', 'metadata must be a JSON object');
       }
       const files = ([] as unknown[]).concat(form.file ?? []).filter((f): f is File => f instanceof File);
       if (files.length === 0) throw new DossierError('bad-input', 'no file: send multipart/form-data with a "file" field');
@@ -166,19 +222,37 @@ export function registerDocuments(app: OpenAPIHono<Env>): void {
       method: 'get',
       path: '/v1/documents',
       summary: 'List documents the caller may read',
-      request: { query: z.object({ collection: z.string().optional(), filter: z.string().optional().openapi({ description: 'Mongo-style filter, JSON' }), limit: z.coerce.number().int().min(1).max(1000).optional(), offset: z.coerce.number().int().min(0).optional() }) },
+      request: {
+        query: z.object({
+          collection: z.string().optional(),
+          filter: z.string().optional().openapi({ description: 'Mongo-style filter, JSON' }),
+          limit: z.coerce.number().int().min(1).max(1000).optional(),
+          offset: z.coerce.number().int().min(0).optional(),
+        }),
+      },
       responses: { 200: json(z.object({ documents: z.array(DocumentSummary) }), 'Documents'), ...errors },
     }),
     async (c) => {
       const query = c.req.valid('query');
       const scope = principalOf(c).readScope(query.collection ? [query.collection] : undefined);
-      const documents = await depsOf(c).dossier.listDocuments({ scope, filter: filterParam(query.filter), limit: query.limit ?? 100, offset: query.offset });
+      const documents = await depsOf(c).dossier.listDocuments({
+        scope,
+        filter: filterParam(query.filter),
+        limit: query.limit ?? 100,
+        offset: query.offset,
+      });
       return c.json({ documents }, 200);
     },
   );
 
   app.openapi(
-    createRoute({ method: 'get', path: '/v1/documents/{id}', summary: 'One document', request: { params: Id }, responses: { 200: json(z.object({ document: z.record(z.string(), z.unknown()) }), 'The document'), ...errors } }),
+    createRoute({
+      method: 'get',
+      path: '/v1/documents/{id}',
+      summary: 'One document',
+      request: { params: Id },
+      responses: { 200: json(z.object({ document: z.record(z.string(), z.unknown()) }), 'The document'), ...errors },
+    }),
     async (c) => {
       const document = await depsOf(c).dossier.getDocument(c.req.valid('param').id, { scope: principalOf(c).readScope() });
       return c.json({ document: document as unknown as Record<string, unknown> }, 200);
@@ -186,7 +260,13 @@ export function registerDocuments(app: OpenAPIHono<Env>): void {
   );
 
   app.openapi(
-    createRoute({ method: 'get', path: '/v1/documents/{id}/chunks', summary: "A document's chunks", request: { params: Id }, responses: { 200: json(z.object({ chunks: z.array(Chunk) }), 'Chunks in order'), ...errors } }),
+    createRoute({
+      method: 'get',
+      path: '/v1/documents/{id}/chunks',
+      summary: "A document's chunks",
+      request: { params: Id },
+      responses: { 200: json(z.object({ chunks: z.array(Chunk) }), 'Chunks in order'), ...errors },
+    }),
     async (c) => {
       const chunks = await depsOf(c).dossier.getChunks(c.req.valid('param').id, { scope: principalOf(c).readScope() });
       return c.json({ chunks: chunks as unknown as z.infer<typeof Chunk>[] }, 200);
@@ -198,8 +278,15 @@ export function registerDocuments(app: OpenAPIHono<Env>): void {
       method: 'patch',
       path: '/v1/documents/{id}',
       summary: "Merge into a document's metadata (null removes a key)",
-      request: { params: Id, body: { content: { 'application/json': { schema: z.object({ metadata: z.record(z.string(), z.unknown()) }) } } } },
-      responses: { 200: json(z.object({ document: z.record(z.string(), z.unknown()) }), 'The document'), ...errors, 403: json(ErrorSchema, 'Reader of the collection') },
+      request: {
+        params: Id,
+        body: { content: { 'application/json': { schema: z.object({ metadata: z.record(z.string(), z.unknown()) }) } } },
+      },
+      responses: {
+        200: json(z.object({ document: z.record(z.string(), z.unknown()) }), 'The document'),
+        ...errors,
+        403: json(ErrorSchema, 'Reader of the collection'),
+      },
     }),
     async (c) => {
       const { id } = c.req.valid('param');
@@ -210,7 +297,17 @@ export function registerDocuments(app: OpenAPIHono<Env>): void {
   );
 
   app.openapi(
-    createRoute({ method: 'delete', path: '/v1/documents/{id}', summary: 'Delete a document with its chunks and vectors', request: { params: Id }, responses: { 200: json(z.object({ deleted: z.literal(true) }), 'Deleted'), ...errors, 403: json(ErrorSchema, 'Reader of the collection') } }),
+    createRoute({
+      method: 'delete',
+      path: '/v1/documents/{id}',
+      summary: 'Delete a document with its chunks and vectors',
+      request: { params: Id },
+      responses: {
+        200: json(z.object({ deleted: z.literal(true) }), 'Deleted'),
+        ...errors,
+        403: json(ErrorSchema, 'Reader of the collection'),
+      },
+    }),
     async (c) => {
       const { id } = c.req.valid('param');
       const deps = depsOf(c);
@@ -231,28 +328,62 @@ export function registerDocuments(app: OpenAPIHono<Env>): void {
         body: {
           content: {
             'application/json': {
-              schema: z.object({ query: z.string().min(1), mode: z.enum(SEARCH_MODES as unknown as [string, ...string[]]).optional(), k: z.number().int().min(1).max(100).optional(), filter: z.record(z.string(), z.unknown()).optional(), collections: z.array(z.string()).optional() }),
+              schema: z.object({
+                query: z.string().min(1),
+                mode: z.enum(SEARCH_MODES as unknown as [string, ...string[]]).optional(),
+                k: z.number().int().min(1).max(100).optional(),
+                filter: z.record(z.string(), z.unknown()).optional(),
+                collections: z.array(z.string()).optional(),
+              }),
             },
           },
         },
       },
-      responses: { 200: json(z.object({ hits: z.array(z.record(z.string(), z.unknown())), ms: z.number() }), 'Hits, best first'), ...errors },
+      responses: {
+        200: json(z.object({ hits: z.array(z.record(z.string(), z.unknown())), ms: z.number() }), 'Hits, best first'),
+        ...errors,
+      },
     }),
     async (c) => {
       const body = c.req.valid('json');
       checkLength(c, body.query, 'query');
       const started = performance.now();
-      const hits = await depsOf(c).dossier.search({ query: body.query, mode: (body.mode ?? 'hybrid') as 'hybrid', k: body.k ?? 10, filter: body.filter, scope: principalOf(c).readScope(body.collections) });
+      const hits = await depsOf(c).dossier.search({
+        query: body.query,
+        mode: (body.mode ?? 'hybrid') as 'hybrid',
+        k: body.k ?? 10,
+        filter: body.filter,
+        scope: principalOf(c).readScope(body.collections),
+      });
       return c.json({ hits: hits as unknown as Record<string, unknown>[], ms: Math.round((performance.now() - started) * 100) / 100 }, 200);
     },
   );
 
   app.openapi(
-    createRoute({ method: 'get', path: '/v1/collections', summary: 'Collections the caller may read, with document counts and the caller\'s role', responses: { 200: json(z.object({ collections: z.array(z.object({ name: z.string(), documents: z.number(), role: z.string() })) }), 'Collections'), ...errors } }),
+    createRoute({
+      method: 'get',
+      path: '/v1/collections',
+      summary: "Collections the caller may read, with document counts and the caller's role",
+      responses: {
+        200: json(
+          z.object({ collections: z.array(z.object({ name: z.string(), documents: z.number(), role: z.string() })) }),
+          'Collections',
+        ),
+        ...errors,
+      },
+    }),
     async (c) => {
       const principal = principalOf(c);
       const collections = await depsOf(c).dossier.collections({ scope: principal.readScope() });
-      return c.json({ collections: collections.map((col) => ({ ...col, role: principal.canManage(col.name) ? 'owner' : principal.canWrite(col.name) ? 'writer' : 'reader' })) }, 200);
+      return c.json(
+        {
+          collections: collections.map((col) => ({
+            ...col,
+            role: principal.canManage(col.name) ? 'owner' : principal.canWrite(col.name) ? 'writer' : 'reader',
+          })),
+        },
+        200,
+      );
     },
   );
 }

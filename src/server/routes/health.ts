@@ -4,9 +4,25 @@ import { json } from './schemas.ts';
 
 /** Liveness (`/health`) and readiness (`/ready`: the index answers a read). No key needed. */
 export function registerHealth(app: OpenAPIHono<Env>, version: string): void {
-  app.openapi(createRoute({ method: 'get', path: '/health', summary: 'The process is up', responses: { 200: json(z.object({ ok: z.literal(true), version: z.string() }), 'Up') } }), (c) => c.json({ ok: true as const, version }, 200));
   app.openapi(
-    createRoute({ method: 'get', path: '/ready', summary: 'The index answers', responses: { 200: json(z.object({ ready: z.boolean(), documents: z.number() }), 'Ready'), 503: json(z.object({ ready: z.boolean(), error: z.string() }), 'Not ready') } }),
+    createRoute({
+      method: 'get',
+      path: '/health',
+      summary: 'The process is up',
+      responses: { 200: json(z.object({ ok: z.literal(true), version: z.string() }), 'Up') },
+    }),
+    (c) => c.json({ ok: true as const, version }, 200),
+  );
+  app.openapi(
+    createRoute({
+      method: 'get',
+      path: '/ready',
+      summary: 'The index answers',
+      responses: {
+        200: json(z.object({ ready: z.boolean(), documents: z.number() }), 'Ready'),
+        503: json(z.object({ ready: z.boolean(), error: z.string() }), 'Not ready'),
+      },
+    }),
     async (c) => {
       try {
         const deps = depsOf(c);

@@ -11,14 +11,23 @@ const MODELS: Record<string, 'rag' | 'research'> = { dossier: 'rag', 'dossier-re
 const CREATED = Math.floor(Date.now() / 1000);
 
 /** OpenAI's error body: their clients read `error.message`, `type` and `code`. */
-const OpenAIError = z.object({ error: z.object({ message: z.string(), type: z.string(), param: z.string().nullable(), code: z.string().nullable() }) }).openapi('OpenAIError');
+const OpenAIError = z
+  .object({ error: z.object({ message: z.string(), type: z.string(), param: z.string().nullable(), code: z.string().nullable() }) })
+  .openapi('OpenAIError');
 
 function openAIError(c: AppContext, status: number, message: string, code: string, param: string | null = null): Response {
   const type = status === 401 ? 'authentication_error' : status >= 500 ? 'server_error' : 'invalid_request_error';
   return c.json({ error: { message, type, param, code } }, status as 400);
 }
 
-const unknownModel = (model: string) => ({ error: { message: `The model '${model}' does not exist; use ${Object.keys(MODELS).join(' or ')}`, type: 'invalid_request_error', param: 'model', code: 'model_not_found' } });
+const unknownModel = (model: string) => ({
+  error: {
+    message: `The model '${model}' does not exist; use ${Object.keys(MODELS).join(' or ')}`,
+    type: 'invalid_request_error',
+    param: 'model',
+    code: 'model_not_found',
+  },
+});
 
 /** Our `{error:{code,message}}` with its status, reshaped the way OpenAI clients read errors. */
 async function asOpenAIError(c: AppContext, error: unknown): Promise<Response> {
@@ -32,7 +41,9 @@ const failureStatus = (code: string) => (code === 'remote-timeout' ? 504 : code.
 const openAIFinish = (reason: FinishReason) => (reason === 'max-steps' || reason === 'budget' ? 'length' : 'stop');
 
 const Content = z.union([z.string(), z.array(z.object({ type: z.string(), text: z.string().optional() }).loose()), z.null()]);
-const Message = z.object({ role: z.enum(['system', 'developer', 'user', 'assistant', 'tool', 'function']), content: Content.optional() }).loose();
+const Message = z
+  .object({ role: z.enum(['system', 'developer', 'user', 'assistant', 'tool', 'function']), content: Content.optional() })
+  .loose();
 
 export const ChatCompletionBody = z
   .object({
@@ -57,7 +68,9 @@ function textOf(content: z.infer<typeof Content> | undefined): string {
 
 function chatMessages(messages: z.infer<typeof Message>[]): ChatMessage[] {
   // Tool and function turns are the client's own tool loop, not part of what is asked here.
-  return messages.filter((m) => m.role === 'user' || m.role === 'assistant' || m.role === 'system' || m.role === 'developer').map((m) => ({ role: m.role === 'user' || m.role === 'assistant' ? m.role : 'system', text: textOf(m.content) }));
+  return messages
+    .filter((m) => m.role === 'user' || m.role === 'assistant' || m.role === 'system' || m.role === 'developer')
+    .map((m) => ({ role: m.role === 'user' || m.role === 'assistant' ? m.role : 'system', text: textOf(m.content) }));
 }
 
 /** The answer's sources as text, for clients that show only `content`. */
@@ -70,12 +83,27 @@ export function sourcesText(citations: readonly Citation[]): string {
   return `\n\nSources:\n${lines.join('\n')}`;
 }
 
-const usageOf = (result: AskResult) => ({ prompt_tokens: result.usage.inputTokens, completion_tokens: result.usage.outputTokens, total_tokens: result.usage.inputTokens + result.usage.outputTokens });
+const usageOf = (result: AskResult) => ({
+  prompt_tokens: result.usage.inputTokens,
+  completion_tokens: result.usage.outputTokens,
+  total_tokens: result.usage.inputTokens + result.usage.outputTokens,
+});
 
 /** GET /v1/models and POST /v1/chat/completions: OpenAI's chat API over ask (models `dossier`, `dossier-research`). */
 export function registerOpenAI(app: OpenAPIHono<Env>): void {
-  app.openapi(createRoute({ method: 'get', path: '/v1/models', summary: 'OpenAI-compatible: the models (dossier = rag, dossier-research = research)', responses: { 200: { description: 'Models', content: { 'application/json': { schema: z.object({ object: z.literal('list'), data: z.array(Model) }) } } } } }), (c) =>
-    c.json({ object: 'list' as const, data: Object.keys(MODELS).map(modelOf) }, 200),
+  app.openapi(
+    createRoute({
+      method: 'get',
+      path: '/v1/models',
+      summary: 'OpenAI-compatible: the models (dossier = rag, dossier-research = research)',
+      responses: {
+        200: {
+          description: 'Models',
+          content: { 'application/json': { schema: z.object({ object: z.literal('list'), data: z.array(Model) }) } },
+        },
+      },
+    }),
+    (c) => c.json({ object: 'list' as const, data: Object.keys(MODELS).map(modelOf) }, 200),
   );
 
   app.openapi(
@@ -84,7 +112,10 @@ export function registerOpenAI(app: OpenAPIHono<Env>): void {
       path: '/v1/models/{model}',
       summary: 'OpenAI-compatible: one model',
       request: { params: z.object({ model: z.string() }) },
-      responses: { 200: { description: 'The model', content: { 'application/json': { schema: Model } } }, 404: { description: 'No such model', content: { 'application/json': { schema: OpenAIError } } } },
+      responses: {
+        200: { description: 'The model', content: { 'application/json': { schema: Model } } },
+        404: { description: 'No such model', content: { 'application/json': { schema: OpenAIError } } },
+      },
     }),
     (c) => {
       const { model } = c.req.valid('param');
@@ -97,10 +128,14 @@ export function registerOpenAI(app: OpenAPIHono<Env>): void {
     createRoute({
       method: 'post',
       path: '/v1/chat/completions',
-      summary: 'OpenAI-compatible chat completions (model dossier or dossier-research); the answer with a Sources list and a `citations` field; stream: true for chunk SSE ending in [DONE]',
+      summary:
+        'OpenAI-compatible chat completions (model dossier or dossier-research); the answer with a Sources list and a `citations` field; stream: true for chunk SSE ending in [DONE]',
       request: { body: { content: { 'application/json': { schema: ChatCompletionBody } } } },
       responses: {
-        200: { description: 'A chat.completion, or chat.completion.chunk events', content: { 'application/json': { schema: z.record(z.string(), z.unknown()) }, 'text/event-stream': { schema: z.string() } } },
+        200: {
+          description: 'A chat.completion, or chat.completion.chunk events',
+          content: { 'application/json': { schema: z.record(z.string(), z.unknown()) }, 'text/event-stream': { schema: z.string() } },
+        },
         400: { description: 'Bad input', content: { 'application/json': { schema: OpenAIError } } },
         401: { description: 'No valid API key', content: { 'application/json': { schema: OpenAIError } } },
         404: { description: 'No such model', content: { 'application/json': { schema: OpenAIError } } },
@@ -113,7 +148,12 @@ export function registerOpenAI(app: OpenAPIHono<Env>): void {
       if (!mode) return c.json(unknownModel(body.model), 404);
       let started: Awaited<ReturnType<typeof startChatRun>>;
       try {
-        started = await startChatRun(depsOf(c), principalOf(c), { messages: chatMessages(body.messages), mode, collections: body.collections, conversationId: body.conversationId }, (text, what) => checkLength(c, text, what));
+        started = await startChatRun(
+          depsOf(c),
+          principalOf(c),
+          { messages: chatMessages(body.messages), mode, collections: body.collections, conversationId: body.conversationId },
+          (text, what) => checkLength(c, text, what),
+        );
       } catch (error) {
         return asOpenAIError(c, error);
       }
@@ -124,14 +164,27 @@ export function registerOpenAI(app: OpenAPIHono<Env>): void {
       if (!body.stream) {
         const result = await done;
         // A run that failed (or was aborted) says so; its stand-in answer is not a completion.
-        if (result.error) return openAIError(c, failureStatus(result.error.code), `the run ${result.finishReason === 'aborted' ? 'was aborted' : 'failed'}: ${result.error.message}`, result.error.code);
+        if (result.error)
+          return openAIError(
+            c,
+            failureStatus(result.error.code),
+            `the run ${result.finishReason === 'aborted' ? 'was aborted' : 'failed'}: ${result.error.message}`,
+            result.error.code,
+          );
         return c.json(
           {
             id,
             object: 'chat.completion',
             created,
             model: body.model,
-            choices: [{ index: 0, message: { role: 'assistant', content: result.answer + sourcesText(result.citations), refusal: null }, logprobs: null, finish_reason: openAIFinish(result.finishReason) }],
+            choices: [
+              {
+                index: 0,
+                message: { role: 'assistant', content: result.answer + sourcesText(result.citations), refusal: null },
+                logprobs: null,
+                finish_reason: openAIFinish(result.finishReason),
+              },
+            ],
             usage: usageOf(result),
             // Not OpenAI's: the cited chunks, and the run behind the answer.
             citations: result.citations,
@@ -148,7 +201,16 @@ export function registerOpenAI(app: OpenAPIHono<Env>): void {
           runs.cancel(runId);
         });
         const chunk = (delta: Record<string, unknown>, finish: string | null = null, extra: Record<string, unknown> = {}) =>
-          stream.writeSSE({ data: JSON.stringify({ id, object: 'chat.completion.chunk', created, model: body.model, choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }], ...extra }) });
+          stream.writeSSE({
+            data: JSON.stringify({
+              id,
+              object: 'chat.completion.chunk',
+              created,
+              model: body.model,
+              choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }],
+              ...extra,
+            }),
+          });
         await chunk({ role: 'assistant', content: '' });
         // Only the top-level agent's words are the reply; each model turn is a segment (see reconcileAnswer).
         let lastTurn: string | undefined;
@@ -171,7 +233,16 @@ export function registerOpenAI(app: OpenAPIHono<Env>): void {
         const result = await done;
         if (result.error) {
           // The OpenAI client raises an APIError for a data frame with `error`.
-          await stream.writeSSE({ data: JSON.stringify({ error: { message: `the run ${result.finishReason === 'aborted' ? 'was aborted' : 'failed'}: ${result.error.message}`, type: 'server_error', param: null, code: result.error.code } }) });
+          await stream.writeSSE({
+            data: JSON.stringify({
+              error: {
+                message: `the run ${result.finishReason === 'aborted' ? 'was aborted' : 'failed'}: ${result.error.message}`,
+                type: 'server_error',
+                param: null,
+                code: result.error.code,
+              },
+            }),
+          });
           await stream.writeSSE({ data: '[DONE]' });
           return;
         }
@@ -180,8 +251,14 @@ export function registerOpenAI(app: OpenAPIHono<Env>): void {
         else if (fix && 'replace' in fix) await chunk({ content: (streamed ? '\n\n' : '') + fix.replace });
         const sources = sourcesText(result.citations);
         if (sources) await chunk({ content: sources });
-        await chunk({}, openAIFinish(result.finishReason), { citations: result.citations, dossier: { runId, finishReason: result.finishReason, partial: result.partial } });
-        if (body.stream_options?.include_usage) await stream.writeSSE({ data: JSON.stringify({ id, object: 'chat.completion.chunk', created, model: body.model, choices: [], usage: usageOf(result) }) });
+        await chunk({}, openAIFinish(result.finishReason), {
+          citations: result.citations,
+          dossier: { runId, finishReason: result.finishReason, partial: result.partial },
+        });
+        if (body.stream_options?.include_usage)
+          await stream.writeSSE({
+            data: JSON.stringify({ id, object: 'chat.completion.chunk', created, model: body.model, choices: [], usage: usageOf(result) }),
+          });
         await stream.writeSSE({ data: '[DONE]' });
       });
     },

@@ -49,8 +49,23 @@ export async function startConversationRun(deps: RunDeps, principal: Principal, 
   // The question is recorded before the run starts and the answer before it counts as done, so whoever awaits `done` reads both.
   const hooks = conversationId
     ? {
-        beforeRun: async (runId: string) => void (asked = await deps.state.addMessage({ conversationId, ...(parentId ? { parentId } : {}), role: 'user', content: request.question, runId })),
-        afterRun: async (result: AskResult) => void (await deps.state.addMessage({ conversationId, parentId: asked!.id, role: 'assistant', content: result.answer, runId: asked!.runId, citations: result.citations })),
+        beforeRun: async (runId: string) =>
+          void (asked = await deps.state.addMessage({
+            conversationId,
+            ...(parentId ? { parentId } : {}),
+            role: 'user',
+            content: request.question,
+            runId,
+          })),
+        afterRun: async (result: AskResult) =>
+          void (await deps.state.addMessage({
+            conversationId,
+            parentId: asked!.id,
+            role: 'assistant',
+            content: result.answer,
+            runId: asked!.runId,
+            citations: result.citations,
+          })),
       }
     : {};
   const { runId, done } = await deps.runs.start(principal, request, { question }, hooks);
@@ -70,7 +85,12 @@ function branchTo(messages: readonly MessageRecord[], id: string): MessageRecord
  * the stored thread is the context (startConversationRun rewrites the follow-up); otherwise the
  * messages the client sent are, and the follow-up is made standalone from them here.
  */
-export async function startChatRun(deps: RunDeps, principal: Principal, request: ChatRunRequest, checkLength: (text: string, what: string) => void): Promise<{ runId: string; done: Promise<AskResult>; question: string }> {
+export async function startChatRun(
+  deps: RunDeps,
+  principal: Principal,
+  request: ChatRunRequest,
+  checkLength: (text: string, what: string) => void,
+): Promise<{ runId: string; done: Promise<AskResult>; question: string }> {
   let last = request.messages.length - 1;
   while (last >= 0 && request.messages[last]!.role !== 'user') last--;
   const question = last >= 0 ? request.messages[last]!.text.trim() : '';

@@ -8,7 +8,11 @@ import type { RunManager } from './run-manager.ts';
  * (nested agents finish too, with a `path`). It also ends when nothing more will come (the run
  * settled, or another node's run stopped being stored as running) or when `signal` aborts.
  */
-export async function* runEventStream(runs: RunManager, runId: string, options: { afterSeq?: number; signal?: AbortSignal; done?: Promise<unknown> } = {}): AsyncGenerator<StoredEvent> {
+export async function* runEventStream(
+  runs: RunManager,
+  runId: string,
+  options: { afterSeq?: number; signal?: AbortSignal; done?: Promise<unknown> } = {},
+): AsyncGenerator<StoredEvent> {
   const queue: StoredEvent[] = [];
   let wake: (() => void) | undefined;
   let ended = false;

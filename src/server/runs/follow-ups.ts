@@ -16,7 +16,9 @@ export function standaloneQuestion(question: string, history: readonly MessageRe
   if (!lastUser || !(PERSON_PRONOUN.test(question) || THING_PRONOUN.test(question))) return question;
   const lastAnswer = [...history].reverse().find((m) => m.role === 'assistant');
   const topic = entitiesIn(lastUser.content)[0];
-  const person = lastAnswer ? entitiesIn(stripCitationMarkers(lastAnswer.content.split('\n')[0] ?? '')).find((name) => name.includes(' ')) : undefined;
+  const person = lastAnswer
+    ? entitiesIn(stripCitationMarkers(lastAnswer.content.split('\n')[0] ?? '')).find((name) => name.includes(' '))
+    : undefined;
   let out = question;
   const replace = (pattern: RegExp, name: string | undefined) => {
     if (!name) return;

@@ -64,7 +64,14 @@ export class RunManager {
     for (const id of await this.state.claimExpiredRuns(this.leases.lease)) {
       const error = { code: 'interrupted', message: 'the server running this run stopped while it was going (its lease expired)' };
       await this.state.appendEvent(id, (await this.state.lastSeq(id)) + 1, { type: 'error', step: 0, ...error } as never);
-      await this.state.appendEvent(id, (await this.state.lastSeq(id)) + 1, { type: 'run-finish', finishReason: 'error', steps: 0, toolCalls: 0, usage: { inputTokens: 0, outputTokens: 0 }, ms: 0 } as never);
+      await this.state.appendEvent(id, (await this.state.lastSeq(id)) + 1, {
+        type: 'run-finish',
+        finishReason: 'error',
+        steps: 0,
+        toolCalls: 0,
+        usage: { inputTokens: 0, outputTokens: 0 },
+        ms: 0,
+      } as never);
       await this.state.finishRun(id, 'failed', 'error', { error });
     }
   }
@@ -73,14 +80,34 @@ export class RunManager {
    * Starts a run in the background once it is stored; its events are stored and published as they
    * come. `done` settles (never rejects) once the run, its events and `hooks.afterRun` are stored.
    */
-  async start(principal: Principal, request: RunRequest, extra: Pick<AskOptions, 'question'> & { context?: string } = { question: request.question }, hooks: RunHooks = {}): Promise<{ runId: string; done: Promise<AskResult> }> {
+  async start(
+    principal: Principal,
+    request: RunRequest,
+    extra: Pick<AskOptions, 'question'> & { context?: string } = { question: request.question },
+    hooks: RunHooks = {},
+  ): Promise<{ runId: string; done: Promise<AskResult> }> {
     const runId = randomUUID();
     const scope = principal.readScope(request.collections);
-    await this.state.createRun({ id: runId, userId: principal.user.id, ...(request.conversationId ? { conversationId: request.conversationId } : {}), question: request.question, mode: request.mode }, this.leases.lease);
+    await this.state.createRun(
+      {
+        id: runId,
+        userId: principal.user.id,
+        ...(request.conversationId ? { conversationId: request.conversationId } : {}),
+        question: request.question,
+        mode: request.mode,
+      },
+      this.leases.lease,
+    );
     await hooks.beforeRun?.(runId);
     // Renewed from here until the run is stored finished (a run whose beforeRun failed is left to expire and be closed).
     const release = this.leases.hold('run', runId);
-    const live: LiveRun = { events: [], listeners: new Set(), controller: new AbortController(), done: undefined as never, writes: Promise.resolve() };
+    const live: LiveRun = {
+      events: [],
+      listeners: new Set(),
+      controller: new AbortController(),
+      done: undefined as never,
+      writes: Promise.resolve(),
+    };
     let seq = 0;
     // Published only once stored: whatever a client has seen survives a crash, and recovery never reuses its seq.
     const publish = async (stored: StoredEvent) => {
@@ -96,13 +123,36 @@ export class RunManager {
     live.done = (async (): Promise<AskResult> => {
       let result: AskResult;
       try {
-        result = await this.dossier.ask({ ...this.askDefaults, question: extra.question, mode: request.mode, ...(request.model ? { model: request.model } : {}), maxSteps: request.maxSteps, scope, runId, signal: live.controller.signal, onEvent });
+        result = await this.dossier.ask({
+          ...this.askDefaults,
+          question: extra.question,
+          mode: request.mode,
+          ...(request.model ? { model: request.model } : {}),
+          maxSteps: request.maxSteps,
+          scope,
+          runId,
+          signal: live.controller.signal,
+          onEvent,
+        });
       } catch (error) {
         // A run that could not even start (bad model name, policy file) still ends with a reason.
         const failure = { code: (error as { code?: string }).code ?? 'failed', message: oneLine(error) };
         onEvent({ type: 'error', step: 0, ...failure });
         onEvent({ type: 'run-finish', finishReason: 'error', steps: 0, toolCalls: 0, usage: { inputTokens: 0, outputTokens: 0 }, ms: 0 });
-        result = { answer: `The run failed: ${failure.message}`, citations: [], unresolvedCitations: [], finishReason: 'error', partial: true, steps: 0, toolCalls: 0, usage: { inputTokens: 0, outputTokens: 0 }, model: request.model ?? '', error: failure, runId, ms: 0 } satisfies AskResult;
+        result = {
+          answer: `The run failed: ${failure.message}`,
+          citations: [],
+          unresolvedCitations: [],
+          finishReason: 'error',
+          partial: true,
+          steps: 0,
+          toolCalls: 0,
+          usage: { inputTokens: 0, outputTokens: 0 },
+          model: request.model ?? '',
+          error: failure,
+          runId,
+          ms: 0,
+        } satisfies AskResult;
       }
       // Every event is stored before the run is marked finished, so a finished run replays whole.
       await live.writes;

@@ -38,7 +38,11 @@ export interface ServerStateContractOptions {
  * every test; `cleanup` releases it. Where the backends legitimately differ (the queue, the shared
  * rate limit) the options say which is which and the test names state it.
  */
-export function serverStateContract(name: string, make: () => Promise<ServerStateUnderTest>, options: ServerStateContractOptions = {}): void {
+export function serverStateContract(
+  name: string,
+  make: () => Promise<ServerStateUnderTest>,
+  options: ServerStateContractOptions = {},
+): void {
   const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
   /** Long enough never to run out during a test. */
   const LONG = 60_000;
@@ -59,7 +63,13 @@ export function serverStateContract(name: string, make: () => Promise<ServerStat
     }
   }
 
-  const runOf = (userId: string, extra: Partial<RunRecord> = {}) => ({ id: randomUUID(), userId, question: 'Where was the sea trial?', mode: 'agent', ...extra });
+  const runOf = (userId: string, extra: Partial<RunRecord> = {}) => ({
+    id: randomUUID(),
+    userId,
+    question: 'Where was the sea trial?',
+    mode: 'agent',
+    ...extra,
+  });
 
   describe(`ServerState contract: ${name}`, { skip: options.skip ?? false }, () => {
     it('answers a ping', () => withState(async (state) => assert.equal(await state.ping(), undefined)));
@@ -76,10 +86,14 @@ export function serverStateContract(name: string, make: () => Promise<ServerStat
       it('refuses text holding U+0000 as bad-input (questions, titles, messages), never a raw driver error', () =>
         withState(async (state) => {
           const user = await state.createUser('alice');
-          await assert.rejects(() => state.createRun(runOf(user.id, { question: 'nul \u0000 here' }), { node: 'n', ms: LONG }), { code: 'bad-input' });
+          await assert.rejects(() => state.createRun(runOf(user.id, { question: 'nul \u0000 here' }), { node: 'n', ms: LONG }), {
+            code: 'bad-input',
+          });
           await assert.rejects(() => state.createConversation(user.id, 'title \u0000'), { code: 'bad-input' });
           const conversation = await state.createConversation(user.id, 'title');
-          await assert.rejects(() => state.addMessage({ conversationId: conversation.id, role: 'user', content: 'content \u0000' }), { code: 'bad-input' });
+          await assert.rejects(() => state.addMessage({ conversationId: conversation.id, role: 'user', content: 'content \u0000' }), {
+            code: 'bad-input',
+          });
         }));
     } else {
       it('stores text holding U+0000 as given (questions, titles, messages)', () =>
@@ -192,7 +206,10 @@ export function serverStateContract(name: string, make: () => Promise<ServerStat
           const alice = await state.createUser('alice');
           const { id, apiKey } = await state.createKey(alice.id);
           const rows = await made.rows('srv_keys');
-          assert.deepEqual(rows.map((row) => [row.id, row.user_id, row.hash]), [[id, alice.id, hashKey(apiKey)]]);
+          assert.deepEqual(
+            rows.map((row) => [row.id, row.user_id, row.hash]),
+            [[id, alice.id, hashKey(apiKey)]],
+          );
           assert.doesNotMatch(JSON.stringify(rows), new RegExp(apiKey.slice(4)), 'no column holds the key');
         }));
     });
@@ -211,11 +228,18 @@ export function serverStateContract(name: string, make: () => Promise<ServerStat
             { collection: 'beta', role: 'reader' },
           ]);
           await state.grant('beta', alice.id, 'writer');
-          assert.deepEqual((await state.memberships(alice.id)).find((m) => m.collection === 'beta'), { collection: 'beta', role: 'writer' }, 'one membership, the new role');
+          assert.deepEqual(
+            (await state.memberships(alice.id)).find((m) => m.collection === 'beta'),
+            { collection: 'beta', role: 'writer' },
+            'one membership, the new role',
+          );
           await state.revoke('alpha', alice.id);
           await state.revoke('alpha', alice.id); // not a member any more: nothing to do
           await state.revoke('never-granted', alice.id);
-          assert.deepEqual((await state.memberships(alice.id)).map((m) => m.collection), ['Zeta', 'beta']);
+          assert.deepEqual(
+            (await state.memberships(alice.id)).map((m) => m.collection),
+            ['Zeta', 'beta'],
+          );
         }));
 
       it("a collection's members are listed by name in byte order, with their id and role", () =>
@@ -240,7 +264,10 @@ export function serverStateContract(name: string, make: () => Promise<ServerStat
       it('refuses an unknown role with bad-input and grants nothing', () =>
         withState(async (state) => {
           const alice = await state.createUser('alice');
-          await assert.rejects(() => state.grant('notes', alice.id, 'admin' as never), code('bad-input', /role must be reader, writer or owner, got "admin"/));
+          await assert.rejects(
+            () => state.grant('notes', alice.id, 'admin' as never),
+            code('bad-input', /role must be reader, writer or owner, got "admin"/),
+          );
           assert.deepEqual(await state.memberships(alice.id), []);
         }));
     });
@@ -277,9 +304,15 @@ export function serverStateContract(name: string, make: () => Promise<ServerStat
           ];
           // Appended out of order (two writers): read back by seq all the same.
           for (const seq of [1, 3, 2, 4]) await state.appendEvent(run.id, seq, events[seq - 1]!);
-          assert.deepEqual(await state.events(run.id), events.map((event, i) => ({ seq: i + 1, event })));
+          assert.deepEqual(
+            await state.events(run.id),
+            events.map((event, i) => ({ seq: i + 1, event })),
+          );
           assert.deepEqual(await state.events(run.id, 0), await state.events(run.id));
-          assert.deepEqual((await state.events(run.id, 2)).map((e) => e.seq), [3, 4]);
+          assert.deepEqual(
+            (await state.events(run.id, 2)).map((e) => e.seq),
+            [3, 4],
+          );
           assert.deepEqual(await state.events(run.id, 4), []);
           assert.equal(await state.lastSeq(run.id), 4);
           const other = await state.createRun(runOf(user.id), lease);
@@ -304,14 +337,20 @@ export function serverStateContract(name: string, make: () => Promise<ServerStat
           const result = { answer: 'In the fjord [1].', citations: [{ id: 1, source: 'a.md' }], finishReason: 'answered' };
           await state.finishRun(done.id, 'finished', 'answered', result);
           const finished = await state.run(done.id);
-          assert.deepEqual({ ...finished, finishedAt: undefined }, { ...done, status: 'finished', finishReason: 'answered', result, finishedAt: undefined });
+          assert.deepEqual(
+            { ...finished, finishedAt: undefined },
+            { ...done, status: 'finished', finishReason: 'answered', result, finishedAt: undefined },
+          );
           assert.match(finished!.finishedAt!, ISO);
           await state.finishRun(done.id, 'failed', 'error', { error: 'late' });
           assert.deepEqual(await state.run(done.id), finished, 'the first finish stands');
 
           const failed = await state.createRun(runOf(user.id), lease);
           await state.finishRun(failed.id, 'failed', 'error', { error: { code: 'interrupted' } });
-          assert.deepEqual([(await state.run(failed.id))?.status, (await state.run(failed.id))?.finishReason, (await state.run(failed.id))?.result], ['failed', 'error', { error: { code: 'interrupted' } }]);
+          assert.deepEqual(
+            [(await state.run(failed.id))?.status, (await state.run(failed.id))?.finishReason, (await state.run(failed.id))?.result],
+            ['failed', 'error', { error: { code: 'interrupted' } }],
+          );
 
           const empty = await state.createRun(runOf(user.id), lease);
           await state.finishRun(empty.id, 'finished', 'no-evidence', undefined);
@@ -333,7 +372,11 @@ export function serverStateContract(name: string, make: () => Promise<ServerStat
           const others = await state.createRun(runOf(user.id), b);
           const unknown = randomUUID();
           assert.deepEqual(await state.renewLeases(a, { runs: [live.id], jobs: [] }), []);
-          assert.deepEqual(await state.renewLeases(a, { runs: [unknown, live.id, ended.id, others.id], jobs: [] }), [unknown, ended.id, others.id]);
+          assert.deepEqual(await state.renewLeases(a, { runs: [unknown, live.id, ended.id, others.id], jobs: [] }), [
+            unknown,
+            ended.id,
+            others.id,
+          ]);
           assert.deepEqual(await state.renewLeases(a, { runs: [], jobs: [] }), []);
           assert.deepEqual(await state.renewLeases(b, { runs: [others.id], jobs: [] }), []);
         }));
@@ -367,7 +410,7 @@ export function serverStateContract(name: string, make: () => Promise<ServerStat
           assert.equal((await state.run(live.id))?.status, 'running');
         }));
 
-      it("claimExpiredRuns also takes a run of the claiming node whose lease ran out (expiry, not the node, decides)", () =>
+      it('claimExpiredRuns also takes a run of the claiming node whose lease ran out (expiry, not the node, decides)', () =>
         withState(async (state) => {
           const user = await state.createUser('alice');
           const run = await state.createRun(runOf(user.id), { node: a.node, ms: SHORT });
@@ -413,10 +456,25 @@ export function serverStateContract(name: string, make: () => Promise<ServerStat
           const conversation = await state.createConversation(alice.id, 'Trials');
           const run = await state.createRun(runOf(alice.id, { conversationId: conversation.id }), { node: 'n', ms: LONG });
           const question = await state.addMessage({ conversationId: conversation.id, role: 'user', content: 'Where was the trial?' });
-          const answer = await state.addMessage({ conversationId: conversation.id, parentId: question.id, role: 'assistant', content: 'In the fjord [1].', runId: run.id, citations: [{ id: 1, source: 'a.md', quote: 'fjord' }] });
+          const answer = await state.addMessage({
+            conversationId: conversation.id,
+            parentId: question.id,
+            role: 'assistant',
+            content: 'In the fjord [1].',
+            runId: run.id,
+            citations: [{ id: 1, source: 'a.md', quote: 'fjord' }],
+          });
           // Added within the same millisecond: the order added still holds.
           const rest: MessageRecord[] = [];
-          for (let i = 0; i < 8; i++) rest.push(await state.addMessage({ conversationId: conversation.id, parentId: (rest[i - 1] ?? answer).id, role: i % 2 ? 'assistant' : 'user', content: `turn ${i}` }));
+          for (let i = 0; i < 8; i++)
+            rest.push(
+              await state.addMessage({
+                conversationId: conversation.id,
+                parentId: (rest[i - 1] ?? answer).id,
+                role: i % 2 ? 'assistant' : 'user',
+                content: `turn ${i}`,
+              }),
+            );
           assert.match(question.id, UUID);
           assert.match(question.createdAt, ISO);
           assert.equal('parentId' in question || 'runId' in question || 'citations' in question, false);
@@ -452,13 +510,19 @@ export function serverStateContract(name: string, make: () => Promise<ServerStat
           const job = await state.createJob(alice.id, 'notes', lease);
           assert.match(job.id, UUID);
           assert.match(job.createdAt, ISO);
-          assert.deepEqual({ ...job, id: undefined, createdAt: undefined }, { id: undefined, createdAt: undefined, userId: alice.id, collection: 'notes', status: 'running' });
+          assert.deepEqual(
+            { ...job, id: undefined, createdAt: undefined },
+            { id: undefined, createdAt: undefined, userId: alice.id, collection: 'notes', status: 'running' },
+          );
           assert.deepEqual(await state.job(job.id), job);
           await state.updateJob(job.id, { progress: { files: 2, done: 1 } });
           assert.deepEqual(await state.job(job.id), { ...job, progress: { files: 2, done: 1 } });
           await state.updateJob(job.id, { status: 'finished', report: { added: 2, errors: [] } });
           const finished = await state.job(job.id);
-          assert.deepEqual({ ...finished, finishedAt: undefined }, { ...job, status: 'finished', progress: { files: 2, done: 1 }, report: { added: 2, errors: [] }, finishedAt: undefined });
+          assert.deepEqual(
+            { ...finished, finishedAt: undefined },
+            { ...job, status: 'finished', progress: { files: 2, done: 1 }, report: { added: 2, errors: [] }, finishedAt: undefined },
+          );
           assert.match(finished!.finishedAt!, ISO);
 
           const failed = await state.createJob(alice.id, 'notes', lease);
@@ -518,7 +582,13 @@ export function serverStateContract(name: string, make: () => Promise<ServerStat
             const ids = [];
             for (let i = 0; i < 5; i++) ids.push((await queue.enqueueJob(userId, 'notes', payload(i))).id);
             const claims = await Promise.all(['w1', 'w2', 'w3', 'w4', 'w5', 'w6', 'w7'].map((worker) => queue.claimJob(worker, LONG, 3)));
-            assert.deepEqual(claims.filter((c) => c !== undefined).map((c) => c.id).sort(), ids.sort());
+            assert.deepEqual(
+              claims
+                .filter((c) => c !== undefined)
+                .map((c) => c.id)
+                .sort(),
+              ids.sort(),
+            );
           }));
 
         it('only the claiming worker can heartbeat and complete; a completed job takes no more writes', () =>
@@ -609,7 +679,8 @@ export function serverStateContract(name: string, make: () => Promise<ServerStat
             } finally {
               await unlisten();
             }
-          }));
+          }),
+        );
       });
     } else {
       it('has no durable queue on this backend: queue() is undefined (ingestion runs in-process)', () =>
@@ -620,11 +691,18 @@ export function serverStateContract(name: string, make: () => Promise<ServerStat
       it('counts requests per key and minute window for the shared rate limit (this backend has countRequest)', () =>
         withState(async (state) => {
           assert.ok(state.countRequest, 'countRequest is present');
-          assert.deepEqual([await state.countRequest('k1', 100), await state.countRequest('k1', 100), await state.countRequest('k1', 100)], [1, 2, 3]);
+          assert.deepEqual(
+            [await state.countRequest('k1', 100), await state.countRequest('k1', 100), await state.countRequest('k1', 100)],
+            [1, 2, 3],
+          );
           assert.equal(await state.countRequest('k2', 100), 1, 'per key');
           assert.equal(await state.countRequest('k1', 101), 1, 'per window');
           const together = await Promise.all(Array.from({ length: 5 }, () => state.countRequest!('k3', 100)));
-          assert.deepEqual(together.sort((x, y) => x - y), [1, 2, 3, 4, 5], 'counts made at once all land');
+          assert.deepEqual(
+            together.sort((x, y) => x - y),
+            [1, 2, 3, 4, 5],
+            'counts made at once all land',
+          );
         }));
     } else {
       it('has no shared rate limit on this backend: countRequest is absent (each process counts in memory)', () =>

@@ -6,7 +6,9 @@ import { PgServerState } from './postgres.ts';
 
 // The ServerState contract on PostgreSQL (DOSSIER_TEST_PG names the cluster): one fresh database for
 // the suite, dropped at its end; every test opens its own state on it, the srv_* tables emptied first.
-const SKIP = process.env.DOSSIER_TEST_PG ? false : 'DOSSIER_TEST_PG is unset: no PostgreSQL for the ServerState contract (bash scripts/postgres-test-cluster.sh start)';
+const SKIP = process.env.DOSSIER_TEST_PG
+  ? false
+  : 'DOSSIER_TEST_PG is unset: no PostgreSQL for the ServerState contract (bash scripts/postgres-test-cluster.sh start)';
 
 let database: ReturnType<typeof freshDatabase> | undefined;
 after(async () => (await database)?.drop());
@@ -27,7 +29,12 @@ serverStateContract(
   async () => {
     const { url } = await (database ??= freshDatabase());
     const state = await PgServerState.open(url); // migrates the first time
-    const tables = (await query(url, "SELECT tablename FROM pg_tables WHERE schemaname = 'public' AND tablename LIKE 'srv\\_%' AND tablename <> 'srv_meta'")).map((row) => row.tablename as string);
+    const tables = (
+      await query(
+        url,
+        "SELECT tablename FROM pg_tables WHERE schemaname = 'public' AND tablename LIKE 'srv\\_%' AND tablename <> 'srv_meta'",
+      )
+    ).map((row) => row.tablename as string);
     await query(url, `TRUNCATE ${tables.join(', ')} CASCADE`);
     return { state, rows: (table) => query(url, `SELECT * FROM ${table}`), cleanup: () => state.close() };
   },

@@ -95,14 +95,19 @@ function migrate(pool: pg.Pool, where: string): Promise<number[]> {
   return runLockedMigrations(pool, {
     lock: SERVER_SCHEMA_LOCK,
     metaTable: 'srv_meta',
-    migrations: SERVER_MIGRATIONS.map((migration) => ({ version: migration.version, name: migration.name, up: async (client) => void (await client.query(migration.sql)) })),
+    migrations: SERVER_MIGRATIONS.map((migration) => ({
+      version: migration.version,
+      name: migration.name,
+      up: async (client) => void (await client.query(migration.sql)),
+    })),
     tooNew: (version) => serverTablesTooNew(where, version, SERVER_SCHEMA_VERSION),
   });
 }
 
 type Row = Record<string, any>;
 
-const toUser = (r: Row | undefined): User | undefined => (r ? { id: r.id, name: r.name, admin: r.admin === true, createdAt: r.created_at } : undefined);
+const toUser = (r: Row | undefined): User | undefined =>
+  r ? { id: r.id, name: r.name, admin: r.admin === true, createdAt: r.created_at } : undefined;
 const toConversation = (r: Row): ConversationRecord => ({ id: r.id, userId: r.user_id, title: r.title, createdAt: r.created_at });
 
 /** host:port of a connection string, for messages (never the password). */
@@ -147,7 +152,8 @@ export class PgServerState implements ServerState, JobQueue {
   private mapped(error: unknown): unknown {
     // 22021 / 22P05: text (or JSON) holding U+0000, which PostgreSQL cannot store; the HTTP API refuses it first.
     const code = (error as { code?: unknown } | undefined)?.code;
-    if (code === '22021' || code === '22P05') return new DossierError('bad-input', 'text holds a NUL character (U+0000), which PostgreSQL cannot store', { cause: error });
+    if (code === '22021' || code === '22P05')
+      return new DossierError('bad-input', 'text holds a NUL character (U+0000), which PostgreSQL cannot store', { cause: error });
     return unavailableError(error, hostOf(this.url)) ?? error;
   }
 
@@ -181,7 +187,10 @@ export class PgServerState implements ServerState, JobQueue {
     if (!USER_NAME.test(name)) throw badUserName(name);
     const user: User = { id: randomUUID(), name, admin: options.admin === true, createdAt: now() };
     // The unique name decides between two nodes creating the same user at once.
-    const inserted = await this.rows('INSERT INTO srv_users (id, name, admin, created_at) VALUES ($1, $2, $3, $4) ON CONFLICT (name) DO NOTHING RETURNING id', [user.id, user.name, user.admin, user.createdAt]);
+    const inserted = await this.rows(
+      'INSERT INTO srv_users (id, name, admin, created_at) VALUES ($1, $2, $3, $4) ON CONFLICT (name) DO NOTHING RETURNING id',
+      [user.id, user.name, user.admin, user.createdAt],
+    );
     if (inserted.length === 0) throw userExists(name);
     return user;
   }
@@ -190,7 +199,11 @@ export class PgServerState implements ServerState, JobQueue {
     const found = await this.userByName('local');
     if (found) return found;
     // Concurrent first requests each try; whichever inserts first wins and all read that one.
-    await this.rows('INSERT INTO srv_users (id, name, admin, created_at) VALUES ($1, $2, true, $3) ON CONFLICT (name) DO NOTHING', [randomUUID(), 'local', now()]);
+    await this.rows('INSERT INTO srv_users (id, name, admin, created_at) VALUES ($1, $2, true, $3) ON CONFLICT (name) DO NOTHING', [
+      randomUUID(),
+      'local',
+      now(),
+    ]);
     return (await this.userByName('local'))!;
   }
 
@@ -215,14 +228,19 @@ export class PgServerState implements ServerState, JobQueue {
   }
 
   async userByKey(apiKey: string): Promise<User | undefined> {
-    return toUser((await this.rows('SELECT u.* FROM srv_keys k JOIN srv_users u ON u.id = k.user_id WHERE k.hash = $1', [hashKey(apiKey)]))[0]);
+    return toUser(
+      (await this.rows('SELECT u.* FROM srv_keys k JOIN srv_users u ON u.id = k.user_id WHERE k.hash = $1', [hashKey(apiKey)]))[0],
+    );
   }
 
   // Collections
 
   async grant(collection: string, userId: string, role: Role): Promise<void> {
     if (!ROLES.includes(role)) throw badRole(role);
-    await this.rows('INSERT INTO srv_members (collection, user_id, role) VALUES ($1, $2, $3) ON CONFLICT (collection, user_id) DO UPDATE SET role = excluded.role', [collection, userId, role]);
+    await this.rows(
+      'INSERT INTO srv_members (collection, user_id, role) VALUES ($1, $2, $3) ON CONFLICT (collection, user_id) DO UPDATE SET role = excluded.role',
+      [collection, userId, role],
+    );
   }
 
   async revoke(collection: string, userId: string): Promise<void> {
@@ -231,11 +249,16 @@ export class PgServerState implements ServerState, JobQueue {
 
   async memberships(userId: string): Promise<Array<{ collection: string; role: Role }>> {
     // COLLATE "C": byte order, as SQLite's ORDER BY, whatever the database's locale.
-    return (await this.rows('SELECT collection, role FROM srv_members WHERE user_id = $1 ORDER BY collection COLLATE "C"', [userId])) as Array<{ collection: string; role: Role }>;
+    return (await this.rows('SELECT collection, role FROM srv_members WHERE user_id = $1 ORDER BY collection COLLATE "C"', [
+      userId,
+    ])) as Array<{ collection: string; role: Role }>;
   }
 
   async members(collection: string): Promise<Array<{ userId: string; name: string; role: Role }>> {
-    return (await this.rows('SELECT m.user_id AS "userId", u.name, m.role FROM srv_members m JOIN srv_users u ON u.id = m.user_id WHERE m.collection = $1 ORDER BY u.name COLLATE "C"', [collection])) as Array<{ userId: string; name: string; role: Role }>;
+    return (await this.rows(
+      'SELECT m.user_id AS "userId", u.name, m.role FROM srv_members m JOIN srv_users u ON u.id = m.user_id WHERE m.collection = $1 ORDER BY u.name COLLATE "C"',
+      [collection],
+    )) as Array<{ userId: string; name: string; role: Role }>;
   }
 
   // Runs and their events
@@ -245,17 +268,35 @@ export class PgServerState implements ServerState, JobQueue {
     // lease_until on the database's clock, as for queue jobs: nodes with skewed clocks agree on expiry.
     await this.rows(
       'INSERT INTO srv_runs (id, user_id, conversation_id, question, mode, status, created_at, node, lease_until) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, now() + make_interval(secs => $9::double precision / 1000))',
-      [record.id, record.userId, record.conversationId ?? null, record.question, record.mode, record.status, record.createdAt, lease.node, lease.ms],
+      [
+        record.id,
+        record.userId,
+        record.conversationId ?? null,
+        record.question,
+        record.mode,
+        record.status,
+        record.createdAt,
+        lease.node,
+        lease.ms,
+      ],
     );
     return record;
   }
 
   async appendEvent(runId: string, seq: number, event: { type: string }): Promise<void> {
-    await this.rows('INSERT INTO srv_run_events (run_id, seq, type, event) VALUES ($1, $2, $3, $4)', [runId, seq, event.type, JSON.stringify(event)]);
+    await this.rows('INSERT INTO srv_run_events (run_id, seq, type, event) VALUES ($1, $2, $3, $4)', [
+      runId,
+      seq,
+      event.type,
+      JSON.stringify(event),
+    ]);
   }
 
   async finishRun(runId: string, status: 'finished' | 'failed', finishReason: string, result: unknown): Promise<void> {
-    await this.rows("UPDATE srv_runs SET status = $1, finish_reason = $2, result = $3, finished_at = $4, lease_until = NULL WHERE id = $5 AND status = 'running'", [status, finishReason, JSON.stringify(result ?? null), now(), runId]);
+    await this.rows(
+      "UPDATE srv_runs SET status = $1, finish_reason = $2, result = $3, finished_at = $4, lease_until = NULL WHERE id = $5 AND status = 'running'",
+      [status, finishReason, JSON.stringify(result ?? null), now(), runId],
+    );
   }
 
   async run(id: string): Promise<RunRecord | undefined> {
@@ -276,7 +317,9 @@ export class PgServerState implements ServerState, JobQueue {
   }
 
   async events(runId: string, afterSeq = 0): Promise<StoredEvent[]> {
-    return (await this.rows('SELECT seq, event FROM srv_run_events WHERE run_id = $1 AND seq > $2 ORDER BY seq', [runId, afterSeq])).map((row) => ({ seq: row.seq, event: JSON.parse(row.event) }));
+    return (await this.rows('SELECT seq, event FROM srv_run_events WHERE run_id = $1 AND seq > $2 ORDER BY seq', [runId, afterSeq])).map(
+      (row) => ({ seq: row.seq, event: JSON.parse(row.event) }),
+    );
   }
 
   async lastSeq(runId: string): Promise<number> {
@@ -289,7 +332,10 @@ export class PgServerState implements ServerState, JobQueue {
 
   async countRequest(key: string, window: number): Promise<number> {
     // One atomic upsert: two nodes counting at once both land, neither reads a stale count.
-    const [row] = await this.rows('INSERT INTO srv_rate_limits (key, "window", count) VALUES ($1, $2, 1) ON CONFLICT (key, "window") DO UPDATE SET count = srv_rate_limits.count + 1 RETURNING count', [key, window]);
+    const [row] = await this.rows(
+      'INSERT INTO srv_rate_limits (key, "window", count) VALUES ($1, $2, 1) ON CONFLICT (key, "window") DO UPDATE SET count = srv_rate_limits.count + 1 RETURNING count',
+      [key, window],
+    );
     if (window !== this.prunedWindow) {
       // Past minutes are never read again: each node drops them once a minute, in the background.
       this.prunedWindow = window;
@@ -300,9 +346,21 @@ export class PgServerState implements ServerState, JobQueue {
 
   async renewLeases(lease: Lease, held: { runs: string[]; jobs: string[] }): Promise<string[]> {
     const until = 'now() + make_interval(secs => $3::double precision / 1000)';
-    if (held.jobs.length > 0) await this.rows(`UPDATE srv_jobs SET lease_until = ${until} WHERE id = ANY($1) AND worker = $2 AND status = 'running' AND payload IS NULL`, [held.jobs, lease.node, lease.ms]);
+    if (held.jobs.length > 0)
+      await this.rows(
+        `UPDATE srv_jobs SET lease_until = ${until} WHERE id = ANY($1) AND worker = $2 AND status = 'running' AND payload IS NULL`,
+        [held.jobs, lease.node, lease.ms],
+      );
     if (held.runs.length === 0) return [];
-    const renewed = new Set((await this.rows(`UPDATE srv_runs SET lease_until = ${until} WHERE id = ANY($1) AND node = $2 AND status = 'running' RETURNING id`, [held.runs, lease.node, lease.ms])).map((row) => row.id as string));
+    const renewed = new Set(
+      (
+        await this.rows(`UPDATE srv_runs SET lease_until = ${until} WHERE id = ANY($1) AND node = $2 AND status = 'running' RETURNING id`, [
+          held.runs,
+          lease.node,
+          lease.ms,
+        ])
+      ).map((row) => row.id as string),
+    );
     return held.runs.filter((id) => !renewed.has(id));
   }
 
@@ -321,7 +379,12 @@ export class PgServerState implements ServerState, JobQueue {
 
   async createConversation(userId: string, title: string): Promise<ConversationRecord> {
     const record: ConversationRecord = { id: randomUUID(), userId, title: title.slice(0, 200), createdAt: now() };
-    await this.rows('INSERT INTO srv_conversations (id, user_id, title, created_at) VALUES ($1, $2, $3, $4)', [record.id, record.userId, record.title, record.createdAt]);
+    await this.rows('INSERT INTO srv_conversations (id, user_id, title, created_at) VALUES ($1, $2, $3, $4)', [
+      record.id,
+      record.userId,
+      record.title,
+      record.createdAt,
+    ]);
     return record;
   }
 
@@ -343,7 +406,16 @@ export class PgServerState implements ServerState, JobQueue {
     // The next seq in the same statement as the insert, so no other write slips in between.
     await this.rows(
       'INSERT INTO srv_messages (id, conversation_id, parent_id, role, content, run_id, citations, created_at, seq) SELECT $1, $2, $3, $4, $5, $6, $7, $8, COALESCE(MAX(seq), 0) + 1 FROM srv_messages WHERE conversation_id = $2',
-      [record.id, record.conversationId, record.parentId ?? null, record.role, record.content, record.runId ?? null, record.citations ? JSON.stringify(record.citations) : null, record.createdAt],
+      [
+        record.id,
+        record.conversationId,
+        record.parentId ?? null,
+        record.role,
+        record.content,
+        record.runId ?? null,
+        record.citations ? JSON.stringify(record.citations) : null,
+        record.createdAt,
+      ],
     );
     return record;
   }
@@ -365,7 +437,10 @@ export class PgServerState implements ServerState, JobQueue {
 
   async createJob(userId: string, collection: string, lease: Lease): Promise<JobRecord> {
     const record: JobRecord = { id: randomUUID(), userId, collection, status: 'running', createdAt: now() };
-    await this.rows('INSERT INTO srv_jobs (id, user_id, collection, status, created_at, worker, lease_until) VALUES ($1, $2, $3, $4, $5, $6, now() + make_interval(secs => $7::double precision / 1000))', [record.id, userId, collection, record.status, record.createdAt, lease.node, lease.ms]);
+    await this.rows(
+      'INSERT INTO srv_jobs (id, user_id, collection, status, created_at, worker, lease_until) VALUES ($1, $2, $3, $4, $5, $6, now() + make_interval(secs => $7::double precision / 1000))',
+      [record.id, userId, collection, record.status, record.createdAt, lease.node, lease.ms],
+    );
     return record;
   }
 
@@ -393,7 +468,14 @@ export class PgServerState implements ServerState, JobQueue {
    * running by a killed process is not lost, its lease runs out and another worker claims it again.
    */
   async failInterruptedJobs(): Promise<number> {
-    return (await this.query("UPDATE srv_jobs SET status = 'failed', error = $1, finished_at = $2, lease_until = NULL WHERE status = 'running' AND payload IS NULL AND (lease_until IS NULL OR lease_until < now())", [INTERRUPTED_JOB, now()])).rowCount ?? 0;
+    return (
+      (
+        await this.query(
+          "UPDATE srv_jobs SET status = 'failed', error = $1, finished_at = $2, lease_until = NULL WHERE status = 'running' AND payload IS NULL AND (lease_until IS NULL OR lease_until < now())",
+          [INTERRUPTED_JOB, now()],
+        )
+      ).rowCount ?? 0
+    );
   }
 
   // The ingestion queue.
@@ -409,7 +491,10 @@ export class PgServerState implements ServerState, JobQueue {
 
   async enqueueJob(userId: string, collection: string, payload: JobPayload): Promise<JobRecord> {
     const record: JobRecord = { id: randomUUID(), userId, collection, status: 'queued', createdAt: now(), attempts: 0 };
-    await this.rows('INSERT INTO srv_jobs (id, user_id, collection, status, created_at, payload, attempts) VALUES ($1, $2, $3, $4, $5, $6, 0)', [record.id, userId, collection, record.status, record.createdAt, JSON.stringify(payload)]);
+    await this.rows(
+      'INSERT INTO srv_jobs (id, user_id, collection, status, created_at, payload, attempts) VALUES ($1, $2, $3, $4, $5, $6, 0)',
+      [record.id, userId, collection, record.status, record.createdAt, JSON.stringify(payload)],
+    );
     // Wakes idle workers at once instead of at their next poll; a lost notification only costs a poll.
     await this.rows('SELECT pg_notify($1, $2)', [JOBS_CHANNEL, record.id]);
     return record;
@@ -507,16 +592,30 @@ export class PgServerState implements ServerState, JobQueue {
     return (result.rowCount ?? 0) > 0;
   }
 
-  async completeJob(id: string, worker: string, outcome: { status: 'finished'; report: unknown } | { status: 'failed'; error: string }): Promise<boolean> {
+  async completeJob(
+    id: string,
+    worker: string,
+    outcome: { status: 'finished'; report: unknown } | { status: 'failed'; error: string },
+  ): Promise<boolean> {
     const result = await this.query(
       `UPDATE srv_jobs SET status = $3, report = $4, error = $5, finished_at = $6, lease_until = NULL WHERE id = $1 AND worker = $2 AND status = 'running'`,
-      [id, worker, outcome.status, outcome.status === 'finished' ? JSON.stringify(outcome.report ?? null) : null, outcome.status === 'failed' ? outcome.error : null, now()],
+      [
+        id,
+        worker,
+        outcome.status,
+        outcome.status === 'finished' ? JSON.stringify(outcome.report ?? null) : null,
+        outcome.status === 'failed' ? outcome.error : null,
+        now(),
+      ],
     );
     return (result.rowCount ?? 0) > 0;
   }
 
   async releaseJob(id: string, worker: string): Promise<void> {
-    await this.query(`UPDATE srv_jobs SET status = 'queued', attempts = GREATEST(attempts - 1, 0), worker = NULL, lease_until = NULL WHERE id = $1 AND worker = $2 AND status = 'running'`, [id, worker]);
+    await this.query(
+      `UPDATE srv_jobs SET status = 'queued', attempts = GREATEST(attempts - 1, 0), worker = NULL, lease_until = NULL WHERE id = $1 AND worker = $2 AND status = 'running'`,
+      [id, worker],
+    );
   }
 }
 

@@ -75,7 +75,9 @@ function migrateSqlite(db: Database.Database, path: string): number[] {
       for (const migration of SQLITE_MIGRATIONS) {
         if (migration.version <= from) continue;
         migration.up(db);
-        db.prepare("INSERT INTO srv_meta (key, value) VALUES ('schema_version', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value").run(String(migration.version));
+        db.prepare(
+          "INSERT INTO srv_meta (key, value) VALUES ('schema_version', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+        ).run(String(migration.version));
         applied.push(migration.version);
       }
       return applied;
@@ -123,7 +125,9 @@ export class SqliteServerState implements ServerState {
     const user: User = { id: randomUUID(), name, admin: options.admin === true, createdAt: now() };
     // The unique name decides, in the insert itself: a check before it would let two calls made at
     // once (each awaiting between check and insert) both pass, and the second fail on the constraint.
-    const inserted = this.db.prepare('INSERT INTO srv_users (id, name, admin, created_at) VALUES (?, ?, ?, ?) ON CONFLICT (name) DO NOTHING').run(user.id, user.name, user.admin ? 1 : 0, user.createdAt);
+    const inserted = this.db
+      .prepare('INSERT INTO srv_users (id, name, admin, created_at) VALUES (?, ?, ?, ?) ON CONFLICT (name) DO NOTHING')
+      .run(user.id, user.name, user.admin ? 1 : 0, user.createdAt);
     if (inserted.changes === 0) throw userExists(name);
     return user;
   }
@@ -133,7 +137,9 @@ export class SqliteServerState implements ServerState {
     const found = await this.userByName('local');
     if (found) return found;
     // Concurrent first requests each try; whichever inserts first wins and all read that one.
-    this.db.prepare("INSERT INTO srv_users (id, name, admin, created_at) VALUES (?, 'local', 1, ?) ON CONFLICT (name) DO NOTHING").run(randomUUID(), now());
+    this.db
+      .prepare("INSERT INTO srv_users (id, name, admin, created_at) VALUES (?, 'local', 1, ?) ON CONFLICT (name) DO NOTHING")
+      .run(randomUUID(), now());
     return (await this.userByName('local'))!;
   }
 
@@ -167,7 +173,11 @@ export class SqliteServerState implements ServerState {
 
   async grant(collection: string, userId: string, role: Role): Promise<void> {
     if (!ROLES.includes(role)) throw badRole(role);
-    this.db.prepare('INSERT INTO srv_members (collection, user_id, role) VALUES (?, ?, ?) ON CONFLICT (collection, user_id) DO UPDATE SET role = excluded.role').run(collection, userId, role);
+    this.db
+      .prepare(
+        'INSERT INTO srv_members (collection, user_id, role) VALUES (?, ?, ?) ON CONFLICT (collection, user_id) DO UPDATE SET role = excluded.role',
+      )
+      .run(collection, userId, role);
   }
 
   async revoke(collection: string, userId: string): Promise<void> {
@@ -176,11 +186,18 @@ export class SqliteServerState implements ServerState {
 
   /** The collections a user is a member of, with the role. */
   async memberships(userId: string): Promise<Array<{ collection: string; role: Role }>> {
-    return this.db.prepare('SELECT collection, role FROM srv_members WHERE user_id = ? ORDER BY collection').all(userId) as Array<{ collection: string; role: Role }>;
+    return this.db.prepare('SELECT collection, role FROM srv_members WHERE user_id = ? ORDER BY collection').all(userId) as Array<{
+      collection: string;
+      role: Role;
+    }>;
   }
 
   async members(collection: string): Promise<Array<{ userId: string; name: string; role: Role }>> {
-    return this.db.prepare('SELECT m.user_id AS userId, u.name, m.role FROM srv_members m JOIN srv_users u ON u.id = m.user_id WHERE m.collection = ? ORDER BY u.name').all(collection) as Array<{ userId: string; name: string; role: Role }>;
+    return this.db
+      .prepare(
+        'SELECT m.user_id AS userId, u.name, m.role FROM srv_members m JOIN srv_users u ON u.id = m.user_id WHERE m.collection = ? ORDER BY u.name',
+      )
+      .all(collection) as Array<{ userId: string; name: string; role: Role }>;
   }
 
   // Runs and their events
@@ -188,17 +205,35 @@ export class SqliteServerState implements ServerState {
   async createRun(run: Omit<RunRecord, 'status' | 'createdAt'>, lease: Lease): Promise<RunRecord> {
     const record: RunRecord = { ...run, status: 'running', createdAt: now() };
     this.db
-      .prepare('INSERT INTO srv_runs (id, user_id, conversation_id, question, mode, status, created_at, node, lease_until) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)')
-      .run(record.id, record.userId, record.conversationId ?? null, record.question, record.mode, record.status, record.createdAt, lease.node, leaseUntil(lease.ms));
+      .prepare(
+        'INSERT INTO srv_runs (id, user_id, conversation_id, question, mode, status, created_at, node, lease_until) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
+      )
+      .run(
+        record.id,
+        record.userId,
+        record.conversationId ?? null,
+        record.question,
+        record.mode,
+        record.status,
+        record.createdAt,
+        lease.node,
+        leaseUntil(lease.ms),
+      );
     return record;
   }
 
   async appendEvent(runId: string, seq: number, event: { type: string }): Promise<void> {
-    this.db.prepare('INSERT INTO srv_run_events (run_id, seq, type, event) VALUES (?, ?, ?, ?)').run(runId, seq, event.type, JSON.stringify(event));
+    this.db
+      .prepare('INSERT INTO srv_run_events (run_id, seq, type, event) VALUES (?, ?, ?, ?)')
+      .run(runId, seq, event.type, JSON.stringify(event));
   }
 
   async finishRun(runId: string, status: 'finished' | 'failed', finishReason: string, result: unknown): Promise<void> {
-    this.db.prepare("UPDATE srv_runs SET status = ?, finish_reason = ?, result = ?, finished_at = ?, lease_until = NULL WHERE id = ? AND status = 'running'").run(status, finishReason, JSON.stringify(result ?? null), now(), runId);
+    this.db
+      .prepare(
+        "UPDATE srv_runs SET status = ?, finish_reason = ?, result = ?, finished_at = ?, lease_until = NULL WHERE id = ? AND status = 'running'",
+      )
+      .run(status, finishReason, JSON.stringify(result ?? null), now(), runId);
   }
 
   async run(id: string): Promise<RunRecord | undefined> {
@@ -220,7 +255,12 @@ export class SqliteServerState implements ServerState {
 
   /** Stored events after `afterSeq`, in order. */
   async events(runId: string, afterSeq = 0): Promise<StoredEvent[]> {
-    return (this.db.prepare('SELECT seq, event FROM srv_run_events WHERE run_id = ? AND seq > ? ORDER BY seq').all(runId, afterSeq) as Array<{ seq: number; event: string }>).map((row) => ({ seq: row.seq, event: JSON.parse(row.event) }));
+    return (
+      this.db.prepare('SELECT seq, event FROM srv_run_events WHERE run_id = ? AND seq > ? ORDER BY seq').all(runId, afterSeq) as Array<{
+        seq: number;
+        event: string;
+      }>
+    ).map((row) => ({ seq: row.seq, event: JSON.parse(row.event) }));
   }
 
   async lastSeq(runId: string): Promise<number> {
@@ -241,7 +281,11 @@ export class SqliteServerState implements ServerState {
     // IMMEDIATE: another process on the file claims after this one, and finds nothing left.
     return this.db
       .transaction(() => {
-        const ids = (this.db.prepare("SELECT id FROM srv_runs WHERE status = 'running' AND (lease_until IS NULL OR lease_until < ?)").all(now()) as Array<{ id: string }>).map((row) => row.id);
+        const ids = (
+          this.db
+            .prepare("SELECT id FROM srv_runs WHERE status = 'running' AND (lease_until IS NULL OR lease_until < ?)")
+            .all(now()) as Array<{ id: string }>
+        ).map((row) => row.id);
         const claim = this.db.prepare('UPDATE srv_runs SET node = ?, lease_until = ? WHERE id = ?');
         for (const id of ids) claim.run(lease.node, leaseUntil(lease.ms), id);
         return ids;
@@ -253,7 +297,9 @@ export class SqliteServerState implements ServerState {
 
   async createConversation(userId: string, title: string): Promise<ConversationRecord> {
     const record: ConversationRecord = { id: randomUUID(), userId, title: title.slice(0, 200), createdAt: now() };
-    this.db.prepare('INSERT INTO srv_conversations (id, user_id, title, created_at) VALUES (?, ?, ?, ?)').run(record.id, record.userId, record.title, record.createdAt);
+    this.db
+      .prepare('INSERT INTO srv_conversations (id, user_id, title, created_at) VALUES (?, ?, ?, ?)')
+      .run(record.id, record.userId, record.title, record.createdAt);
     return record;
   }
 
@@ -263,7 +309,11 @@ export class SqliteServerState implements ServerState {
   }
 
   async conversations(userId: string): Promise<ConversationRecord[]> {
-    return (this.db.prepare('SELECT * FROM srv_conversations WHERE user_id = ? ORDER BY created_at DESC').all(userId) as Array<Record<string, string>>).map((row) => ({ id: row.id, userId: row.user_id, title: row.title, createdAt: row.created_at }));
+    return (
+      this.db.prepare('SELECT * FROM srv_conversations WHERE user_id = ? ORDER BY created_at DESC').all(userId) as Array<
+        Record<string, string>
+      >
+    ).map((row) => ({ id: row.id, userId: row.user_id, title: row.title, createdAt: row.created_at }));
   }
 
   async deleteConversation(id: string): Promise<void> {
@@ -272,15 +322,35 @@ export class SqliteServerState implements ServerState {
 
   async addMessage(message: Omit<MessageRecord, 'id' | 'createdAt'>): Promise<MessageRecord> {
     const record: MessageRecord = { ...message, id: randomUUID(), createdAt: now() };
-    const seq = (this.db.prepare('SELECT COALESCE(MAX(seq), 0) + 1 AS seq FROM srv_messages WHERE conversation_id = ?').get(record.conversationId) as { seq: number }).seq;
+    const seq = (
+      this.db.prepare('SELECT COALESCE(MAX(seq), 0) + 1 AS seq FROM srv_messages WHERE conversation_id = ?').get(record.conversationId) as {
+        seq: number;
+      }
+    ).seq;
     this.db
-      .prepare('INSERT INTO srv_messages (id, conversation_id, parent_id, role, content, run_id, citations, created_at, seq) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)')
-      .run(record.id, record.conversationId, record.parentId ?? null, record.role, record.content, record.runId ?? null, record.citations ? JSON.stringify(record.citations) : null, record.createdAt, seq);
+      .prepare(
+        'INSERT INTO srv_messages (id, conversation_id, parent_id, role, content, run_id, citations, created_at, seq) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
+      )
+      .run(
+        record.id,
+        record.conversationId,
+        record.parentId ?? null,
+        record.role,
+        record.content,
+        record.runId ?? null,
+        record.citations ? JSON.stringify(record.citations) : null,
+        record.createdAt,
+        seq,
+      );
     return record;
   }
 
   async messages(conversationId: string): Promise<MessageRecord[]> {
-    return (this.db.prepare('SELECT * FROM srv_messages WHERE conversation_id = ? ORDER BY seq').all(conversationId) as Array<Record<string, string | null>>).map((row) => ({
+    return (
+      this.db.prepare('SELECT * FROM srv_messages WHERE conversation_id = ? ORDER BY seq').all(conversationId) as Array<
+        Record<string, string | null>
+      >
+    ).map((row) => ({
       id: row.id!,
       conversationId: row.conversation_id!,
       ...(row.parent_id ? { parentId: row.parent_id } : {}),
@@ -296,7 +366,9 @@ export class SqliteServerState implements ServerState {
 
   async createJob(userId: string, collection: string, lease: Lease): Promise<JobRecord> {
     const record: JobRecord = { id: randomUUID(), userId, collection, status: 'running', createdAt: now() };
-    this.db.prepare('INSERT INTO srv_jobs (id, user_id, collection, status, created_at, worker, lease_until) VALUES (?, ?, ?, ?, ?, ?, ?)').run(record.id, userId, collection, record.status, record.createdAt, lease.node, leaseUntil(lease.ms));
+    this.db
+      .prepare('INSERT INTO srv_jobs (id, user_id, collection, status, created_at, worker, lease_until) VALUES (?, ?, ?, ?, ?, ?, ?)')
+      .run(record.id, userId, collection, record.status, record.createdAt, lease.node, leaseUntil(lease.ms));
     return record;
   }
 
@@ -306,7 +378,14 @@ export class SqliteServerState implements ServerState {
     const next = { ...current, ...update };
     this.db
       .prepare('UPDATE srv_jobs SET status = ?, progress = ?, report = ?, error = ?, finished_at = ? WHERE id = ?')
-      .run(next.status, next.progress === undefined ? null : JSON.stringify(next.progress), next.report === undefined ? null : JSON.stringify(next.report), next.error ?? null, next.status === 'running' || next.status === 'queued' ? null : now(), id);
+      .run(
+        next.status,
+        next.progress === undefined ? null : JSON.stringify(next.progress),
+        next.report === undefined ? null : JSON.stringify(next.report),
+        next.error ?? null,
+        next.status === 'running' || next.status === 'queued' ? null : now(),
+        id,
+      );
   }
 
   async job(id: string): Promise<JobRecord | undefined> {
@@ -326,7 +405,11 @@ export class SqliteServerState implements ServerState {
   }
 
   async failInterruptedJobs(): Promise<number> {
-    return this.db.prepare("UPDATE srv_jobs SET status = 'failed', error = ?, finished_at = ?, lease_until = NULL WHERE status = 'running' AND (lease_until IS NULL OR lease_until < ?)").run(INTERRUPTED_JOB, now(), now()).changes;
+    return this.db
+      .prepare(
+        "UPDATE srv_jobs SET status = 'failed', error = ?, finished_at = ?, lease_until = NULL WHERE status = 'running' AND (lease_until IS NULL OR lease_until < ?)",
+      )
+      .run(INTERRUPTED_JOB, now(), now()).changes;
   }
 
   private toUser(row: unknown): User | undefined {

@@ -90,7 +90,11 @@ export interface JobQueue {
   claimJob(worker: string, leaseMs: number, maxAttempts: number): Promise<ClaimedJob | undefined>;
   /** Extends the lease and stores the progress; false when the lease was lost (another worker has the job). */
   heartbeat(id: string, worker: string, leaseMs: number, progress?: unknown): Promise<boolean>;
-  completeJob(id: string, worker: string, outcome: { status: 'finished'; report: unknown } | { status: 'failed'; error: string }): Promise<boolean>;
+  completeJob(
+    id: string,
+    worker: string,
+    outcome: { status: 'finished'; report: unknown } | { status: 'failed'; error: string },
+  ): Promise<boolean>;
   /** Puts a job back in the queue (a worker stopping): the attempt is not counted. */
   releaseJob(id: string, worker: string): Promise<void>;
 }
@@ -177,7 +181,10 @@ export const INTERRUPTED_JOB = 'the server stopped while this job ran; files not
 
 /** The one-line refusal of server tables made by a newer Dossier (both backends). */
 export function serverTablesTooNew(where: string, found: number, reads: number): DossierError {
-  return new DossierError('store-failed', `the server tables in ${where} have schema version ${found}, newer than this Dossier reads (${reads}); upgrade Dossier`);
+  return new DossierError(
+    'store-failed',
+    `the server tables in ${where} have schema version ${found}, newer than this Dossier reads (${reads}); upgrade Dossier`,
+  );
 }
 
 export const now = () => new Date().toISOString();

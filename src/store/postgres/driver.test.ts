@@ -17,8 +17,13 @@ describe('loadPg', () => {
 
   it('turns pg missing into a one-line error naming the package', async () => {
     assert.equal(PG_MISSING_MESSAGE, 'PostgreSQL support needs the "pg" package: npm install pg');
-    const notFound = Object.assign(new Error("Cannot find package 'pg' imported from /app/dist/store/postgres/driver.js"), { code: 'ERR_MODULE_NOT_FOUND' });
-    await assert.rejects(loadPg(() => Promise.reject(notFound)), missingPg);
+    const notFound = Object.assign(new Error("Cannot find package 'pg' imported from /app/dist/store/postgres/driver.js"), {
+      code: 'ERR_MODULE_NOT_FOUND',
+    });
+    await assert.rejects(
+      loadPg(() => Promise.reject(notFound)),
+      missingPg,
+    );
   });
 
   it('names pg when Node itself cannot resolve it (a module outside any node_modules that has it)', async () => {
@@ -26,15 +31,23 @@ describe('loadPg', () => {
     try {
       const probe = join(dir, 'probe.mjs');
       writeFileSync(probe, "export default (await import('pg')).default;\n");
-      await assert.rejects(loadPg(() => import(pathToFileURL(probe).href) as Promise<{ default: PgModule }>), missingPg);
+      await assert.rejects(
+        loadPg(() => import(pathToFileURL(probe).href) as Promise<{ default: PgModule }>),
+        missingPg,
+      );
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
   });
 
   it('reports any other failure as it is (a dependency of pg missing is a broken install)', async () => {
-    const brokenInstall = Object.assign(new Error("Cannot find package 'pg-types' imported from /app/node_modules/pg/lib/index.js"), { code: 'ERR_MODULE_NOT_FOUND' });
-    await assert.rejects(loadPg(() => Promise.reject(brokenInstall)), (error: unknown) => error === brokenInstall);
+    const brokenInstall = Object.assign(new Error("Cannot find package 'pg-types' imported from /app/node_modules/pg/lib/index.js"), {
+      code: 'ERR_MODULE_NOT_FOUND',
+    });
+    await assert.rejects(
+      loadPg(() => Promise.reject(brokenInstall)),
+      (error: unknown) => error === brokenInstall,
+    );
   });
 });
 
@@ -55,7 +68,11 @@ describe('pg stays unloaded for SQLite', () => {
         const loaded = Object.keys(createRequire(import.meta.url).cache).filter((file) => /[\\\\/]node_modules[\\\\/]pg[\\\\/]/.test(file));
         console.log(JSON.stringify({ hits: hits.length, loaded }));
       `;
-      const child = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { encoding: 'utf8', cwd: root, timeout: 120_000 });
+      const child = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+        encoding: 'utf8',
+        cwd: root,
+        timeout: 120_000,
+      });
       assert.equal(child.status, 0, child.stderr);
       const result = JSON.parse(child.stdout.trim().split('\n').pop()!) as { hits: number; loaded: string[] };
       assert.ok(result.hits > 0, 'the SQLite index answered');

@@ -11,7 +11,9 @@ import { freshDatabase } from './test-database.ts';
  * `createDossier({ db: 'postgres://…' })`, ingest the regression corpus, search, ask offline.
  * Gated like pg-store.test.ts on DOSSIER_TEST_PG.
  */
-const SKIP = process.env.DOSSIER_TEST_PG ? false : 'DOSSIER_TEST_PG is unset: set it to a PostgreSQL+pgvector connection string (bash scripts/postgres-test-cluster.sh env) to run the end-to-end PostgreSQL test';
+const SKIP = process.env.DOSSIER_TEST_PG
+  ? false
+  : 'DOSSIER_TEST_PG is unset: set it to a PostgreSQL+pgvector connection string (bash scripts/postgres-test-cluster.sh env) to run the end-to-end PostgreSQL test';
 
 describe('Dossier on PostgreSQL, end to end', { skip: SKIP }, () => {
   it('ingests the regression corpus, searches and answers offline as the SQLite index does', async () => {
@@ -40,7 +42,11 @@ describe('Dossier on PostgreSQL, end to end', { skip: SKIP }, () => {
         const pgText = await pg.search({ query: question.question, mode: 'fulltext', k: 10 });
         const sqliteText = await sqlite.search({ query: question.question, mode: 'fulltext', k: 10 });
         assert.ok(sqliteText.length > 0, `${question.id} finds something`);
-        assert.deepEqual(pgText.map((h) => Math.round(h.score * 1e6)), sqliteText.map((h) => Math.round(h.score * 1e6)), question.id);
+        assert.deepEqual(
+          pgText.map((h) => Math.round(h.score * 1e6)),
+          sqliteText.map((h) => Math.round(h.score * 1e6)),
+          question.id,
+        );
         // Hybrid fuses with vectors (exact float in pgvector, int8 in SQLite): the same best chunk.
         const pgHybrid = await pg.search({ query: question.question, mode: 'hybrid', k: 5 });
         const sqliteHybrid = await sqlite.search({ query: question.question, mode: 'hybrid', k: 5 });
@@ -53,10 +59,15 @@ describe('Dossier on PostgreSQL, end to end', { skip: SKIP }, () => {
         const sqliteAnswer = await sqlite.ask({ question: question.question });
         assert.equal(pgAnswer.finishReason, sqliteAnswer.finishReason, question.id);
         const contains = (answer: string) =>
-          (question.answerContains ?? []).every((expected) => [expected].flat().some((text) => answer.toLowerCase().replace(/\s+/g, ' ').includes(String(text).toLowerCase())));
+          (question.answerContains ?? []).every((expected) =>
+            [expected].flat().some((text) => answer.toLowerCase().replace(/\s+/g, ' ').includes(String(text).toLowerCase())),
+          );
         assert.equal(contains(pgAnswer.answer), contains(sqliteAnswer.answer), `${question.id}: ${pgAnswer.answer}`);
         if (contains(pgAnswer.answer)) answered++;
-        assert.ok(pgAnswer.citations.every((citation) => citation.chunkId > 0 && citation.text.length > 0), 'citations resolve to stored chunks');
+        assert.ok(
+          pgAnswer.citations.every((citation) => citation.chunkId > 0 && citation.text.length > 0),
+          'citations resolve to stored chunks',
+        );
       }
       assert.ok(answered > 0, 'the offline agent answers from the PostgreSQL index');
       const identity = await pg.store.identity();

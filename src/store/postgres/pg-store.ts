@@ -21,7 +21,16 @@ import { unavailableError } from './unavailable.ts';
 import { BM25_B as B, BM25_K1 as K1, topKSearch, type TopKStep } from '../full-text-top-k.ts';
 import { migratePg, PG_SCHEMA_VERSION, pgNeedsMigration, pgSchemaVersion, pgTooNew, SCHEMA_LOCK } from './schema.ts';
 import { loadPg, type PgModule } from './driver.ts';
-import { toChunk, toDocument, toExportedChunk, toExportedDocument, type ChunkRow as SqlChunkRow, type DocumentRow, type ExportChunkRow, type ExportDocumentRow } from '../rows.ts';
+import {
+  toChunk,
+  toDocument,
+  toExportedChunk,
+  toExportedDocument,
+  type ChunkRow as SqlChunkRow,
+  type DocumentRow,
+  type ExportChunkRow,
+  type ExportDocumentRow,
+} from '../rows.ts';
 import { postgres } from '../sql/dialect.ts';
 import { sql, type Sql } from '../sql/sql.ts';
 import { inRequestedOrder, selectChunkRange, selectChunksById } from '../queries/chunks.ts';
@@ -107,7 +116,12 @@ function termRows(title: string, body: string): { terms: string[]; tfTitle: numb
   for (const token of titleTokens) (counts.get(token) ?? counts.set(token, [0, 0]).get(token)!)[0]++;
   for (const token of bodyTokens) (counts.get(token) ?? counts.set(token, [0, 0]).get(token)!)[1]++;
   const terms = [...counts.keys()];
-  return { terms, tfTitle: terms.map((t) => counts.get(t)![0]), tfBody: terms.map((t) => counts.get(t)![1]), length: titleTokens.length + bodyTokens.length };
+  return {
+    terms,
+    tfTitle: terms.map((t) => counts.get(t)![0]),
+    tfBody: terms.map((t) => counts.get(t)![1]),
+    length: titleTokens.length + bodyTokens.length,
+  };
 }
 
 /** A connection string without its password, for messages. */
@@ -129,9 +143,12 @@ function toStoreError(error: unknown, label: string, host: string): unknown {
   // PostgreSQL down, restarting or unreachable: 'store-unavailable' (retry shortly), not a failed query.
   const unavailable = unavailableError(error, host);
   if (unavailable) return unavailable;
-  if (code === '28P01' || code === '28000') return new DossierError('config', `PostgreSQL at ${host} refused the login for ${label}: ${oneLine(error)}`, { cause: error });
-  if (code === '3D000') return new DossierError('config', `PostgreSQL at ${host} has no such database (${label}); create it first`, { cause: error });
-  if (code === '25006') return new DossierError('read-only', `index ${label} is open for reading only: ${oneLine(error)}`, { cause: error });
+  if (code === '28P01' || code === '28000')
+    return new DossierError('config', `PostgreSQL at ${host} refused the login for ${label}: ${oneLine(error)}`, { cause: error });
+  if (code === '3D000')
+    return new DossierError('config', `PostgreSQL at ${host} has no such database (${label}); create it first`, { cause: error });
+  if (code === '25006')
+    return new DossierError('read-only', `index ${label} is open for reading only: ${oneLine(error)}`, { cause: error });
   return new DossierError('store-failed', `index ${label}: ${oneLine(error)}`, { cause: error });
 }
 
@@ -170,7 +187,8 @@ class SharedCounts {
     await queryRows(client, bumpGeneration);
     for (const kind of ['chunks', 'documents'] as const) {
       const { rows, tokens } = this.totals[kind];
-      if (rows || tokens) await client.query('UPDATE fts_stats SET rows = rows + $2, tokens = tokens + $3 WHERE name = $1', [kind, rows, tokens]);
+      if (rows || tokens)
+        await client.query('UPDATE fts_stats SET rows = rows + $2, tokens = tokens + $3 WHERE name = $1', [kind, rows, tokens]);
     }
     for (const table of ['chunk_term_stats', 'document_term_stats'] as const) {
       const changed = [...this.terms[table]].filter(([, delta]) => delta !== 0).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
@@ -247,14 +265,17 @@ export class PgStore implements Store {
     try {
       if (store.readonly) {
         const version = await pgSchemaVersion(store.pool);
-        if (version === 0) throw new DossierError('not-found', `${store.label} holds no Dossier index; create it with "dossier ingest <files…> --db <url>"`);
+        if (version === 0)
+          throw new DossierError('not-found', `${store.label} holds no Dossier index; create it with "dossier ingest <files…> --db <url>"`);
         if (version > PG_SCHEMA_VERSION) throw pgTooNew(store.label, version);
         if (version < PG_SCHEMA_VERSION) throw pgNeedsMigration(store.label, version);
       } else {
         store.migrated = await migratePg(store.pool, store.label);
       }
       const ext = await store.pool.query("SELECT extversion FROM pg_extension WHERE extname = 'vector'");
-      const [major, minor] = String(ext.rows[0]?.extversion ?? '0.0').split('.').map(Number);
+      const [major, minor] = String(ext.rows[0]?.extversion ?? '0.0')
+        .split('.')
+        .map(Number);
       store.iterativeScan = major > 0 || minor >= 8; // hnsw.iterative_scan arrived in pgvector 0.8
     } catch (error) {
       await store.pool.end().catch(() => undefined);
@@ -316,7 +337,8 @@ export class PgStore implements Store {
         return;
       }
       if (this.readonly) return; // nothing indexed yet, nothing to compare
-      if (!Number.isInteger(info.dimensions) || info.dimensions < 1) throw new DossierError('bad-input', `embedder ${info.embedderId} has ${info.dimensions} dimensions`);
+      if (!Number.isInteger(info.dimensions) || info.dimensions < 1)
+        throw new DossierError('bad-input', `embedder ${info.embedderId} has ${info.dimensions} dimensions`);
       await this.transaction(async (client) => {
         // The schema lock again: two nodes recording the first embedder must not both alter the column.
         await client.query('SELECT pg_advisory_xact_lock($1)', [SCHEMA_LOCK]);
@@ -352,7 +374,9 @@ export class PgStore implements Store {
   }
 
   contentHashOf(collection: string, source: string): Promise<string | undefined> {
-    return this.run(async () => (await queryRows<{ content_hash: string }>(this.pool, selectContentHash(collection, source)))[0]?.content_hash);
+    return this.run(
+      async () => (await queryRows<{ content_hash: string }>(this.pool, selectContentHash(collection, source)))[0]?.content_hash,
+    );
   }
 
   private async checkWrite(document: DocumentInput, chunks: ChunkInput[], vectors: Float32Array[]): Promise<void> {
@@ -387,8 +411,11 @@ export class PgStore implements Store {
     const now = new Date().toISOString();
     await queryRows(client, insertCollection(document.collection, now));
     const collectionId = (await queryRows<{ id: number }>(client, selectCollectionId(document.collection)))[0].id;
-    const existing = (await queryRows<{ id: number; content_hash: string }>(client, selectExistingDocument(postgres, collectionId, document.source)))[0];
-    if (existing && imported) throw new DossierError('bad-input', `index ${this.label} already holds ${document.source} in collection ${document.collection}`);
+    const existing = (
+      await queryRows<{ id: number; content_hash: string }>(client, selectExistingDocument(postgres, collectionId, document.source))
+    )[0];
+    if (existing && imported)
+      throw new DossierError('bad-input', `index ${this.label} already holds ${document.source} in collection ${document.collection}`);
     if (existing && existing.content_hash === document.contentHash) return { id: existing.id, status: 'unchanged' };
     const shared = new SharedCounts();
 
@@ -403,14 +430,40 @@ export class PgStore implements Store {
       await client.query(
         `UPDATE documents SET title=$1, media_type=$2, content_hash=$3, metadata=$4, text=$5, bytes=$6, description=$7, updated_at=$8,
            fts = array_to_tsvector($9::text[]), fts_length = $10 WHERE id = $11`,
-        [document.title, document.mediaType, document.contentHash, JSON.stringify(document.metadata), document.text, document.bytes, description, now, docTerms.terms, docTerms.length, id],
+        [
+          document.title,
+          document.mediaType,
+          document.contentHash,
+          JSON.stringify(document.metadata),
+          document.text,
+          document.bytes,
+          description,
+          now,
+          docTerms.terms,
+          docTerms.length,
+          id,
+        ],
       );
     } else {
       id = (
         await client.query(
           `INSERT INTO documents(collection_id, source, title, media_type, content_hash, metadata, text, bytes, description, created_at, updated_at, fts, fts_length)
            VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$13, array_to_tsvector($11::text[]), $12) RETURNING id`,
-          [collectionId, document.source, document.title, document.mediaType, document.contentHash, JSON.stringify(document.metadata), document.text, document.bytes, description, imported?.createdAt ?? now, docTerms.terms, docTerms.length, imported?.updatedAt ?? now],
+          [
+            collectionId,
+            document.source,
+            document.title,
+            document.mediaType,
+            document.contentHash,
+            JSON.stringify(document.metadata),
+            document.text,
+            document.bytes,
+            description,
+            imported?.createdAt ?? now,
+            docTerms.terms,
+            docTerms.length,
+            imported?.updatedAt ?? now,
+          ],
         )
       ).rows[0].id as number;
     }
@@ -476,7 +529,11 @@ export class PgStore implements Store {
         'INSERT INTO chunk_vectors(chunk_id, document_id, collection_id, embedding) SELECT u.chunk_id, $1, $2, u.embedding::vector FROM unnest($3::bigint[], $4::text[]) AS u(chunk_id, embedding)',
         [id, collectionId, chunkIds, vectors.map(vectorLiteral)],
       );
-      shared.addRows('chunks', chunks.length, rows.reduce((sum, r) => sum + r.length, 0));
+      shared.addRows(
+        'chunks',
+        chunks.length,
+        rows.reduce((sum, r) => sum + r.length, 0),
+      );
     }
     await shared.apply(client);
     return { id, status: existing ? 'updated' : 'inserted' };
@@ -489,14 +546,24 @@ export class PgStore implements Store {
    * row ever inserted; document frequencies do drop).
    */
   private async deleteChunksOf(client: pg.PoolClient, documentId: number, shared: SharedCounts): Promise<void> {
-    const removed = await client.query('SELECT t.term FROM chunk_terms t JOIN chunks c ON c.id = t.chunk_id WHERE c.document_id = $1', [documentId]);
-    shared.countTerms('chunk_term_stats', removed.rows.map((row: { term: string }) => row.term), -1);
+    const removed = await client.query('SELECT t.term FROM chunk_terms t JOIN chunks c ON c.id = t.chunk_id WHERE c.document_id = $1', [
+      documentId,
+    ]);
+    shared.countTerms(
+      'chunk_term_stats',
+      removed.rows.map((row: { term: string }) => row.term),
+      -1,
+    );
     await client.query('DELETE FROM chunks WHERE document_id = $1', [documentId]);
   }
 
   private async deleteDocumentTerms(client: pg.PoolClient, documentId: number, shared: SharedCounts): Promise<void> {
     const removed = await client.query('SELECT term FROM document_terms WHERE document_id = $1', [documentId]);
-    shared.countTerms('document_term_stats', removed.rows.map((row: { term: string }) => row.term), -1);
+    shared.countTerms(
+      'document_term_stats',
+      removed.rows.map((row: { term: string }) => row.term),
+      -1,
+    );
     await client.query('DELETE FROM document_terms WHERE document_id = $1', [documentId]);
   }
 
@@ -504,7 +571,9 @@ export class PgStore implements Store {
     return this.run(async () => {
       this.assertWritable();
       const changed = await this.transaction(async (client) => {
-        const row = (await queryRows<{ id: number; metadata: Record<string, unknown> }>(client, selectDocumentForWrite(postgres, scope, id)))[0];
+        const row = (
+          await queryRows<{ id: number; metadata: Record<string, unknown> }>(client, selectDocumentForWrite(postgres, scope, id))
+        )[0];
         if (!row) return false;
         await queryRows(client, bumpGeneration);
         await queryRows(client, updateDocumentMetadata(id, patchMetadata(row.metadata, patch), new Date().toISOString()));
@@ -543,7 +612,9 @@ export class PgStore implements Store {
   }
 
   listDocuments(scope: Scope, options: { filter?: Filter; limit?: number; offset?: number } = {}): Promise<StoredDocument[]> {
-    return this.run(async () => (await queryRows<DocumentRow<Record<string, unknown>>>(this.pool, selectDocuments(postgres, scope, options))).map(toDocument));
+    return this.run(async () =>
+      (await queryRows<DocumentRow<Record<string, unknown>>>(this.pool, selectDocuments(postgres, scope, options))).map(toDocument),
+    );
   }
 
   getChunks(scope: Scope, ids: readonly number[]): Promise<StoredChunk[]> {
@@ -572,7 +643,10 @@ export class PgStore implements Store {
   }
 
   /** Rows holding each term (term statistics, kept by every write) and the index's write generation. */
-  private async termStatistics(kind: 'chunks' | 'documents', terms: readonly string[]): Promise<{ rows: Map<string, number>; generation: string }> {
+  private async termStatistics(
+    kind: 'chunks' | 'documents',
+    terms: readonly string[],
+  ): Promise<{ rows: Map<string, number>; generation: string }> {
     const table = kind === 'chunks' ? 'chunk_term_stats' : 'document_term_stats';
     const result = await this.pool.query(
       `SELECT NULL AS term, value::bigint AS n FROM meta WHERE key = 'generation'
@@ -628,17 +702,20 @@ export class PgStore implements Store {
     const rows = sql.raw(kind === 'chunks' ? "'chunks'" : "'documents'");
     const termTable = sql.raw(kind === 'chunks' ? 'chunk_terms' : 'document_terms');
     const key = sql.raw(kind === 'chunks' ? 'chunk_id' : 'document_id');
-    const contribution = sql.raw(`idf.w * (f.freq * ${K1 + 1}::float8) / (f.freq + ${K1}::float8 * (${1 - B}::float8 + ${B}::float8 * t.length::float8 / s.avgdl))`);
+    const contribution = sql.raw(
+      `idf.w * (f.freq * ${K1 + 1}::float8) / (f.freq + ${K1}::float8 * (${1 - B}::float8 + ${B}::float8 * t.length::float8 / s.avgdl))`,
+    );
     const titleWeight = sql.raw(String(this.titleWeight));
     const postings = (terms: readonly string[], only = sql.empty) => sql`SELECT t.${key} AS id, sum(${contribution}) AS score
         FROM ${termTable} t JOIN idf ON idf.term = t.term CROSS JOIN s
           CROSS JOIN LATERAL (SELECT (${titleWeight}::float8 * t.tf_title + t.tf_body)::float8 AS freq) f
         WHERE t.term = ANY(${[...terms]}::text[])${only} GROUP BY t.${key}`;
-    const scoped = condition === undefined
-      ? sql`SELECT id, score FROM essential`
-      : kind === 'chunks'
-        ? sql`SELECT e.id, e.score FROM essential e JOIN chunks c ON c.id = e.id JOIN documents d ON d.id = c.document_id JOIN collections col ON col.id = d.collection_id WHERE ${condition}`
-        : sql`SELECT e.id, e.score FROM essential e JOIN documents d ON d.id = e.id JOIN collections col ON col.id = d.collection_id WHERE ${condition}`;
+    const scoped =
+      condition === undefined
+        ? sql`SELECT id, score FROM essential`
+        : kind === 'chunks'
+          ? sql`SELECT e.id, e.score FROM essential e JOIN chunks c ON c.id = e.id JOIN documents d ON d.id = c.document_id JOIN collections col ON col.id = d.collection_id WHERE ${condition}`
+          : sql`SELECT e.id, e.score FROM essential e JOIN documents d ON d.id = e.id JOIN collections col ON col.id = d.collection_id WHERE ${condition}`;
     // Rest lookups are capped (REST_LOOKUPS): an essential row left out scores at most the best left-out
     // essential score plus restBound, returned as `unscored` for the caller's check. Every CTE is
     // materialised: its size is unknown to the planner, which otherwise loops over them.
@@ -664,7 +741,12 @@ export class PgStore implements Store {
       FROM (${ranked}) top ${documentOf} ORDER BY top.score DESC, top.id`;
   }
 
-  private async bm25(kind: 'chunks' | 'documents', scope: Scope, terms: readonly string[], options: SearchOptions): Promise<{ id: number; document_id: number; score: number }[]> {
+  private async bm25(
+    kind: 'chunks' | 'documents',
+    scope: Scope,
+    terms: readonly string[],
+    options: SearchOptions,
+  ): Promise<{ id: number; document_id: number; score: number }[]> {
     if (!(options.k > 0)) return [];
     const query = await this.queryTerms(terms);
     if (query.length === 0) return [];
@@ -674,12 +756,24 @@ export class PgStore implements Store {
     ]);
     const present = query.filter((term) => (frequencies.get(term) ?? 0) > 0);
     const restricted = scope.collections !== '*' || options.filter !== undefined;
-    const search = topKSearch<{ id: number; document_id: number; score: number }>(present.map((term) => ({ term, documentFrequency: frequencies.get(term)! })), rowCount, options.k);
+    const search = topKSearch<{ id: number; document_id: number; score: number }>(
+      present.map((term) => ({ term, documentFrequency: frequencies.get(term)! })),
+      rowCount,
+      options.k,
+    );
     for (let next = search.next(); ; ) {
       if (next.done) return next.value;
       const condition = restricted ? documentWhere(postgres, scope, options.filter) : undefined;
-      const stepQuery = this.bm25Query(kind, next.value, { terms: present, frequencies: present.map((term) => frequencies.get(term)!), k: options.k }, condition);
-      const result = await queryRows<{ id: string | number; document_id: string | number; score: number; unscored: number | null }>(this.pool, stepQuery);
+      const stepQuery = this.bm25Query(
+        kind,
+        next.value,
+        { terms: present, frequencies: present.map((term) => frequencies.get(term)!), k: options.k },
+        condition,
+      );
+      const result = await queryRows<{ id: string | number; document_id: string | number; score: number; unscored: number | null }>(
+        this.pool,
+        stepQuery,
+      );
       const rows = result.map((row) => ({ id: Number(row.id), document_id: Number(row.document_id), score: row.score }));
       const unscored = result.find((row) => row.unscored !== null)?.unscored ?? undefined;
       next = search.next(unscored === undefined ? rows : { rows, unscoredBound: unscored });
@@ -693,7 +787,9 @@ export class PgStore implements Store {
   }
 
   searchDescriptions(scope: Scope, terms: readonly string[], options: SearchOptions): Promise<{ documentId: number; score: number }[]> {
-    return this.run(async () => (await this.bm25('documents', scope, terms, options)).map((row) => ({ documentId: row.id, score: row.score })));
+    return this.run(async () =>
+      (await this.bm25('documents', scope, terms, options)).map((row) => ({ documentId: row.id, score: row.score })),
+    );
   }
 
   getVectors(scope: Scope, ids: readonly number[]): Promise<Map<number, Float32Array>> {
@@ -715,13 +811,19 @@ export class PgStore implements Store {
       const info = await this.readIndexInfo();
       if (!info) return [];
       if (vector.length !== info.dimensions) {
-        throw new DossierError('embedder-mismatch', `query vector has ${vector.length} dimensions, the index ${this.label} has ${info.dimensions}`);
+        throw new DossierError(
+          'embedder-mismatch',
+          `query vector has ${vector.length} dimensions, the index ${this.label} has ${info.dimensions}`,
+        );
       }
       if (!(options.k > 0)) return [];
       const d = sql.raw(String(info.dimensions));
       const literal = vectorLiteral(vector);
       // The distance expression must match the index expression for HNSW to be used.
-      const distance = info.dimensions <= HNSW_VECTOR_MAX ? sql`v.embedding <=> ${literal}::vector(${d})` : sql`v.embedding::halfvec(${d}) <=> ${literal}::halfvec(${d})`;
+      const distance =
+        info.dimensions <= HNSW_VECTOR_MAX
+          ? sql`v.embedding <=> ${literal}::vector(${d})`
+          : sql`v.embedding::halfvec(${d}) <=> ${literal}::halfvec(${d})`;
       const restricted = scope.collections !== '*' || options.filter !== undefined;
       const where = restricted ? documentWhere(postgres, scope, options.filter) : postgres.always;
       const join = restricted ? sql`JOIN documents d ON d.id = v.document_id JOIN collections col ON col.id = v.collection_id` : sql.empty;
@@ -738,7 +840,10 @@ export class PgStore implements Store {
         }
         // At least 100 candidates and 2k, at most pgvector's 1000 — or more if the operator set a higher
         // hnsw.ef_search (ALTER DATABASE/ROLE … SET, or `options=-c hnsw.ef_search=…` in the URL).
-        await client.query("SELECT set_config('hnsw.ef_search', least(1000, greatest($1::int, current_setting('hnsw.ef_search', true)::int))::text, true)", [Math.max(100, 2 * k)]);
+        await client.query(
+          "SELECT set_config('hnsw.ef_search', least(1000, greatest($1::int, current_setting('hnsw.ef_search', true)::int))::text, true)",
+          [Math.max(100, 2 * k)],
+        );
         const rows = (await client.query(text, params)).rows as { chunk_id: number; document_id: number; score: number }[];
         return rows.map((row) => ({ chunkId: row.chunk_id, documentId: row.document_id, score: row.score }));
       });
@@ -750,13 +855,19 @@ export class PgStore implements Store {
   }
 
   stats(scope: Scope): Promise<StoreStats> {
-    return this.run(async () => toStats((await queryRows<StatsRow>(this.pool, selectStats(postgres, scope)))[0], await this.readIndexInfo()));
+    return this.run(async () =>
+      toStats((await queryRows<StatsRow>(this.pool, selectStats(postgres, scope)))[0], await this.readIndexInfo()),
+    );
   }
 
   exportIndex(): Promise<IndexExport> {
     return this.run(async () => {
       const settings = toSettings(await queryRows(this.pool, selectSettings));
-      const totals = new Map(((await this.pool.query('SELECT name, rows, tokens FROM fts_stats')).rows as { name: string; rows: number; tokens: number }[]).map((row) => [row.name, row]));
+      const totals = new Map(
+        ((await this.pool.query('SELECT name, rows, tokens FROM fts_stats')).rows as { name: string; rows: number; tokens: number }[]).map(
+          (row) => [row.name, row],
+        ),
+      );
       const total = (name: string) => ({ rows: Number(totals.get(name)?.rows ?? 0), tokens: Number(totals.get(name)?.tokens ?? 0) });
       return {
         identity: await this.identity(),
@@ -783,7 +894,10 @@ export class PgStore implements Store {
                FROM chunks c LEFT JOIN chunk_vectors v ON v.chunk_id = c.id WHERE c.document_id = $1 ORDER BY c.ordinal, c.id`,
               [row.id],
             ),
-            this.pool.query('SELECT t.chunk_id, t.term, t.tf_title, t.tf_body FROM chunk_terms t JOIN chunks c ON c.id = t.chunk_id WHERE c.document_id = $1 ORDER BY t.term', [row.id]),
+            this.pool.query(
+              'SELECT t.chunk_id, t.term, t.tf_title, t.tf_body FROM chunk_terms t JOIN chunks c ON c.id = t.chunk_id WHERE c.document_id = $1 ORDER BY t.term',
+              [row.id],
+            ),
             this.pool.query('SELECT term, tf_title, tf_body FROM document_terms WHERE document_id = $1 ORDER BY term', [row.id]),
           ]),
         );
@@ -793,12 +907,19 @@ export class PgStore implements Store {
         }
         const rows = chunks.rows as (ExportChunkRow & { id: number; embedding: string | null })[];
         yield {
-          document: toExportedDocument(row, { titleTerms: repeat(documentTerms.rows, 'tf_title'), descriptionTerms: repeat(documentTerms.rows, 'tf_body') }),
+          document: toExportedDocument(row, {
+            titleTerms: repeat(documentTerms.rows, 'tf_title'),
+            descriptionTerms: repeat(documentTerms.rows, 'tf_body'),
+          }),
           chunks: rows.map((chunk) =>
-            toExportedChunk(chunk, { terms: repeat(termsOf.get(chunk.id) ?? [], 'tf_body'), titleTerms: repeat(termsOf.get(chunk.id) ?? [], 'tf_title') }),
+            toExportedChunk(chunk, {
+              terms: repeat(termsOf.get(chunk.id) ?? [], 'tf_body'),
+              titleTerms: repeat(termsOf.get(chunk.id) ?? [], 'tf_title'),
+            }),
           ),
           vectors: rows.map((chunk) => {
-            if (!chunk.embedding) throw new DossierError('store-failed', `index ${this.label}: chunk ${chunk.id} of ${row.source} has no vector`);
+            if (!chunk.embedding)
+              throw new DossierError('store-failed', `index ${this.label}: chunk ${chunk.id} of ${row.source} has no vector`);
             return parseVector(chunk.embedding);
           }),
         };
@@ -820,7 +941,13 @@ export class PgStore implements Store {
     return this.run(async () => {
       const { createdAt, updatedAt, ...document } = exported.document;
       await this.checkWrite(document, exported.chunks, exported.vectors);
-      return { id: (await this.transaction((client) => this.writeDocument(client, document, exported.chunks, exported.vectors, { createdAt, updatedAt }))).id };
+      return {
+        id: (
+          await this.transaction((client) =>
+            this.writeDocument(client, document, exported.chunks, exported.vectors, { createdAt, updatedAt }),
+          )
+        ).id,
+      };
     });
   }
 
@@ -834,7 +961,10 @@ export class PgStore implements Store {
       const totals = exported.fullTextTotals;
       if (totals) {
         await this.transaction(async (client) => {
-          for (const [name, total] of [['chunks', totals.chunks], ['documents', totals.documents]] as const) {
+          for (const [name, total] of [
+            ['chunks', totals.chunks],
+            ['documents', totals.documents],
+          ] as const) {
             await client.query('UPDATE fts_stats SET rows = $2, tokens = $3 WHERE name = $1', [name, total.rows, total.tokens]);
           }
         });
@@ -846,14 +976,30 @@ export class PgStore implements Store {
   }
 
   /** Rows in the term and vector tables, for tests that prove deletes leave nothing behind. */
-  rowCounts(): Promise<{ documents: number; chunks: number; vectors: number; chunkTerms: number; documentTerms: number; ftsRows: number; ftsTokens: number }> {
+  rowCounts(): Promise<{
+    documents: number;
+    chunks: number;
+    vectors: number;
+    chunkTerms: number;
+    documentTerms: number;
+    ftsRows: number;
+    ftsTokens: number;
+  }> {
     return this.run(async () => {
       const row = (
         await this.pool.query(`SELECT (SELECT count(*) FROM documents) AS documents, (SELECT count(*) FROM chunks) AS chunks,
           (SELECT count(*) FROM chunk_vectors) AS vectors, (SELECT count(*) FROM chunk_terms) AS chunk_terms,
           (SELECT count(*) FROM document_terms) AS document_terms, rows AS fts_rows, tokens AS fts_tokens FROM fts_stats WHERE name = 'chunks'`)
       ).rows[0];
-      return { documents: row.documents, chunks: row.chunks, vectors: row.vectors, chunkTerms: row.chunk_terms, documentTerms: row.document_terms, ftsRows: row.fts_rows, ftsTokens: row.fts_tokens };
+      return {
+        documents: row.documents,
+        chunks: row.chunks,
+        vectors: row.vectors,
+        chunkTerms: row.chunk_terms,
+        documentTerms: row.document_terms,
+        ftsRows: row.fts_rows,
+        ftsTokens: row.fts_tokens,
+      };
     });
   }
 
@@ -863,5 +1009,3 @@ export class PgStore implements Store {
     await this.pool.end();
   }
 }
-
-

@@ -100,10 +100,9 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
     name: 'index identity and write generation',
     async up(client) {
       // A trace records which index it ran on; replay refuses another index or a changed one.
-      await client.query(
-        "INSERT INTO meta(key, value) VALUES ('index_id', $1), ('generation', '0') ON CONFLICT (key) DO NOTHING",
-        [randomUUID()],
-      );
+      await client.query("INSERT INTO meta(key, value) VALUES ('index_id', $1), ('generation', '0') ON CONFLICT (key) DO NOTHING", [
+        randomUUID(),
+      ]);
     },
   },
   {
@@ -190,11 +189,20 @@ export async function runLockedMigrations(
 
 /** Applies every pending index migration under the advisory lock; returns the versions this call applied. */
 export function migratePg(pool: pg.Pool, label: string): Promise<number[]> {
-  return runLockedMigrations(pool, { lock: SCHEMA_LOCK, metaTable: 'meta', before: ['CREATE EXTENSION IF NOT EXISTS vector'], migrations: PG_MIGRATIONS, tooNew: (version) => pgTooNew(label, version) });
+  return runLockedMigrations(pool, {
+    lock: SCHEMA_LOCK,
+    metaTable: 'meta',
+    before: ['CREATE EXTENSION IF NOT EXISTS vector'],
+    migrations: PG_MIGRATIONS,
+    tooNew: (version) => pgTooNew(label, version),
+  });
 }
 
 export function pgTooNew(label: string, version: number): DossierError {
-  return new DossierError('store-failed', `index ${label} has schema version ${version}, newer than this Dossier reads (${PG_SCHEMA_VERSION}); upgrade Dossier`);
+  return new DossierError(
+    'store-failed',
+    `index ${label} has schema version ${version}, newer than this Dossier reads (${PG_SCHEMA_VERSION}); upgrade Dossier`,
+  );
 }
 
 export function pgNeedsMigration(label: string, version: number): DossierError {

@@ -5,11 +5,21 @@ import { DossierError, oneLine } from '../../errors/index.ts';
  * it apart as `store-unavailable` (503, retry shortly) and the next query, on a fresh connection,
  * succeeds once the server is back. Shared by the store (pg-store.ts) and the server state.
  */
-const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN']);
+const NETWORK_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EPIPE',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+]);
 /** admin_shutdown, crash_shutdown, cannot_connect_now (starting up or shutting down), too_many_connections. */
 const SERVER_CODES = new Set(['57P01', '57P02', '57P03', '53300']);
 /** node-postgres's own words for a connection that went away (no code attached). */
-const DRIVER_MESSAGES = /Connection terminated|connection error and is not queryable|timeout exceeded when trying to connect|Client was closed and is not queryable/i;
+const DRIVER_MESSAGES =
+  /Connection terminated|connection error and is not queryable|timeout exceeded when trying to connect|Client was closed and is not queryable/i;
 
 /** A short reason when `error` means PostgreSQL cannot be reached right now; undefined for any other error. */
 export function unavailableReason(error: unknown): string | undefined {

@@ -56,7 +56,12 @@ export function updateDocumentMetadata(id: number, metadata: Record<string, unkn
 }
 
 /** The checks every upsert makes before writing: one vector per chunk, of the index's dimensions. */
-export function checkDocumentWrite(document: DocumentInput, chunks: readonly ChunkInput[], vectors: readonly Float32Array[], info: IndexInfo | null): void {
+export function checkDocumentWrite(
+  document: DocumentInput,
+  chunks: readonly ChunkInput[],
+  vectors: readonly Float32Array[],
+  info: IndexInfo | null,
+): void {
   if (vectors.length !== chunks.length) {
     throw new DossierError('bad-input', `upsert of ${document.source}: ${chunks.length} chunks but ${vectors.length} vectors`);
   }

@@ -60,7 +60,10 @@ export function settingKey(name: string): string {
 }
 
 export function settingMismatch(index: string, name: string, stored: string, value: string): DossierError {
-  return new DossierError('config', `index ${index} was built with ${name} "${stored}", not "${value}"; use the same setting or a new --db`);
+  return new DossierError(
+    'config',
+    `index ${index} was built with ${name} "${stored}", not "${value}"; use the same setting or a new --db`,
+  );
 }
 
 /** `{ key, value }` rows of every setting (see toSettings). */

@@ -6,12 +6,20 @@ import { documentWhere, scopeCondition } from './scope.ts';
 
 describe('scope and filter conditions', () => {
   it('render one shared condition for both dialects, the filter numbered after the scope', () => {
-    const where = documentWhere(postgres, { collections: ['a', 'b'] }, { 'metadata.year': { $gte: 2020 }, mediaType: { $in: ['text/plain', 'text/html'] } });
+    const where = documentWhere(
+      postgres,
+      { collections: ['a', 'b'] },
+      { 'metadata.year': { $gte: 2020 }, mediaType: { $in: ['text/plain', 'text/html'] } },
+    );
     assert.deepEqual(postgres.render(where), {
       text: "col.name = ANY($1::text[]) AND (nullif(d.metadata #> '{year}', 'null'::jsonb) >= $2::jsonb AND to_jsonb(d.media_type) IN ($3::jsonb, $4::jsonb))",
       params: [['a', 'b'], '2020', '"text/plain"', '"text/html"'],
     });
-    const same = documentWhere(sqlite, { collections: ['a', 'b'] }, { 'metadata.year': { $gte: 2020 }, mediaType: { $in: ['text/plain', 'text/html'] } });
+    const same = documentWhere(
+      sqlite,
+      { collections: ['a', 'b'] },
+      { 'metadata.year': { $gte: 2020 }, mediaType: { $in: ['text/plain', 'text/html'] } },
+    );
     assert.deepEqual(sqlite.render(same), {
       text: "col.name IN (?, ?) AND (json_extract(d.metadata, '$.year') >= ? AND d.media_type IN (?, ?))",
       params: ['a', 'b', 2020, 'text/plain', 'text/html'],

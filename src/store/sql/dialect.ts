@@ -62,7 +62,13 @@ function render(query: Sql, placeholder: (index: number) => string, bind: (value
 export const sqlite: Dialect = {
   name: 'sqlite',
   // better-sqlite3 binds no booleans; SQLite stores them as 1 and 0 anyway.
-  render: (query) => render(query, () => '?', (value) => (typeof value === 'boolean' ? Number(value) : value), false),
+  render: (query) =>
+    render(
+      query,
+      () => '?',
+      (value) => (typeof value === 'boolean' ? Number(value) : value),
+      false,
+    ),
   always: sql`1=1`,
   never: sql`1=0`,
   isOneOf: (expression, values) => sql`${expression} IN (${sql.join(values)})`,
@@ -81,7 +87,13 @@ export const sqlite: Dialect = {
 
 export const postgres: Dialect = {
   name: 'postgres',
-  render: (query) => render(query, (index) => `$${index}`, (value) => value, true),
+  render: (query) =>
+    render(
+      query,
+      (index) => `$${index}`,
+      (value) => value,
+      true,
+    ),
   always: sql`TRUE`,
   never: sql`FALSE`,
   // One array parameter, whatever the count (and no limit on parameters per statement to meet).

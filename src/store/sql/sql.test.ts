@@ -31,7 +31,10 @@ describe('sql template', () => {
 
   it('splices raw text in as SQL, never as a parameter', () => {
     const table = sql.raw('chunk_terms');
-    assert.deepEqual(postgres.render(sql`SELECT term FROM ${table} WHERE term = ${'x'}`), { text: 'SELECT term FROM chunk_terms WHERE term = $1', params: ['x'] });
+    assert.deepEqual(postgres.render(sql`SELECT term FROM ${table} WHERE term = ${'x'}`), {
+      text: 'SELECT term FROM chunk_terms WHERE term = $1',
+      params: ['x'],
+    });
     assert.deepEqual(sqlite.render(sql`a${sql.empty}b${sql.raw('')}c`), { text: 'abc', params: [] });
   });
 
@@ -44,8 +47,14 @@ describe('sql template', () => {
   it('binds a fragment used twice once in PostgreSQL, twice in SQLite', () => {
     const where = sql`col.name = ${'docs'}`;
     const query = sql`SELECT (SELECT count(*) FROM c WHERE ${where}) AS n FROM d WHERE ${where} AND d.id = ${1}`;
-    assert.deepEqual(postgres.render(query), { text: 'SELECT (SELECT count(*) FROM c WHERE col.name = $1) AS n FROM d WHERE col.name = $1 AND d.id = $2', params: ['docs', 1] });
-    assert.deepEqual(sqlite.render(query), { text: 'SELECT (SELECT count(*) FROM c WHERE col.name = ?) AS n FROM d WHERE col.name = ? AND d.id = ?', params: ['docs', 'docs', 1] });
+    assert.deepEqual(postgres.render(query), {
+      text: 'SELECT (SELECT count(*) FROM c WHERE col.name = $1) AS n FROM d WHERE col.name = $1 AND d.id = $2',
+      params: ['docs', 1],
+    });
+    assert.deepEqual(sqlite.render(query), {
+      text: 'SELECT (SELECT count(*) FROM c WHERE col.name = ?) AS n FROM d WHERE col.name = ? AND d.id = ?',
+      params: ['docs', 'docs', 1],
+    });
     // The same value written twice is two parameters: only a shared fragment is bound once.
     assert.deepEqual(postgres.render(sql`${1} + ${1}`), { text: '$1 + $2', params: [1, 1] });
   });
@@ -55,7 +64,10 @@ describe('dialects', () => {
   it('write a list membership as an IN list (SQLite) or one array parameter (PostgreSQL)', () => {
     const query = sql`WHERE ${sqlite.isOneOf(sql`c.id`, [4, 5], 'bigint')}`;
     assert.deepEqual(sqlite.render(query), { text: 'WHERE c.id IN (?, ?)', params: [4, 5] });
-    assert.deepEqual(postgres.render(sql`WHERE ${postgres.isOneOf(sql`col.name`, ['a', 'b'], 'text')}`), { text: 'WHERE col.name = ANY($1::text[])', params: [['a', 'b']] });
+    assert.deepEqual(postgres.render(sql`WHERE ${postgres.isOneOf(sql`col.name`, ['a', 'b'], 'text')}`), {
+      text: 'WHERE col.name = ANY($1::text[])',
+      params: [['a', 'b']],
+    });
   });
 
   it('leave LIMIT out only where OFFSET can stand alone', () => {
@@ -77,7 +89,9 @@ describe('dialects', () => {
 
   it('read JSON paths and compare filter values each in its own way', () => {
     const compare = (dialect: typeof sqlite) =>
-      dialect.render(sql`${dialect.filter.jsonPath(sql`d.metadata`, ['a', 'b'])} = ${dialect.filter.value(2024)} AND ${dialect.filter.column(sql`d.title`)} = ${dialect.filter.value('x')}`);
+      dialect.render(
+        sql`${dialect.filter.jsonPath(sql`d.metadata`, ['a', 'b'])} = ${dialect.filter.value(2024)} AND ${dialect.filter.column(sql`d.title`)} = ${dialect.filter.value('x')}`,
+      );
     assert.deepEqual(compare(sqlite), { text: "json_extract(d.metadata, '$.a.b') = ? AND d.title = ?", params: [2024, 'x'] });
     assert.deepEqual(compare(postgres), {
       text: "nullif(d.metadata #> '{a,b}', 'null'::jsonb) = $1::jsonb AND to_jsonb(d.title) = $2::jsonb",

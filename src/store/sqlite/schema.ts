@@ -85,7 +85,12 @@ export const MIGRATIONS: readonly Migration[] = [
       // Document and collection ids ride along so loading the vector index is one table scan, no join;
       // q8/q8_scale (the int8 form) make opening an index a copy. Older rows are quantised on load.
       const columns = columnsOf(db, 'chunk_vectors');
-      for (const [name, type] of [['document_id', 'INTEGER'], ['collection_id', 'INTEGER'], ['q8', 'BLOB'], ['q8_scale', 'REAL']]) {
+      for (const [name, type] of [
+        ['document_id', 'INTEGER'],
+        ['collection_id', 'INTEGER'],
+        ['q8', 'BLOB'],
+        ['q8_scale', 'REAL'],
+      ]) {
         if (!columns.has(name)) db.exec(`ALTER TABLE chunk_vectors ADD COLUMN ${name} ${type}`);
       }
       db.exec(`UPDATE chunk_vectors SET
@@ -128,7 +133,9 @@ export function migrate(db: Database.Database, path: string): { from: number; to
       const current = schemaVersionOf(db) ?? 0; // another connection may have migrated meanwhile
       if (current >= migration.version) return;
       migration.up(db);
-      db.prepare("INSERT INTO meta(key, value) VALUES ('schema_version', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value").run(String(migration.version));
+      db.prepare("INSERT INTO meta(key, value) VALUES ('schema_version', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value").run(
+        String(migration.version),
+      );
     }).immediate();
   }
   return { from, to: SCHEMA_VERSION };
@@ -139,7 +146,10 @@ export function notAnIndex(path: string): DossierError {
 }
 
 export function tooNew(path: string, version: number): DossierError {
-  return new DossierError('store-failed', `index ${path} has schema version ${version}, newer than this Dossier reads (${SCHEMA_VERSION}); upgrade Dossier`);
+  return new DossierError(
+    'store-failed',
+    `index ${path} has schema version ${version}, newer than this Dossier reads (${SCHEMA_VERSION}); upgrade Dossier`,
+  );
 }
 
 export function needsMigration(path: string, version: number): DossierError {

@@ -19,16 +19,38 @@ function tempDb(): { path: string; cleanup: () => void } {
 storeContract('SqliteStore', async () => {
   const { path, cleanup } = tempDb();
   const store = new SqliteStore(path);
-  return { store, cleanup: async () => { await store.close(); cleanup(); } };
+  return {
+    store,
+    cleanup: async () => {
+      await store.close();
+      cleanup();
+    },
+  };
 });
 
 describe('SqliteStore specifics', () => {
   const ALL = { collections: '*' } as const;
   const vector = (values: number[]) => Float32Array.from(values);
   const document = (source: string, hash = 'h1') => ({
-    collection: 'default', source, title: source, mediaType: 'text/plain', contentHash: hash, metadata: {}, text: 'x', bytes: 1,
+    collection: 'default',
+    source,
+    title: source,
+    mediaType: 'text/plain',
+    contentHash: hash,
+    metadata: {},
+    text: 'x',
+    bytes: 1,
   });
-  const chunk = (terms: string) => ({ ordinal: 0, text: terms, tokenCount: 1, headingPath: [], charStart: 0, charEnd: 1, terms, titleTerms: '' });
+  const chunk = (terms: string) => ({
+    ordinal: 0,
+    text: terms,
+    tokenCount: 1,
+    headingPath: [],
+    charStart: 0,
+    charEnd: 1,
+    terms,
+    titleTerms: '',
+  });
   const code = (expected: string, message?: RegExp) => (error: unknown) =>
     DossierError.isInstance(error) && error.code === expected && (!message || message.test(error.message));
 
@@ -37,7 +59,11 @@ describe('SqliteStore specifics', () => {
     const store = new SqliteStore(path);
     try {
       await store.assertEmbedder({ embedderId: 't', dimensions: 2 });
-      const { id } = await store.upsertDocument(document('a'), [chunk('one two'), { ...chunk('three'), ordinal: 1 }], [vector([1, 0]), vector([0, 1])]);
+      const { id } = await store.upsertDocument(
+        document('a'),
+        [chunk('one two'), { ...chunk('three'), ordinal: 1 }],
+        [vector([1, 0]), vector([0, 1])],
+      );
       assert.deepEqual(store.rowCounts(), { documents: 1, chunks: 2, vectors: 2, fullText: 2, descriptions: 1 });
       await store.deleteDocument(ALL, id);
       assert.deepEqual(store.rowCounts(), { documents: 0, chunks: 0, vectors: 0, fullText: 0, descriptions: 0 });
@@ -76,10 +102,16 @@ describe('SqliteStore specifics', () => {
     const expected = JSON.parse(readFileSync(join(fixtures, 'expected.json'), 'utf8'));
     try {
       copyFileSync(join(fixtures, 'v0.1.0.db'), path);
-      await assert.rejects(async () => new SqliteStore(path, { readonly: true }), code('needs-migration', /schema 1, this one reads \d+.*dossier migrate/));
+      await assert.rejects(
+        async () => new SqliteStore(path, { readonly: true }),
+        code('needs-migration', /schema 1, this one reads \d+.*dossier migrate/),
+      );
       const store = new SqliteStore(path);
       const raw = new Database(path, { readonly: true });
-      assert.equal((raw.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get() as { value: string }).value, String(SCHEMA_VERSION));
+      assert.equal(
+        (raw.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get() as { value: string }).value,
+        String(SCHEMA_VERSION),
+      );
       raw.close();
       const stats = await store.stats(ALL);
       assert.deepEqual([stats.documents, stats.chunks, stats.embedder?.dimensions], [7, 11, 256]);
@@ -90,12 +122,18 @@ describe('SqliteStore specifics', () => {
       const { Tokenizer } = await import('../../text/tokenize.ts');
       const terms = new Tokenizer({ language: 'english' }).terms(expected.query);
       const fullText = await store.searchFullText(ALL, terms, { k: expected.k });
-      assert.deepEqual(fullText.map((h) => h.chunkId), expected.fulltext.map((h: { chunkId: number }) => h.chunkId));
+      assert.deepEqual(
+        fullText.map((h) => h.chunkId),
+        expected.fulltext.map((h: { chunkId: number }) => h.chunkId),
+      );
       fullText.forEach((hit, i) => assert.ok(Math.abs(hit.score - expected.fulltext[i].score) < 1e-9));
       const embedder = new HashedEmbedder();
       embedder.useFrequencies((t) => store.documentFrequencies(t));
       const vectorHits = await store.searchVector(ALL, await embedder.embedQuery(expected.query), { k: expected.k });
-      assert.deepEqual(vectorHits.map((h) => h.chunkId), expected.vector.map((h: { chunkId: number }) => h.chunkId));
+      assert.deepEqual(
+        vectorHits.map((h) => h.chunkId),
+        expected.vector.map((h: { chunkId: number }) => h.chunkId),
+      );
       await store.close();
       const again = new SqliteStore(path, { readonly: true }); // migrated: a read-only open now works
       assert.equal((await again.identity()).id, identity.id, 'the identity is made once');
@@ -121,10 +159,18 @@ describe('SqliteStore specifics', () => {
 
       const store = new SqliteStore(path);
       assert.equal((await store.getDocument(ALL, id))?.description, '');
-      assert.deepEqual((await store.searchDescriptions(ALL, ['volcano'], { k: 5 })).map((h) => h.documentId), [id], 'old titles are searchable');
+      assert.deepEqual(
+        (await store.searchDescriptions(ALL, ['volcano'], { k: 5 })).map((h) => h.documentId),
+        [id],
+        'old titles are searchable',
+      );
       const [hit] = await store.searchVector(ALL, vector([1, 0]), { k: 1 });
       assert.deepEqual([hit.documentId, hit.score > 0.99], [id, true], 'vectors without the int8 form are quantised on load');
-      await store.upsertDocument({ ...document('Volcano notes', 'h2'), description: 'About lava.', descriptionTerms: 'lava' }, [chunk('lava')], [vector([1, 0])]);
+      await store.upsertDocument(
+        { ...document('Volcano notes', 'h2'), description: 'About lava.', descriptionTerms: 'lava' },
+        [chunk('lava')],
+        [vector([1, 0])],
+      );
       assert.equal((await store.getDocument(ALL, id))?.description, 'About lava.');
       assert.equal(store.rowCounts().descriptions, 1);
       await store.close();
@@ -135,7 +181,10 @@ describe('SqliteStore specifics', () => {
   });
 
   it('numbers its migrations 1…n without gaps', () => {
-    assert.deepEqual(MIGRATIONS.map((m) => m.version), Array.from({ length: MIGRATIONS.length }, (_, i) => i + 1));
+    assert.deepEqual(
+      MIGRATIONS.map((m) => m.version),
+      Array.from({ length: MIGRATIONS.length }, (_, i) => i + 1),
+    );
   });
 
   it('refuses a SQLite file that is not a Dossier index and leaves it byte-for-byte unchanged', async () => {
@@ -171,7 +220,9 @@ describe('SqliteStore specifics', () => {
       // File modes do not bind root (CI runs as root): then the read runs as "nobody", for whom they do,
       // from a world-readable bundle (the checkout may sit where only root can enter).
       const asNobody = process.getuid?.() === 0 && spawnSync('runuser', ['--help']).status === 0;
-      const bundle = asNobody ? await worldReadableBundle(join(import.meta.dirname, 'sqlite-store.ts'), ['better-sqlite3', 'bindings', 'file-uri-to-path']) : undefined;
+      const bundle = asNobody
+        ? await worldReadableBundle(join(import.meta.dirname, 'sqlite-store.ts'), ['better-sqlite3', 'bindings', 'file-uri-to-path'])
+        : undefined;
       cleanups.push(() => bundle?.cleanup());
       const script = `const { SqliteStore } = await import(${JSON.stringify(bundle?.module ?? join(import.meta.dirname, 'sqlite-store.ts'))});
         const store = new SqliteStore(${JSON.stringify(path)}, { readonly: true });
@@ -182,8 +233,13 @@ describe('SqliteStore specifics', () => {
         }
         await store.close();
         console.log(JSON.stringify(out));`;
-      const command = asNobody ? ['runuser', ['-u', 'nobody', '--', process.execPath, '--input-type=module', '-e', script]] : [process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script]];
-      const child = spawnSync(command[0] as string, command[1] as string[], { encoding: 'utf8', cwd: asNobody ? tmpdir() : join(import.meta.dirname, '../../..') });
+      const command = asNobody
+        ? ['runuser', ['-u', 'nobody', '--', process.execPath, '--input-type=module', '-e', script]]
+        : [process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script]];
+      const child = spawnSync(command[0] as string, command[1] as string[], {
+        encoding: 'utf8',
+        cwd: asNobody ? tmpdir() : join(import.meta.dirname, '../../..'),
+      });
       assert.equal(child.status, 0, child.stderr);
       assert.deepEqual(JSON.parse(child.stdout), { fullText: 1, vector: 1, write: 'read-only' });
       assert.deepEqual(readFileSync(path), before, 'nothing written');

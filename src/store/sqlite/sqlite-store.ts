@@ -22,7 +22,16 @@ import type {
   StoredDocument,
   UpsertStatus,
 } from '../types.ts';
-import { toChunk, toDocument, toExportedChunk, toExportedDocument, type ChunkRow, type DocumentRow, type ExportChunkRow, type ExportDocumentRow } from '../rows.ts';
+import {
+  toChunk,
+  toDocument,
+  toExportedChunk,
+  toExportedDocument,
+  type ChunkRow,
+  type DocumentRow,
+  type ExportChunkRow,
+  type ExportDocumentRow,
+} from '../rows.ts';
 import { sqlite } from '../sql/dialect.ts';
 import { sql, type Sql } from '../sql/sql.ts';
 import { inRequestedOrder, selectChunkRange, selectChunksById } from '../queries/chunks.ts';
@@ -71,8 +80,6 @@ export interface SqliteStoreOptions {
   readonly?: boolean;
 }
 
-
-
 export class SqliteStore implements Store {
   readonly path: string;
   readonly readonly: boolean;
@@ -103,7 +110,11 @@ export class SqliteStore implements Store {
       if (version === undefined) throw notAnIndex(path);
       if (version > SCHEMA_VERSION) throw tooNew(path, version);
       if (this.readonly) {
-        if (version === 0) throw new DossierError('not-found', `${path} is empty, not a Dossier index; create one with "dossier ingest <files…> --db ${path}"`);
+        if (version === 0)
+          throw new DossierError(
+            'not-found',
+            `${path} is empty, not a Dossier index; create one with "dossier ingest <files…> --db ${path}"`,
+          );
         if (version < SCHEMA_VERSION) throw needsMigration(path, version);
       } else {
         this.db.pragma('journal_mode = WAL');
@@ -196,7 +207,12 @@ export class SqliteStore implements Store {
   }
 
   /** upsertDocument; with `imported`, a document moved from another index: its timestamps kept, never over an existing one. */
-  private write(document: DocumentInput, chunks: ChunkInput[], vectors: Float32Array[], imported?: { createdAt: string; updatedAt: string }): { id: number; status: UpsertStatus } {
+  private write(
+    document: DocumentInput,
+    chunks: ChunkInput[],
+    vectors: Float32Array[],
+    imported?: { createdAt: string; updatedAt: string },
+  ): { id: number; status: UpsertStatus } {
     {
       this.assertWritable();
       checkDocumentWrite(document, chunks, vectors, this.readIndexInfo());
@@ -207,7 +223,8 @@ export class SqliteStore implements Store {
       const result = this.db.transaction((): { id: number; status: UpsertStatus } => {
         collectionId = this.ensureCollection(document.collection, now);
         const existing = this.get<{ id: number; content_hash: string }>(selectExistingDocument(sqlite, collectionId, document.source));
-        if (existing && imported) throw new DossierError('bad-input', `index ${this.path} already holds ${document.source} in collection ${document.collection}`);
+        if (existing && imported)
+          throw new DossierError('bad-input', `index ${this.path} already holds ${document.source} in collection ${document.collection}`);
         if (existing && existing.content_hash === document.contentHash) return { id: existing.id, status: 'unchanged' };
         this.execute(bumpGeneration);
         let id: number;
@@ -215,8 +232,20 @@ export class SqliteStore implements Store {
           id = existing.id;
           removed = this.deleteChunksOf(id);
           this.db
-            .prepare('UPDATE documents SET title=?, media_type=?, content_hash=?, metadata=?, text=?, bytes=?, description=?, updated_at=? WHERE id=?')
-            .run(document.title, document.mediaType, document.contentHash, JSON.stringify(document.metadata), document.text, document.bytes, document.description ?? '', now, id);
+            .prepare(
+              'UPDATE documents SET title=?, media_type=?, content_hash=?, metadata=?, text=?, bytes=?, description=?, updated_at=? WHERE id=?',
+            )
+            .run(
+              document.title,
+              document.mediaType,
+              document.contentHash,
+              JSON.stringify(document.metadata),
+              document.text,
+              document.bytes,
+              document.description ?? '',
+              now,
+              id,
+            );
           this.db.prepare('DELETE FROM documents_fts WHERE rowid = ?').run(id);
         } else {
           id = Number(
@@ -224,8 +253,19 @@ export class SqliteStore implements Store {
               .prepare(
                 'INSERT INTO documents(collection_id, source, title, media_type, content_hash, metadata, text, bytes, description, created_at, updated_at) VALUES (?,?,?,?,?,?,?,?,?,?,?)',
               )
-              .run(collectionId, document.source, document.title, document.mediaType, document.contentHash, JSON.stringify(document.metadata), document.text, document.bytes, document.description ?? '', imported?.createdAt ?? now, imported?.updatedAt ?? now)
-              .lastInsertRowid,
+              .run(
+                collectionId,
+                document.source,
+                document.title,
+                document.mediaType,
+                document.contentHash,
+                JSON.stringify(document.metadata),
+                document.text,
+                document.bytes,
+                document.description ?? '',
+                imported?.createdAt ?? now,
+                imported?.updatedAt ?? now,
+              ).lastInsertRowid,
           );
         }
         this.db
@@ -235,24 +275,43 @@ export class SqliteStore implements Store {
           'INSERT INTO chunks(document_id, ordinal, text, token_count, heading_path, page, page_end, char_start, char_end) VALUES (?,?,?,?,?,?,?,?,?)',
         );
         const insertFts = this.db.prepare('INSERT INTO chunks_fts(rowid, title, body) VALUES (?, ?, ?)');
-        const insertVector = this.db.prepare('INSERT INTO chunk_vectors(chunk_id, vector, document_id, collection_id, q8, q8_scale) VALUES (?, ?, ?, ?, ?, ?)');
+        const insertVector = this.db.prepare(
+          'INSERT INTO chunk_vectors(chunk_id, vector, document_id, collection_id, q8, q8_scale) VALUES (?, ?, ?, ?, ?, ?)',
+        );
         chunks.forEach((chunk, i) => {
           const chunkId = Number(
-            insertChunk.run(id, chunk.ordinal, chunk.text, chunk.tokenCount, JSON.stringify(chunk.headingPath), chunk.page ?? null, chunk.pageEnd ?? null, chunk.charStart, chunk.charEnd)
-              .lastInsertRowid,
+            insertChunk.run(
+              id,
+              chunk.ordinal,
+              chunk.text,
+              chunk.tokenCount,
+              JSON.stringify(chunk.headingPath),
+              chunk.page ?? null,
+              chunk.pageEnd ?? null,
+              chunk.charStart,
+              chunk.charEnd,
+            ).lastInsertRowid,
           );
           insertFts.run(chunkId, chunk.titleTerms, chunk.terms);
           const vector = vectors[i];
           const q8 = quantize(vector);
-          insertVector.run(chunkId, Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength), id, collectionId, Buffer.from(q8.values.buffer), q8.scale);
+          insertVector.run(
+            chunkId,
+            Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength),
+            id,
+            collectionId,
+            Buffer.from(q8.values.buffer),
+            q8.scale,
+          );
           inserted.push({ id: chunkId, vector });
         });
         return { id, status: existing ? 'updated' : 'inserted' };
       })();
-      if (result.status !== 'unchanged') this.afterWrite(() => {
-        for (const chunkId of removed) this.vectors?.remove(chunkId);
-        for (const row of inserted) this.vectors?.upsert(row.id, row.vector, { documentId: result.id, collectionId });
-      });
+      if (result.status !== 'unchanged')
+        this.afterWrite(() => {
+          for (const chunkId of removed) this.vectors?.remove(chunkId);
+          for (const row of inserted) this.vectors?.upsert(row.id, row.vector, { documentId: result.id, collectionId });
+        });
       return result;
     }
   }
@@ -439,7 +498,11 @@ export class SqliteStore implements Store {
       while (!next.done) {
         const step = next.value;
         const essential = anyOf(step.essential);
-        next = search.next(step.final ? select(essential, options.k) : [...select(essential, options.k), ...select(`(${essential}) AND (${anyOf(step.rest)})`)]);
+        next = search.next(
+          step.final
+            ? select(essential, options.k)
+            : [...select(essential, options.k), ...select(`(${essential}) AND (${anyOf(step.rest)})`)],
+        );
       }
       return this.withDocumentIds(next.value);
     });
@@ -447,11 +510,15 @@ export class SqliteStore implements Store {
 
   private withDocumentIds(rows: readonly { id: number; score: number }[]): ScoredChunkId[] {
     const documentOf = new Map(
-      (this.db.prepare('SELECT id, document_id FROM chunks WHERE id IN (SELECT value FROM json_each(?))').all(JSON.stringify(rows.map((row) => row.id))) as { id: number; document_id: number }[]).map(
-        (row) => [row.id, row.document_id],
-      ),
+      (
+        this.db
+          .prepare('SELECT id, document_id FROM chunks WHERE id IN (SELECT value FROM json_each(?))')
+          .all(JSON.stringify(rows.map((row) => row.id))) as { id: number; document_id: number }[]
+      ).map((row) => [row.id, row.document_id]),
     );
-    return rows.filter((row) => documentOf.has(row.id)).map((row) => ({ chunkId: row.id, documentId: documentOf.get(row.id)!, score: row.score }));
+    return rows
+      .filter((row) => documentOf.has(row.id))
+      .map((row) => ({ chunkId: row.id, documentId: documentOf.get(row.id)!, score: row.score }));
   }
 
   searchDescriptions(scope: Scope, terms: readonly string[], options: SearchOptions): Promise<{ documentId: number; score: number }[]> {
@@ -494,12 +561,17 @@ export class SqliteStore implements Store {
       const info = this.readIndexInfo();
       if (!info) return [];
       if (vector.length !== info.dimensions) {
-        throw new DossierError('embedder-mismatch', `query vector has ${vector.length} dimensions, the index ${this.path} has ${info.dimensions}`);
+        throw new DossierError(
+          'embedder-mismatch',
+          `query vector has ${vector.length} dimensions, the index ${this.path} has ${info.dimensions}`,
+        );
       }
       const index = this.vectorIndex(info.dimensions);
       let accept: ((tag: { documentId: number; collectionId: number }) => boolean) | undefined;
       if (options.filter) {
-        const rows = this.all<{ id: number }>(sql`SELECT d.id FROM documents d JOIN collections col ON col.id = d.collection_id WHERE ${documentWhere(sqlite, scope, options.filter)}`);
+        const rows = this.all<{ id: number }>(
+          sql`SELECT d.id FROM documents d JOIN collections col ON col.id = d.collection_id WHERE ${documentWhere(sqlite, scope, options.filter)}`,
+        );
         const allowed = new Set(rows.map((row) => row.id));
         accept = (tag) => allowed.has(tag.documentId);
       } else if (scope.collections !== '*') {
@@ -507,7 +579,9 @@ export class SqliteStore implements Store {
         const allowed = new Set(rows.map((row) => row.id));
         accept = (tag) => allowed.has(tag.collectionId);
       }
-      return index.search(vector, options.k, accept).map((match) => ({ chunkId: match.id, documentId: match.documentId, score: match.score }));
+      return index
+        .search(vector, options.k, accept)
+        .map((match) => ({ chunkId: match.id, documentId: match.documentId, score: match.score }));
     });
   }
 
@@ -519,11 +593,25 @@ export class SqliteStore implements Store {
     const index = new Int8VectorIndex(dimensions, Math.ceil(count * 1.25)); // sized once: growing copies everything
     // Migrations guarantee the owner columns; rows from before the int8 form are quantised here.
     const rows = this.db
-      .prepare('SELECT chunk_id, document_id, collection_id, q8, q8_scale, CASE WHEN q8 IS NULL THEN vector END AS vector FROM chunk_vectors')
-      .iterate() as Iterable<{ chunk_id: number; document_id: number; collection_id: number; q8: Buffer | null; q8_scale: number | null; vector: Buffer | null }>;
+      .prepare(
+        'SELECT chunk_id, document_id, collection_id, q8, q8_scale, CASE WHEN q8 IS NULL THEN vector END AS vector FROM chunk_vectors',
+      )
+      .iterate() as Iterable<{
+      chunk_id: number;
+      document_id: number;
+      collection_id: number;
+      q8: Buffer | null;
+      q8_scale: number | null;
+      vector: Buffer | null;
+    }>;
     for (const row of rows) {
       const tag = { documentId: row.document_id, collectionId: row.collection_id };
-      if (row.q8 && row.q8_scale !== null) index.upsertQuantized(row.chunk_id, { values: new Int8Array(row.q8.buffer, row.q8.byteOffset, row.q8.byteLength), scale: row.q8_scale }, tag);
+      if (row.q8 && row.q8_scale !== null)
+        index.upsertQuantized(
+          row.chunk_id,
+          { values: new Int8Array(row.q8.buffer, row.q8.byteOffset, row.q8.byteLength), scale: row.q8_scale },
+          tag,
+        );
       else index.upsert(row.chunk_id, float32View(row.vector!), tag);
     }
     this.vectors = index;
@@ -581,7 +669,10 @@ export class SqliteStore implements Store {
    * position order without holding the index in memory (a million chunks hold ~85M instances).
    * Returns a reader: row id → [first column's terms, second column's terms].
    */
-  private indexedTerms(table: 'chunks_fts' | 'documents_fts', firstColumn: string): { read: (id: number) => [string, string]; drop: () => void } {
+  private indexedTerms(
+    table: 'chunks_fts' | 'documents_fts',
+    firstColumn: string,
+  ): { read: (id: number) => [string, string]; drop: () => void } {
     const vocab = `temp.migrate_${table}_instances`;
     const tokens = `temp.migrate_${table}_tokens`;
     this.db.exec(`CREATE VIRTUAL TABLE IF NOT EXISTS ${vocab} USING fts5vocab(main, ${table}, 'instance')`);
@@ -645,7 +736,8 @@ export class SqliteStore implements Store {
             return toExportedChunk(chunk, { terms: body, titleTerms: title });
           }),
           vectors: rows.map((chunk) => {
-            if (!chunk.vector) throw new DossierError('store-failed', `index ${this.path}: chunk ${chunk.id} of ${row.source} has no vector`);
+            if (!chunk.vector)
+              throw new DossierError('store-failed', `index ${this.path}: chunk ${chunk.id} of ${row.source} has no vector`);
             return Float32Array.from(float32View(chunk.vector)); // a copy: the blob's buffer is reused
           }),
         };
@@ -702,7 +794,8 @@ function toStoreError(error: unknown, path: string): unknown {
   if (code === 'SQLITE_READONLY' || code.startsWith('SQLITE_READONLY_')) {
     return new DossierError('read-only', `index ${path} cannot be written: ${oneLine(error)}`, { cause: error });
   }
-  if (code === 'SQLITE_NOTADB') return new DossierError('not-an-index', `${path} is not a SQLite database, so not a Dossier index`, { cause: error });
+  if (code === 'SQLITE_NOTADB')
+    return new DossierError('not-an-index', `${path} is not a SQLite database, so not a Dossier index`, { cause: error });
   return new DossierError('store-failed', `index ${path}: ${oneLine(error)}`, { cause: error });
 }
 

@@ -119,7 +119,11 @@ export class Int8VectorIndex {
     if (slot !== last) {
       // Move the last row into the hole so rows stay dense for the kernel.
       const bytes = new Uint8Array(this.kernel.memory.buffer);
-      bytes.copyWithin(this.rowsAddress + slot * this.stride, this.rowsAddress + last * this.stride, this.rowsAddress + (last + 1) * this.stride);
+      bytes.copyWithin(
+        this.rowsAddress + slot * this.stride,
+        this.rowsAddress + last * this.stride,
+        this.rowsAddress + (last + 1) * this.stride,
+      );
       this.ids[slot] = this.ids[last];
       this.scales[slot] = this.scales[last];
       this.documentIds[slot] = this.documentIds[last];
@@ -195,7 +199,8 @@ export class Int8VectorIndex {
       }
     }
     const out: VectorMatch[] = [];
-    for (let i = 0; i < size; i++) out.push({ id: this.ids[heapSlots[i]], documentId: this.documentIds[heapSlots[i]], score: heapScores[i] });
+    for (let i = 0; i < size; i++)
+      out.push({ id: this.ids[heapSlots[i]], documentId: this.documentIds[heapSlots[i]], score: heapScores[i] });
     return out.sort((a, b) => b.score - a.score || a.id - b.id);
   }
 

@@ -9,7 +9,16 @@
  *   ... server.messages.requests ...
  *   await server.close();
  */
-import { DEFAULT_TURN, estimateTokens, isStreaming, outputTokens, splitEvery, splitText, type ChatTurn, type ScriptedFinish } from './chat.ts';
+import {
+  DEFAULT_TURN,
+  estimateTokens,
+  isStreaming,
+  outputTokens,
+  splitEvery,
+  splitText,
+  type ChatTurn,
+  type ScriptedFinish,
+} from './chat.ts';
 import { ProtocolServer, type Reply, type Route, type SseEvent } from './server.ts';
 
 export { ProtocolServer, type CommonTurn, type RecordedRequest, type Route } from './server.ts';
@@ -48,15 +57,24 @@ export async function startAnthropicServer(options: AnthropicServerOptions = {})
 /** Anthropic's error body shape. */
 export function anthropicError(status: number, message: string): unknown {
   const type =
-    status === 429 ? 'rate_limit_error'
-    : status === 529 ? 'overloaded_error'
-    : status === 401 ? 'authentication_error'
-    : status >= 500 ? 'api_error'
-    : 'invalid_request_error';
+    status === 429
+      ? 'rate_limit_error'
+      : status === 529
+        ? 'overloaded_error'
+        : status === 401
+          ? 'authentication_error'
+          : status >= 500
+            ? 'api_error'
+            : 'invalid_request_error';
   return { type: 'error', error: { type, message } };
 }
 
-const STOP_REASON: Record<ScriptedFinish, string> = { stop: 'end_turn', length: 'max_tokens', 'tool-calls': 'tool_use', 'content-filter': 'refusal' };
+const STOP_REASON: Record<ScriptedFinish, string> = {
+  stop: 'end_turn',
+  length: 'max_tokens',
+  'tool-calls': 'tool_use',
+  'content-filter': 'refusal',
+};
 
 /** Registers `POST /v1/messages` on a server. */
 export function addMessagesRoute(server: ProtocolServer, options: AnthropicServerOptions = {}): Route<ChatTurn> {
@@ -78,7 +96,8 @@ export function addMessagesRoute(server: ProtocolServer, options: AnthropicServe
       const { model, messages, max_tokens: maxTokens, system } = body as Record<string, unknown>;
       if (typeof model !== 'string' || model === '') return { status: 400, json: anthropicError(400, 'model: Field required') };
       if (typeof maxTokens !== 'number') return { status: 400, json: anthropicError(400, 'max_tokens: Field required') };
-      if (!Array.isArray(messages) || messages.length === 0) return { status: 400, json: anthropicError(400, 'messages: at least one message is required') };
+      if (!Array.isArray(messages) || messages.length === 0)
+        return { status: 400, json: anthropicError(400, 'messages: at least one message is required') };
 
       const id = `msg_${++counter}`;
       const scripted = turn ?? DEFAULT_TURN;
@@ -102,7 +121,13 @@ function stopReasonOf(turn: ChatTurn): string {
 /** A fake but well-formed thinking signature (clients pass it back on the next turn). */
 const SIGNATURE = 'c2lnbmF0dXJl';
 
-function jsonMessage(id: string, model: string, turn: ChatTurn, callIds: string[], usage: { input_tokens: number; output_tokens: number }): Reply {
+function jsonMessage(
+  id: string,
+  model: string,
+  turn: ChatTurn,
+  callIds: string[],
+  usage: { input_tokens: number; output_tokens: number },
+): Reply {
   const content: unknown[] = [];
   if (turn.type !== 'empty') {
     if (turn.reasoning) content.push({ type: 'thinking', thinking: turn.reasoning, signature: SIGNATURE });
@@ -137,14 +162,24 @@ function streamMessage(
   const events: SseEvent[] = [];
   const emit = (event: string, data: Record<string, unknown>) => events.push({ event, data: JSON.stringify({ type: event, ...data }) });
   emit('message_start', {
-    message: { id, type: 'message', role: 'assistant', model, content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: usage.input_tokens, output_tokens: 1 } },
+    message: {
+      id,
+      type: 'message',
+      role: 'assistant',
+      model,
+      content: [],
+      stop_reason: null,
+      stop_sequence: null,
+      usage: { input_tokens: usage.input_tokens, output_tokens: 1 },
+    },
   });
   let index = 0;
   if (turn.type !== 'empty') {
     emit('ping', {});
     if (turn.reasoning) {
       emit('content_block_start', { index, content_block: { type: 'thinking', thinking: '' } });
-      for (const piece of splitText(turn.reasoning)) emit('content_block_delta', { index, delta: { type: 'thinking_delta', thinking: piece } });
+      for (const piece of splitText(turn.reasoning))
+        emit('content_block_delta', { index, delta: { type: 'thinking_delta', thinking: piece } });
       emit('content_block_delta', { index, delta: { type: 'signature_delta', signature: SIGNATURE } });
       emit('content_block_stop', { index });
       index++;

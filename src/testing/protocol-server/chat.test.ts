@@ -24,13 +24,19 @@ test('chat completions: JSON answers, SSE with split tool arguments, usage on re
   try {
     const url = `${server.baseURL}/chat/completions`;
     const messages = [{ role: 'user', content: 'hi' }];
-    const calls = [{ name: 'search', arguments: '{"query":"the tallest tower"}' }, { name: 'get', arguments: '{"id":1}' }];
+    const calls = [
+      { name: 'search', arguments: '{"query":"the tallest tower"}' },
+      { name: 'get', arguments: '{"id":1}' },
+    ];
 
     server.chat.enqueue({ type: 'tool-calls', calls });
     const json = (await (await post(url, { model: 'm', messages })).json()) as any;
     assert.equal(json.object, 'chat.completion');
     assert.equal(json.choices[0].finish_reason, 'tool_calls');
-    assert.deepEqual(json.choices[0].message.tool_calls.map((c: any) => [c.function.name, c.function.arguments]), calls.map((c) => [c.name, c.arguments]));
+    assert.deepEqual(
+      json.choices[0].message.tool_calls.map((c: any) => [c.function.name, c.function.arguments]),
+      calls.map((c) => [c.name, c.arguments]),
+    );
     assert.ok(json.usage.prompt_tokens > 0);
 
     server.chat.enqueue({ type: 'tool-calls', calls });

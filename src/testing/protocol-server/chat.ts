@@ -57,7 +57,8 @@ export function estimateTokens(value: unknown): number {
 }
 
 export function outputTokens(turn: Exclude<ChatTurn, { type: 'empty' }>): number {
-  const text = (turn.text ?? '') + (turn.reasoning ?? '') + (turn.type === 'tool-calls' ? turn.calls.map((c) => c.name + c.arguments).join('') : '');
+  const text =
+    (turn.text ?? '') + (turn.reasoning ?? '') + (turn.type === 'tool-calls' ? turn.calls.map((c) => c.name + c.arguments).join('') : '');
   return estimateTokens(text);
 }
 

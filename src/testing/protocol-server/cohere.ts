@@ -102,8 +102,11 @@ function parseRerankRequest(body: unknown, v1: boolean): { documents: string[]; 
   if (typeof model !== 'string' || model === '') return { error: 'invalid request: model is required' };
   if (typeof query !== 'string' || query.trim() === '') return { error: 'invalid request: query must be a non-empty string' };
   if (!Array.isArray(documents) || documents.length === 0) return { error: 'invalid request: documents must be a non-empty array' };
-  const valid = documents.every((document) => typeof document === 'string' || (v1 && typeof (document as { text?: unknown })?.text === 'string'));
+  const valid = documents.every(
+    (document) => typeof document === 'string' || (v1 && typeof (document as { text?: unknown })?.text === 'string'),
+  );
   if (!valid) return { error: `invalid request: documents must be strings${v1 ? ' or {text} objects' : ''}` };
-  if (topN !== undefined && (!Number.isInteger(topN) || (topN as number) < 1)) return { error: 'invalid request: top_n must be a positive integer' };
+  if (topN !== undefined && (!Number.isInteger(topN) || (topN as number) < 1))
+    return { error: 'invalid request: top_n must be a positive integer' };
   return { documents: rerankDocuments(body), topN: topN as number | undefined };
 }

@@ -10,7 +10,16 @@
  *   ... server.embeddings.requests, server.chat.requests, batchSizes(server.embeddings) ...
  *   await server.close();
  */
-import { DEFAULT_TURN, estimateTokens, isStreaming, outputTokens, splitEvery, splitText, type ChatTurn, type ScriptedFinish } from './chat.ts';
+import {
+  DEFAULT_TURN,
+  estimateTokens,
+  isStreaming,
+  outputTokens,
+  splitEvery,
+  splitText,
+  type ChatTurn,
+  type ScriptedFinish,
+} from './chat.ts';
 import { ProtocolServer, type CommonTurn, type Reply, type Route, type SseEvent } from './server.ts';
 
 export { ProtocolServer, type CommonTurn, type RecordedRequest, type Route } from './server.ts';
@@ -110,10 +119,12 @@ export function addChatCompletionsRoute(server: ProtocolServer, options: OpenAIS
       if (options.apiKey !== undefined && request.headers.authorization !== `Bearer ${options.apiKey}`) {
         return { status: 401, json: openaiError(401, 'Incorrect API key provided.', 'invalid_api_key') };
       }
-      if (typeof body !== 'object' || body === null) return { status: 400, json: openaiError(400, 'We could not parse the JSON body of your request.') };
+      if (typeof body !== 'object' || body === null)
+        return { status: 400, json: openaiError(400, 'We could not parse the JSON body of your request.') };
       const { model, messages } = body as Record<string, unknown>;
       if (typeof model !== 'string' || model === '') return { status: 400, json: openaiError(400, "'model' is required") };
-      if (!Array.isArray(messages) || messages.length === 0) return { status: 400, json: openaiError(400, "'messages' must be a non-empty array") };
+      if (!Array.isArray(messages) || messages.length === 0)
+        return { status: 400, json: openaiError(400, "'messages' must be a non-empty array") };
       const id = `chatcmpl-${++counter}`;
       const scripted = turn ?? DEFAULT_TURN;
       // Unique per server run (request counter + position), like the real API's, yet predictable in tests.
@@ -130,7 +141,12 @@ export function addChatCompletionsRoute(server: ProtocolServer, options: OpenAIS
   });
 }
 
-const OPENAI_FINISH: Record<ScriptedFinish, string> = { stop: 'stop', length: 'length', 'tool-calls': 'tool_calls', 'content-filter': 'content_filter' };
+const OPENAI_FINISH: Record<ScriptedFinish, string> = {
+  stop: 'stop',
+  length: 'length',
+  'tool-calls': 'tool_calls',
+  'content-filter': 'content_filter',
+};
 
 function finishOf(turn: ChatTurn): string {
   if (turn.type === 'empty') return 'stop';
@@ -140,12 +156,22 @@ function finishOf(turn: ChatTurn): string {
 function jsonChat(id: string, model: string, turn: ChatTurn, callIds: string[], usage: object): Reply {
   const base = { id, object: 'chat.completion', created: Math.floor(Date.now() / 1000), model };
   if (turn.type === 'empty') {
-    return { json: { ...base, choices: [{ index: 0, message: { role: 'assistant', content: null }, logprobs: null, finish_reason: 'stop' }], usage } };
+    return {
+      json: {
+        ...base,
+        choices: [{ index: 0, message: { role: 'assistant', content: null }, logprobs: null, finish_reason: 'stop' }],
+        usage,
+      },
+    };
   }
   const message: Record<string, unknown> = { role: 'assistant', content: turn.text ?? null };
   if (turn.reasoning) message.reasoning_content = turn.reasoning;
   if (turn.type === 'tool-calls') {
-    message.tool_calls = turn.calls.map((call, i) => ({ id: callIds[i], type: 'function', function: { name: call.name, arguments: call.arguments } }));
+    message.tool_calls = turn.calls.map((call, i) => ({
+      id: callIds[i],
+      type: 'function',
+      function: { name: call.name, arguments: call.arguments },
+    }));
   }
   return { json: { ...base, choices: [{ index: 0, message, logprobs: null, finish_reason: finishOf(turn) }], usage } };
 }
@@ -163,7 +189,8 @@ function streamChat(
   const chunk = (choices: unknown[], extra: Record<string, unknown> = {}): SseEvent => ({
     data: JSON.stringify({ id, object: 'chat.completion.chunk', created, model, choices, ...extra }),
   });
-  const delta = (value: Record<string, unknown>, finish: string | null = null) => chunk([{ index: 0, delta: value, logprobs: null, finish_reason: finish }]);
+  const delta = (value: Record<string, unknown>, finish: string | null = null) =>
+    chunk([{ index: 0, delta: value, logprobs: null, finish_reason: finish }]);
   const events: SseEvent[] = [delta({ role: 'assistant', content: '' })];
   if (turn.type !== 'empty') {
     for (const piece of splitText(turn.reasoning ?? '')) events.push(delta({ reasoning_content: piece }));

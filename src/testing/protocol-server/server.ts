@@ -210,14 +210,18 @@ export class ProtocolServer {
         req.socket.destroy();
         return;
       case 'malformed': {
-        const malformed = route.definition.malformedBody?.(body) ?? { contentType: 'application/json', text: '{"object": "list", "data": [' };
+        const malformed = route.definition.malformedBody?.(body) ?? {
+          contentType: 'application/json',
+          text: '{"object": "list", "data": [',
+        };
         res.writeHead(200, { 'content-type': malformed.contentType });
         res.end(malformed.text);
         return;
       }
       case 'status': {
         const t = turn as Extract<CommonTurn, { type: 'status' }>;
-        const json = t.body ?? route.definition.errorBody?.(t.status, `scripted ${t.status}`) ?? { error: { message: `scripted ${t.status}` } };
+        const json = t.body ??
+          route.definition.errorBody?.(t.status, `scripted ${t.status}`) ?? { error: { message: `scripted ${t.status}` } };
         return sendJson(res, { status: t.status, headers: t.headers, json });
       }
       default:

@@ -36,6 +36,6 @@ const result = await evaluateHotpot(
   },
 );
 const details = stringArg('details');
-if (details) writeFileSync(details, outcomes.map((o) => JSON.stringify(o)).join('\n') + '\n');
+if (details) writeFileSync(details, `${outcomes.map((o) => JSON.stringify(o)).join('\n')}\n`);
 console.log(JSON.stringify(result));
 await dossier.close();

@@ -1,5 +1,5 @@
 // `npm test`: everything CI runs, each thing once. Type-check once (incremental: `npm run
-// typecheck`), check the layers, build dist/ without checking again (the CLI tests spawn the built
+// typecheck`), check formatting and lint (Biome), check the layers, build dist/ without checking again (the CLI tests spawn the built
 // binary), then run every test file with node:test, two at a time (the machines have two cores),
 // sharing one cache folder for the run (test/helpers.ts builds the regression index there once).
 // `node scripts/test.mjs test/a.test.ts …` runs only those files, after the same steps.
@@ -37,6 +37,7 @@ function testFiles() {
 
 const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
 step('type-check', npm, ['run', '-s', 'typecheck']);
+step('format and lint (Biome)', npm, ['run', '-s', 'lint']);
 step('layers', npm, ['run', '-s', 'lint:layers']);
 step('build', process.execPath, [join(root, 'scripts', 'build.mjs'), '--no-check']);
 

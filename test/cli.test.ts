@@ -34,6 +34,7 @@ describe('dossier CLI', () => {
       }
       const human = await runCli(['search', 'feature hashing', '--db', db]);
       assert.match(human.stdout, /offline-embedder\.md/);
+      // biome-ignore lint/suspicious/noControlCharactersInRegex: the ANSI escape is what is looked for
       assert.doesNotMatch(human.stdout, /\x1b\[/, 'NO_COLOR: no escape codes');
 
       const stats = await runCli(['stats', '--db', db, '--json']);

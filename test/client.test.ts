@@ -9,7 +9,7 @@ import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, afterEach, before, describe, it } from 'node:test';
-import { z } from '@hono/zod-openapi';
+import type { z } from '@hono/zod-openapi';
 import { createClient, DossierClientError, SseParser, type DossierClient, type RunEvent } from '../src/client/index.ts';
 import { createDossier, type Dossier } from '../src/dossier.ts';
 import type { Citation } from '../src/protocol/events.ts';
@@ -29,7 +29,7 @@ import type {
 import type { AskResult } from '../src/protocol/json-shapes.ts';
 import { optionalRouteGroups } from '../src/server/groups.ts';
 import { buildApp, startServer } from '../src/server/index.ts';
-import { AskBody } from '../src/server/routes/ask.ts';
+import type { AskBody } from '../src/server/routes/ask.ts';
 import type { StoredChunk, StoredDocument } from '../src/store/types.ts';
 import { openServerState } from '../src/server/state/index.ts';
 import { REPO_ROOT, regressionIndex, tempDir } from './helpers.ts';
@@ -516,15 +516,16 @@ describe('dossier/client against a live server', { timeout: 120_000 }, () => {
 // client's methods, without a network: a recording fetch answers each request with a canned body.
 
 /** The keys of T that are not optional. */
+// biome-ignore lint/complexity/noBannedTypes: {} is the empty object type here, as in the standard RequiredKeys idiom
 type RequiredKeys<T> = { [K in keyof T]-?: {} extends Pick<T, K> ? never : K }[keyof T];
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 /** Compile time: the same fields, the same of them required, each of a type the other accepts. */
 type SameShape<A, B> =
   Same<keyof A, keyof B> extends true ? (Same<RequiredKeys<A>, RequiredKeys<B>> extends true ? Same<A, B> : false) : false;
 // The one schema a route module exports is compared as a type (the others are compared at run time, below).
-const askBodyIsTheTablesAskRequest: SameShape<z.infer<typeof AskBody>, AskRequest> = true;
+const _askBodyIsTheTablesAskRequest: SameShape<z.infer<typeof AskBody>, AskRequest> = true;
 // …and the comparison would have caught the drift it was made for: an optional field only one side has.
-const aMissingOptionalFieldIsCaught: SameShape<{ question: string; parentId?: string }, { question: string }> = false;
+const _aMissingOptionalFieldIsCaught: SameShape<{ question: string; parentId?: string }, { question: string }> = false;
 
 type RoutesWith<Part extends string> = { [K in RouteKey]: HttpRoutes[K] extends { [P in Part]: unknown } ? K : never }[RouteKey];
 /** A request with every field set, and one with only the required fields (TypeScript holds both to the route table's type). */
@@ -686,7 +687,9 @@ const MESSAGES: Message[] = [
   },
 ];
 
+// biome-ignore lint/complexity/noBannedTypes: {} adds no member to the intersection
 type Canned<K extends RouteKey> = ([RouteResponse<K>] extends [never] ? {} : { response: RouteResponse<K> }) &
+  // biome-ignore lint/complexity/noBannedTypes: as above
   ([RouteEvents<K>] extends [never] ? {} : { events: RouteEvents<K>[] });
 /** What the recording fetch answers each route of the table with (its keys are the table's routes). */
 const CANNED: { [K in RouteKey]: Canned<K> } = {

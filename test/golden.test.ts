@@ -46,7 +46,7 @@ function stable(value: unknown, key = ''): unknown {
 function compareOrWrite(file: string, actual: unknown) {
   const path = join(GOLDEN_DIR, file);
   if (WRITE || !existsSync(path)) {
-    writeFileSync(path, JSON.stringify(actual, null, 2) + '\n');
+    writeFileSync(path, `${JSON.stringify(actual, null, 2)}\n`);
     if (!WRITE) assert.fail(`${file} had no golden file; one was written: review and commit it`);
     return;
   }

@@ -140,7 +140,7 @@ describe('research critique with a real model, through the protocol server', () 
     assert.equal(critiqueEvents.length, 2);
     const final = critiqueEvents.at(-1)!;
     assert.ok(final.type === 'critique' && final.final && final.findings?.length === 1 && final.warnings?.[0]?.by === 'planner');
-    assert.ok(events.findIndex((e) => e === final) < events.findIndex((e) => e.type === 'final-answer' && !e.path));
+    assert.ok(events.indexOf(final) < events.findIndex((e) => e.type === 'final-answer' && !e.path));
     assert.equal(result.critique.calls, 2);
     assert.ok(result.usage.inputTokens > 0);
   });

@@ -233,7 +233,7 @@ describe('research mode through a real provider client and the protocol server',
   it('approval through a scripted model: the run pauses before its answer, then approve releases exactly that answer', async () => {
     const { dir, cleanup: clean } = tempDir();
     try {
-      const report = (body: ChatBody, ids: string[]) => `Halvorsen Instruments was founded in 1987 by Marit Halvorsen [${ids[0]}].`;
+      const report = (_body: ChatBody, ids: string[]) => `Halvorsen Instruments was founded in 1987 by Marit Halvorsen [${ids[0]}].`;
       const { result, events } = await research(planner(report), {
         holdForApproval: 'the question matches the high-risk pattern /founded/',
       });

@@ -6,7 +6,7 @@ import pg from 'pg';
 import { createDossier } from '../src/dossier.ts';
 import { REGRESSION_DIR } from '../src/eval/regression.ts';
 import { startServer } from '../src/server/index.ts';
-import { PgServerState, SERVER_MIGRATIONS, SERVER_SCHEMA_VERSION } from '../src/server/state/postgres.ts';
+import { type PgServerState, SERVER_MIGRATIONS, SERVER_SCHEMA_VERSION } from '../src/server/state/postgres.ts';
 import { openServerState, SQLITE_SERVER_SCHEMA_VERSION, SqliteServerState } from '../src/server/state/index.ts';
 import { PgStore } from '../src/store/postgres/pg-store.ts';
 import { PG_MIGRATIONS, PG_SCHEMA_VERSION } from '../src/store/postgres/schema.ts';

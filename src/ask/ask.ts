@@ -7,8 +7,7 @@ import type { Knowledge } from '../retrieve/knowledge.ts';
 import type { Scope, ScopeOptions } from '../store/types.ts';
 import { DossierError } from '../errors/index.ts';
 import { resolveModel, type LanguageModelObject, type ResolvedModel } from '../providers/index.ts';
-import type { Citation, ClaimCheck, EventListener, FinishReason, PlanItem, RunWarning, Usage } from '../protocol/events.ts';
-import type { SubagentRecord } from '../research/state.ts';
+import type { EventListener, RunWarning } from '../protocol/events.ts';
 import type { LedgerOptions } from '../evidence/ledger.ts';
 import { runAgent, type AgentResult } from '../agent/run-agent.ts';
 import { readTrace, ReplayModel, TraceWriter } from '../agent/trace.ts';
@@ -298,7 +297,7 @@ export async function approve(host: AskHost, runId: string, options: ApproveOpti
         ms: result.ms,
       },
     ];
-    appendFileSync(run.trace, events.map((event) => JSON.stringify(event)).join('\n') + '\n');
+    appendFileSync(run.trace, `${events.map((event) => JSON.stringify(event)).join('\n')}\n`);
   }
   return result;
 }
@@ -308,9 +307,8 @@ export async function replay(host: AskHost, path: string, options: Pick<AskOptio
   const events = readTrace(path);
   const start = events.find((event) => event.type === 'run-start');
   const recorded = events.find((event) => event.type === 'final-answer');
-  if (!start || start.type !== 'run-start')
-    throw new DossierError('bad-input', `trace ${path} has no run-start event; it is not a Dossier trace`);
-  if (!recorded || recorded.type !== 'final-answer' || !events.some((event) => event.type === 'run-finish')) {
+  if (start?.type !== 'run-start') throw new DossierError('bad-input', `trace ${path} has no run-start event; it is not a Dossier trace`);
+  if (recorded?.type !== 'final-answer' || !events.some((event) => event.type === 'run-finish')) {
     throw new DossierError(
       'bad-input',
       `trace ${path} is truncated: it has no final answer and run-finish (the run did not end, or the file was cut)`,

@@ -15,7 +15,6 @@ import type {
   CreateUserRequest,
   Deleted,
   Health,
-  HttpRoutes,
   IngestJob,
   ListDocumentsQuery,
   Me,

@@ -242,7 +242,8 @@ describe('resolveEmbedder', () => {
     DossierError.isInstance(error) && error.code === 'config' && message.test(error.message);
 
   test('rejects unknown providers, missing models and missing settings', async () => {
-    await assert.rejects(resolveEmbedder('cohere:embed-v3', { env: {} }), configError(/unknown embedder provider "cohere"/));
+    await assert.rejects(resolveEmbedder('nosuch:embed-v3', { env: {} }), configError(/unknown embedder provider "nosuch"/));
+    await assert.rejects(resolveEmbedder('cohere:embed-v3', { env: {} }), configError(/provider "cohere" has no embedders/));
     await assert.rejects(resolveEmbedder('openai', { env: {} }), configError(/names no model/));
     await assert.rejects(resolveEmbedder('openai:text-embedding-3-small', { env: {} }), configError(/OPENAI_API_KEY is not set/));
     await assert.rejects(resolveEmbedder('openai-compatible:bge', { env: {} }), configError(/DOSSIER_BASE_URL is not set/));
@@ -267,7 +268,7 @@ describe('resolveEmbedder', () => {
   test('ollama:<model> keeps colons in the model name and uses OLLAMA_BASE_URL', async () => {
     const embedder = await resolveEmbedder('ollama:nomic-embed-text:latest', { env: { OLLAMA_BASE_URL: server.baseURL } });
     assert.equal(embedder.id, 'ollama:nomic-embed-text:latest');
-    assert.equal((server.embeddings.requests.at(-1)?.body as { model: string }).model, 'nomic-embed-text:latest');
+    assert.equal((server.embeddings.requests.at(-1)!.body as { model: string }).model, 'nomic-embed-text:latest');
   });
 
   test('openai-compatible:<model> uses DOSSIER_BASE_URL and DOSSIER_API_KEY', async () => {

@@ -147,7 +147,7 @@ export function readGolden(set: string): GoldenAnswer[] | undefined {
 
 export function writeGolden(set: string, answers: readonly GoldenAnswer[]): void {
   mkdirSync(GOLDEN_DIR, { recursive: true });
-  writeFileSync(goldenFile(set), answers.map((answer) => JSON.stringify(answer)).join('\n') + '\n');
+  writeFileSync(goldenFile(set), `${answers.map((answer) => JSON.stringify(answer)).join('\n')}\n`);
 }
 
 /** What moved between the golden answers and a new run, one line per question that changed. */

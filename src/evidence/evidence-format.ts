@@ -67,6 +67,8 @@ interface Unit {
   text: string;
   code: boolean;
   heading: boolean;
+  /** For a line of a fenced code block: the indexes of its opening and closing fence lines. */
+  fences?: [number, number];
 }
 
 /**
@@ -84,12 +86,21 @@ function unitsOf(text: string): Unit[] {
     prose = '';
   };
   let inFence = false;
+  let block: Unit[] = [];
   for (const line of text.match(/[^\n]*\n|[^\n]+$/g) ?? []) {
     const fence = /^\s*(?:```|~~~)/.test(line);
     if (inFence || fence) {
       flushProse();
-      units.push({ text: line, code: true, heading: false });
+      const unit: Unit = { text: line, code: true, heading: false };
+      units.push(unit);
+      block.push(unit);
       if (fence) inFence = !inFence;
+      if (fence && !inFence) {
+        // A code line kept is kept inside its fences, so the block still reads as code.
+        const range: [number, number] = [units.length - block.length, units.length - 1];
+        for (const member of block) member.fences = range;
+        block = [];
+      }
     } else if (/^#{1,6}\s/.test(line)) {
       flushProse();
       units.push({ text: line, code: false, heading: true });
@@ -128,11 +139,16 @@ function focusedCut(
   const cost = units.map((unit) => countTokens(unit.text));
   const keep = new Set<number>();
   let used = 0;
-  const take = (i: number): boolean => {
-    if (i < 0 || i >= units.length || keep.has(i)) return true;
-    if (used + cost[i] + 6 > budgetTokens) return false;
+  const add = (i: number) => {
     keep.add(i);
     used += cost[i] + 6; // + a possible gap marker
+  };
+  const take = (i: number): boolean => {
+    if (i < 0 || i >= units.length || keep.has(i)) return true;
+    const fences = units[i].fences?.filter((f) => !keep.has(f) && f !== i) ?? [];
+    if (used + cost[i] + 6 + fences.reduce((sum, f) => sum + cost[f] + 6, 0) > budgetTokens) return false;
+    add(i);
+    for (const f of fences) add(f);
     return true;
   };
   if (units[0]?.heading) take(0);

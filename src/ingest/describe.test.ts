@@ -73,7 +73,7 @@ describe('describeDocument', () => {
       tokenizer,
     );
     assert.match(table, /^animals\.csv\. animal: kangaroo, continent: Australia/);
-    const runOn = Array.from({ length: 300 }, (_, i) => `word${i % 13}`).join(' ') + '.';
+    const runOn = `${Array.from({ length: 300 }, (_, i) => `word${i % 13}`).join(' ')}.`;
     const cut = describeDocument({ title: 'Run-on', headings: [], text: runOn }, tokenizer);
     assert.ok(words(cut) <= DESCRIPTION_MAX_WORDS + 1 && cut.endsWith('…'), cut);
     assert.equal(describeDocument({ title: 'Empty', headings: [], text: '' }, tokenizer), 'Empty.');

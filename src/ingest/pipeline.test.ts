@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
-import { readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { describe, it } from 'node:test';
 import { createDossier } from '../dossier.ts';
-import { SqliteStore } from '../store/sqlite/sqlite-store.ts';
+import type { SqliteStore } from '../store/sqlite/sqlite-store.ts';
 import { SHARED_DATA, sharedDataMissing, tempDir } from '../../test/helpers.ts';
 
 const ALL = { collections: '*' } as const;

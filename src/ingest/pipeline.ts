@@ -7,7 +7,7 @@ import type { Embedder } from '../embed/embedder.ts';
 import type { Store, UpsertStatus } from '../store/types.ts';
 import type { Tokenizer } from '../text/tokenize.ts';
 import type { ChunkOptions } from './chunk.ts';
-import type { Describer, DescriberTally } from './describe.ts';
+import type { Describer } from './describe.ts';
 import { closeOcr } from './ocr/index.ts';
 import { prepareFile, prepareRecord, sha256, type DocumentRecord, type PrepareSettings, type PreparedDocument } from './prepare.ts';
 import { PreparePool } from './worker-pool.ts';

@@ -28,7 +28,7 @@ async function ask(spec: string, env: Record<string, string>): Promise<string> {
   return result.text;
 }
 
-test('offline is the default', async (t) => {
+test('offline is the default', async () => {
   const resolved = await resolveModel();
   assert.equal(resolved.id, 'offline');
   assert.equal(resolved.supportsTools, true);

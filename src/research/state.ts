@@ -1,4 +1,4 @@
-import type { FinishReason, PlanItem, Usage } from '../protocol/events.ts';
+import type { PlanItem } from '../protocol/events.ts';
 import type { Critique } from '../evidence/claims.ts';
 import type { SubagentRecord } from '../protocol/json-shapes.ts';
 export type { SubagentRecord } from '../protocol/json-shapes.ts';

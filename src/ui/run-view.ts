@@ -77,7 +77,10 @@ export class RunView {
     }
     this.timeline(event);
     const agent = agentOf(event);
-    if (agent) return this.nested(agent, event);
+    if (agent) {
+      this.nested(agent, event);
+      return;
+    }
     switch (event.type) {
       case 'run-start':
         byId('timeline-section').hidden = false;

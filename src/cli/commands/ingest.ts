@@ -99,12 +99,10 @@ async function enqueue(
   try {
     // Jobs belong to a user; from the command line that is the local one, as on a loopback server.
     const user = await state.localUser();
-    const job = await state
-      .queue()!
-      .enqueueJob(user.id, options.collection, {
-        paths: paths.map((path) => resolve(path)),
-        ...(options.metadata ? { metadata: options.metadata } : {}),
-      });
+    const job = await state.queue()!.enqueueJob(user.id, options.collection, {
+      paths: paths.map((path) => resolve(path)),
+      ...(options.metadata ? { metadata: options.metadata } : {}),
+    });
     const shown = { id: job.id, collection: job.collection, status: job.status };
     if (context.json) context.printJson({ job: shown });
     else context.print(`queued job ${job.id}: ${paths.length} path${paths.length === 1 ? '' : 's'} into ${job.collection}`);

@@ -76,11 +76,11 @@ async function extract(id, bytes, keepOpen) {
   const pdfjs = await pdfjsPromise;
   const task = pdfjs.getDocument({
     data: bytes,
-    cMapUrl: join(root, 'cmaps') + '/',
+    cMapUrl: `${join(root, 'cmaps')}/`,
     cMapPacked: true,
-    standardFontDataUrl: join(root, 'standard_fonts') + '/',
-    wasmUrl: join(root, 'wasm') + '/',
-    iccUrl: join(root, 'iccs') + '/',
+    standardFontDataUrl: `${join(root, 'standard_fonts')}/`,
+    wasmUrl: `${join(root, 'wasm')}/`,
+    iccUrl: `${join(root, 'iccs')}/`,
     disableFontFace: true,
     isEvalSupported: false,
     useSystemFonts: false,

@@ -120,7 +120,7 @@ function unescape(text: string): string {
 function roleText(role: string | undefined, raw: string, state: State): string {
   const text = unescape(raw).replace(/\s+/g, ' ');
   const explicit = /^([\s\S]*?)\s*<([^<>]+)>$/.exec(text);
-  if (explicit && explicit[1].trim()) return explicit[1].trim();
+  if (explicit?.[1].trim()) return explicit[1].trim();
   let target = (explicit ? explicit[2] : text).trim();
   const name = (role ?? '').split(':').pop() ?? '';
   switch (name) {

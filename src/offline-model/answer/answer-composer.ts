@@ -111,8 +111,7 @@ function withAntecedent(item: Chosen): Segment {
     return segment;
   const previous = segmentsOf(item.evidence.text)[segment.index - 1];
   if (
-    !previous ||
-    previous.kind !== 'sentence' ||
+    previous?.kind !== 'sentence' ||
     previous.block !== segment.block ||
     previous.text.length + segment.text.length > ANTECEDENT_MAX_CHARS
   )
@@ -1226,7 +1225,7 @@ function listItems(evidence: OfflineEvidence[], score: QuestionCoverage): { item
         for (let k = i + 1; k < segments.length && entries.length < LIST_MAX_ITEMS; k++) {
           const next = segments[k];
           if (next.kind === 'code' || next.block === segments[k - 1].block) break;
-          if (!/^[\w.\-`'"{}%#()\[\]]+(?:\s[\w.\-]+)?:\s/.test(next.text) && next.text.length > LIST_ENTRY_CHARS) break;
+          if (!/^[\w.\-`'"{}%#()[\]]+(?:\s[\w.-]+)?:\s/.test(next.text) && next.text.length > LIST_ENTRY_CHARS) break;
           entries.push(next);
         }
         if (entries.length >= 2) consider(entries, segment, 1);

@@ -32,15 +32,6 @@ interface SubAnswer {
   answer: string;
 }
 
-function textOf(content: unknown): string {
-  if (typeof content === 'string') return content;
-  if (Array.isArray(content))
-    return content
-      .map((part) => (part && typeof part === 'object' && 'text' in part ? String((part as { text: unknown }).text) : ''))
-      .join('');
-  return '';
-}
-
 function parseInput(input: unknown): Record<string, unknown> {
   if (typeof input !== 'string') return (input ?? {}) as Record<string, unknown>;
   try {

@@ -1,16 +1,7 @@
 import { entitiesIn } from '../text/entities.ts';
 import { isDemonym, isRegionName, NATIONALITY } from '../text/spans.ts';
 import { splitSentences } from '../text/sentences.ts';
-import type {
-  AnswerType,
-  CalculationOp,
-  CalculationSpec,
-  ComparisonSpec,
-  Hop,
-  QuestionAnalysis,
-  QuestionRule,
-  QuestionType,
-} from './types.ts';
+import type { AnswerType, CalculationSpec, ComparisonSpec, Hop, QuestionAnalysis, QuestionRule, QuestionType } from './types.ts';
 
 export type {
   AnswerType,

@@ -158,7 +158,7 @@ export interface Quantity {
   field?: string;
 }
 
-const NUMBER = /(?<![\w.,\/-])([$€£¥]\s?)?(-?\d{1,3}(?:,\d{3})+(?:\.\d+)?|-?\d+(?:\.\d+)?)(?![\w.]*\d)(?:\s*(%|percent\b|per cent\b))?/g;
+const NUMBER = /(?<![\w.,/-])([$€£¥]\s?)?(-?\d{1,3}(?:,\d{3})+(?:\.\d+)?|-?\d+(?:\.\d+)?)(?![\w.]*\d)(?:\s*(%|percent\b|per cent\b))?/g;
 const WORD_NUMBER = new RegExp(`\\b(${Object.keys(SMALL_NUMBERS).join('|')})\\b`, 'gi');
 
 /** The amounts in a sentence (or a "key: value; key: value" row), left to right. */
@@ -225,7 +225,7 @@ export function quantitiesIn(sentence: string): Quantity[] {
       joined,
     );
     let context = sentence
-      .slice(clauseStart < 0 ? 0 : clauseStart, start)
+      .slice(Math.max(clauseStart, 0), start)
       .replace(/^[;,(:.—–\s]+/, '')
       .trim();
     const field = row ? /([^:;]+):\s*$/.exec(sentence.slice(0, start))?.[1]?.trim() : undefined;

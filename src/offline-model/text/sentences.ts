@@ -77,7 +77,7 @@ function sentenceEnds(text: string): number[] {
   const protectedRanges: Array<[number, number]> = [];
   for (const match of text.matchAll(/`[^`\n]+`/g)) protectedRanges.push([match.index!, match.index! + match[0].length]);
   const inProtected = (i: number) => protectedRanges.some(([a, b]) => i > a && i < b);
-  const boundary = /([.!?]+|[.!?]*…)(["'”’)\]]*)(\s+)(?=(["'“‘(\[]*)(\S))/g;
+  const boundary = /([.!?]+|[.!?]*…)(["'”’)\]]*)(\s+)(?=(["'“‘([]*)(\S))/g;
   for (const match of text.matchAll(boundary)) {
     const at = match.index!;
     if (inProtected(at)) continue;
@@ -85,7 +85,7 @@ function sentenceEnds(text: string): number[] {
     const next = match[5];
     const mark = match[1];
     // The next sentence starts with a capital, a digit, a quote or bracket, or a list marker.
-    if (!/[\p{Lu}\p{N}"'“‘(\[*•-]/u.test(next) && !/["'“‘(\[]/.test(match[4] ?? '')) continue;
+    if (!/[\p{Lu}\p{N}"'“‘([*•-]/u.test(next) && !/["'“‘([]/.test(match[4] ?? '')) continue;
     const before = text.slice(0, at);
     const word = /(\S+)$/.exec(before)?.[1] ?? '';
     if (mark === '.' && match[2] === '') {

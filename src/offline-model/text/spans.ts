@@ -154,7 +154,7 @@ export function nameSpans(sentence: string): Span[] {
         nextIsName &&
         ((/^\p{Lu}\.$/u.test(word) && run.length > 1) ||
           /^(?:St|Mt|Ft|Dr|Mr|Mrs|Ms|Gen|Col|Lt|Capt|Sgt|Rev|Hon|Gov|Sen|Prof|Bros|Jr|Sr)\.$/.test(raw.slice(lead)));
-      if (/[,;:)"”!?]/.test(tail) || (/\.$/.test(raw) && !initial && !/^(?:\p{Lu}\.)+$/u.test(word + '.') && !/^\p{Lu}$/u.test(word)))
+      if (/[,;:)"”!?]/.test(tail) || (/\.$/.test(raw) && !initial && !/^(?:\p{Lu}\.)+$/u.test(`${word}.`) && !/^\p{Lu}$/u.test(word)))
         flush();
       else if (/'s$|’s$/.test(raw)) {
         // "World's Best Goalkeeper" continues; "Poison's album" ends the name
@@ -400,7 +400,7 @@ export function candidateSpans(sentence: string, context: SpanContext): Span[] {
   if (type === 'entity' || type === 'person') {
     // identifiers: httpx.Client, next_request, response.is_success, jinja2.ext.babel_extract, select_autoescape()
     for (const m of sentence.matchAll(
-      /(?<![\w.\/:-])(?:[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+(?:\(\))?|[A-Za-z]+_[A-Za-z_]\w*(?:\(\))?|[A-Za-z_]\w*\(\))(?![\w.]*\w)/g,
+      /(?<![\w./:-])(?:[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+(?:\(\))?|[A-Za-z]+_[A-Za-z_]\w*(?:\(\))?|[A-Za-z_]\w*\(\))(?![\w.]*\w)/g,
     )) {
       if (/^(?:e\.g|i\.e|a\.k\.a|etc)$/i.test(m[0]) || /\.(?:com|org|net|io|html?|md|rst|py|txt)$/i.test(m[0])) continue;
       spans.push({

@@ -59,6 +59,7 @@ const stderr = new Capture();
 // Modules user code may not import. Besides the bridges to JavaScript: ctypes (raw memory and calls
 // into the runtime), sockets and the network clients on top of them, process spawning, and gc (its
 // object walks would hand out the bridge objects this setup hides).
+// biome-ignore lint/complexity/noUselessStringRaw: Python source; raw keeps any backslash added later literal
 const SETUP = String.raw`
 import sys, builtins, traceback
 
@@ -241,10 +242,10 @@ function harden(pyodide) {
   }
   // No code from strings: without eval and the Function constructors, a JS value cannot be turned
   // into a way to run arbitrary JS (import(), process.binding, …).
-  const noCode = function () {
+  const noCode = () => {
     throw new EvalError('code generation is disabled in the Python sandbox');
   };
-  for (const fn of [function () {}, async function () {}, function* () {}, async function* () {}]) {
+  for (const fn of [() => {}, async () => {}, function* () {}, async function* () {}]) {
     Object.defineProperty(Object.getPrototypeOf(fn), 'constructor', { value: noCode, writable: false, configurable: false });
   }
   // Pyodide's self-test hooks hold the real Function constructor.

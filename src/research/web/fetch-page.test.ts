@@ -3,7 +3,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { gzipSync } from 'node:zlib';
-import { DossierError } from '../../errors/index.ts';
+import type { DossierError } from '../../errors/index.ts';
 import { fetchPage, htmlToMarkdown } from './fetch-page.ts';
 
 const ARTICLE = `<!doctype html><html lang="en"><head><title>Falcon survey 2024 | Coastal Birds</title>

@@ -284,7 +284,7 @@ class ChunkMapper {
   finishText(answer: string): void {
     const fix = reconcileAnswer(this.text?.text, answer);
     if (fix && 'append' in fix) this.delta('text', fix.append);
-    else if (fix && fix.replace) {
+    else if (fix?.replace) {
       this.closeParts();
       this.turnEnded = false;
       this.delta('text', fix.replace);

@@ -105,9 +105,16 @@ export function runCliProcess(args: string[], options: { cwd?: string; env?: Rec
 
 export type ServerBackend = 'sqlite' | 'postgres';
 
-/** The backends the server suites run on: SQLite always, PostgreSQL too when DOSSIER_TEST_PG names a cluster. */
+/** The backends the server suites run on: SQLite always, PostgreSQL when DOSSIER_TEST_PG names a cluster (else its suite is skipped, saying why). */
 export function serverBackends(): ServerBackend[] {
-  return process.env.DOSSIER_TEST_PG ? ['sqlite', 'postgres'] : ['sqlite'];
+  return ['sqlite', 'postgres'];
+}
+
+/** Why a backend's suite cannot run here, or false: `describe(name, { skip: backendSkip(backend) }, …)`. */
+export function backendSkip(backend: ServerBackend): string | false {
+  return backend === 'postgres' && !process.env.DOSSIER_TEST_PG
+    ? 'DOSSIER_TEST_PG is unset: no PostgreSQL cluster for this suite (bash scripts/postgres-test-cluster.sh start)'
+    : false;
 }
 
 /**

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { after, before, describe, it } from 'node:test';
 import { REGRESSION_DIR } from '../src/eval/regression.ts';
-import { backendDb, serverBackends, startCli, parseFrames } from './helpers.ts';
+import { backendDb, backendSkip, serverBackends, startCli, parseFrames } from './helpers.ts';
 import { call, startScriptedModel, type ScriptedModel } from './scripted-model.ts';
 
 // The built `dossier serve` killed with SIGKILL (no shutdown code runs) in the middle of an ingest
@@ -74,7 +74,7 @@ async function waitForJob(url: string, id: string): Promise<any> {
 }
 
 for (const backend of serverBackends()) {
-  describe(`dossier serve survives SIGKILL (${backend})`, () => {
+  describe(`dossier serve survives SIGKILL (${backend})`, { skip: backendSkip(backend) }, () => {
     let temp: Awaited<ReturnType<typeof backendDb>>;
     let db: string;
     let current: ChildProcess | undefined;

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, it } from 'node:test';
 import type { Dossier } from '../src/dossier.ts';
 import { startServer } from '../src/server/index.ts';
-import { regressionIndex, serverBackends, parseFrames } from './helpers.ts';
+import { regressionIndex, backendSkip, serverBackends, parseFrames } from './helpers.ts';
 import { assertDelivered, startScriptedModel, type ScriptedModel } from './scripted-model.ts';
 
 // Runs are answered by the scripted model (test/scripted-model.ts), not the offline reader.
@@ -12,7 +12,7 @@ after(async () => model.close());
 afterEach(() => model.reset());
 
 for (const backend of serverBackends()) {
-  describe(`dossier serve: the core API on loopback (${backend})`, () => {
+  describe(`dossier serve: the core API on loopback (${backend})`, { skip: backendSkip(backend) }, () => {
     let dossier: Dossier;
     let server: Awaited<ReturnType<typeof startServer>>;
     let cleanup: () => Promise<void>;

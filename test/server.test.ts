@@ -9,7 +9,7 @@ import { REGRESSION_DIR } from '../src/eval/regression.ts';
 import { startServer } from '../src/server/index.ts';
 import { standaloneQuestion } from '../src/server/runs/index.ts';
 import type { MessageRecord } from '../src/server/state/index.ts';
-import { backendDb, runCli, serverBackends, startCli, tempDir } from './helpers.ts';
+import { backendDb, runCli, backendSkip, serverBackends, startCli, tempDir } from './helpers.ts';
 import { assertDelivered, startScriptedModel, type ScriptedModel } from './scripted-model.ts';
 
 type Server = Awaited<ReturnType<typeof startServer>>;
@@ -65,7 +65,7 @@ after(async () => model.close());
 afterEach(() => model.reset());
 
 for (const backend of serverBackends()) {
-  describe(`dossier serve: the HTTP API (${backend})`, () => {
+  describe(`dossier serve: the HTTP API (${backend})`, { skip: backendSkip(backend) }, () => {
     let dossier: Dossier;
     let db: string;
     let open: Server;

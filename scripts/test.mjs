@@ -43,7 +43,7 @@ step('build', process.execPath, [join(root, 'scripts', 'build.mjs'), '--no-check
 
 const files = process.argv.slice(2).length ? process.argv.slice(2) : testFiles();
 const cache = mkdtempSync(join(tmpdir(), 'dossier-test-cache-'));
-const status = run(`${files.length} test files`, process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=2', ...files], {
+const status = run(`the tests (${files.length} files)`, process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=2', ...files], {
   ...process.env,
   DOSSIER_TEST_CACHE: cache,
 });

@@ -63,7 +63,7 @@ async function strategyHits(
   context: ToolContext,
 ): Promise<ScoredChunk[]> {
   const search = (q: string, mode: 'hybrid' | 'fulltext' | 'vector' = 'hybrid') =>
-    context.knowledge.retriever.searchChunks({ query: q, scope: context.scope, mode, k, filter });
+    context.knowledge.retriever.searchChunks({ query: q, scope: context.scope, mode, k, filter, signal: context.signal });
   if (strategy === 'hybrid' || strategy === 'fulltext' || strategy === 'vector') return search(query, strategy);
   if (!context.generate) throw new Error(`strategy "${strategy}" needs a configured model; use hybrid`);
   if (strategy === 'hyde') {

@@ -145,6 +145,8 @@ export async function runDocs(
     answerPassRate: report.answerPassRate,
     citationHitRate: report.citationHitRate,
     toolCallsMean: report.toolCallsMean,
+    ...(report.modelCallsMean !== undefined ? { modelCallsMean: report.modelCallsMean } : {}),
+    ...(report.inputTokensMean !== undefined ? { inputTokensMean: report.inputTokensMean } : {}),
     unresolvedCitations: report.unresolvedCitations,
     byKind: report.byKind,
     byCorpus,

@@ -36,6 +36,9 @@ export interface RegressionOutcome {
   citationHit: number;
   finishReason: string;
   toolCalls: number;
+  /** Model calls of the run and their input tokens, nested agents' included (absent when judging an `ask --json` object). */
+  modelCalls?: number;
+  inputTokens?: number;
   citations: number;
   unresolved: number;
   answer: string;
@@ -51,6 +54,9 @@ export interface RegressionScore {
   answerPassRate: number;
   citationHitRate: number;
   toolCallsMean: number;
+  /** Per question, when the runs counted them (the offline model estimates input tokens from the prompt's length). */
+  modelCallsMean?: number;
+  inputTokensMean?: number;
   unresolvedCitations: number;
 }
 
@@ -61,6 +67,8 @@ export interface RegressionReport extends RegressionScore {
 
 /** What the judge reads of a run: an `AgentResult`, or the `ask --json` object. */
 export type JudgedRun = Pick<AgentResult, 'answer' | 'citations' | 'unresolvedCitations' | 'finishReason' | 'toolCalls'> & {
+  modelCalls?: number;
+  inputTokens?: number;
   answeredBy?: string;
   questionRule?: string;
 };
@@ -99,6 +107,8 @@ export function judge(question: RegressionQuestion, result: JudgedRun): Regressi
     citationHit,
     finishReason: result.finishReason,
     toolCalls: result.toolCalls,
+    ...(result.modelCalls !== undefined ? { modelCalls: result.modelCalls } : {}),
+    ...(result.inputTokens !== undefined ? { inputTokens: result.inputTokens } : {}),
     citations: result.citations.length,
     unresolved: result.unresolvedCitations.length,
     answer: result.answer,
@@ -112,11 +122,18 @@ const round = (value: number) => Math.round(value * 1000) / 1000;
 
 /** The figures over some outcomes: pass rate, citation hit rate, tool calls, unresolved citations. */
 export function score(outcomes: readonly RegressionOutcome[]): RegressionScore {
+  const counted = outcomes.length > 0 && outcomes.every((o) => o.modelCalls !== undefined && o.inputTokens !== undefined);
   return {
     questions: outcomes.length,
     answerPassRate: round(mean(outcomes.map((o) => Number(o.answerPass)))),
     citationHitRate: round(mean(outcomes.map((o) => o.citationHit))),
     toolCallsMean: round(mean(outcomes.map((o) => o.toolCalls))),
+    ...(counted
+      ? {
+          modelCallsMean: round(mean(outcomes.map((o) => o.modelCalls ?? 0))),
+          inputTokensMean: Math.round(mean(outcomes.map((o) => o.inputTokens ?? 0))),
+        }
+      : {}),
     unresolvedCitations: outcomes.reduce((sum, o) => sum + o.unresolved, 0),
   };
 }

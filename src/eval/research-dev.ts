@@ -42,6 +42,8 @@ export interface ResearchDevOutcome {
   finishReason: string;
   unresolvedCitations: number;
   modelCalls: number;
+  /** Input tokens of every model call (estimated from the prompt's length by the offline model). */
+  inputTokens: number;
   toolCalls: number;
   seconds: number;
   answer: string;
@@ -65,6 +67,8 @@ export interface ResearchDevReport {
   reportContains: number;
   unresolvedCitations: number;
   modelCallsMean: number;
+  /** Input tokens per question, every model call counted (the offline model estimates them from the prompt's length). */
+  inputTokensMean: number;
   toolCallsMean: number;
   secondsMean: number;
   byCorpus: Record<string, { questions: number; answeredWithEvidence: number }>;
@@ -150,6 +154,7 @@ export async function runResearchDev(
       finishReason: result.finishReason,
       unresolvedCitations: result.unresolvedCitations.length,
       modelCalls: result.modelCalls,
+      inputTokens: result.inputTokens,
       toolCalls: result.allToolCalls,
       seconds: (performance.now() - started) / 1000,
       answer: result.answer,
@@ -182,6 +187,7 @@ export async function runResearchDev(
     reportContains: round(mean(outcomes.map((o) => (o.reportContains ? 1 : 0)))),
     unresolvedCitations: outcomes.reduce((sum, o) => sum + o.unresolvedCitations, 0),
     modelCallsMean: round(mean(outcomes.map((o) => o.modelCalls))),
+    inputTokensMean: Math.round(mean(outcomes.map((o) => o.inputTokens))),
     toolCallsMean: round(mean(outcomes.map((o) => o.toolCalls))),
     secondsMean: round(mean(outcomes.map((o) => o.seconds))),
     byCorpus: group('corpus'),

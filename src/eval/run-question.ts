@@ -10,6 +10,8 @@ export const EVAL_MODES: readonly EvalMode[] = ['rag', 'research'];
 export interface EvalRun extends AgentResult {
   /** Model calls and tool calls of the whole run, nested agents' included. */
   modelCalls: number;
+  /** Input tokens of those model calls, as each reported them (the offline model estimates them from the prompt's length). */
+  inputTokens: number;
   allToolCalls: number;
   /** The offline model's answerer that gave the final answer (protocol/model-metadata.ts), when the model names one. */
   answeredBy?: string;
@@ -25,11 +27,15 @@ export async function runQuestion(
   { dossier, ...options }: Omit<AgentOptions, 'knowledge'> & { dossier: Dossier },
 ): Promise<EvalRun> {
   let modelCalls = 0;
+  let inputTokens = 0;
   let allToolCalls = 0;
   let answeredBy: string | undefined;
   let questionRule: string | undefined;
   const onEvent = (event: AgentEvent) => {
-    if (event.type === 'model-output') modelCalls++;
+    if (event.type === 'model-output') {
+      modelCalls++;
+      inputTokens += event.usage.inputTokens;
+    }
     if (event.type === 'model-output' && !event.path) {
       answeredBy = event.answeredBy ?? answeredBy;
       questionRule = event.questionRule ?? questionRule;
@@ -37,10 +43,14 @@ export async function runQuestion(
     if (event.type === 'tool-call') allToolCalls++;
     options.onEvent?.(event);
   };
-  if (mode === 'rag') {
-    const result = await runAgent({ ...options, knowledge: dossier, onEvent });
-    return { ...result, modelCalls, allToolCalls, ...(answeredBy ? { answeredBy } : {}), ...(questionRule ? { questionRule } : {}) };
-  }
+  const counted = () => ({
+    modelCalls,
+    inputTokens,
+    allToolCalls,
+    ...(answeredBy ? { answeredBy } : {}),
+    ...(questionRule ? { questionRule } : {}),
+  });
+  if (mode === 'rag') return { ...(await runAgent({ ...options, knowledge: dossier, onEvent })), ...counted() };
   const { runResearch, configuredResearchTools } = await import('../research/index.ts');
   const { ledger, tools: _rag, ...rest } = options;
   const result = await runResearch({
@@ -53,10 +63,7 @@ export async function runQuestion(
   });
   return {
     ...result,
-    modelCalls,
-    allToolCalls,
-    ...(answeredBy ? { answeredBy } : {}),
-    ...(questionRule ? { questionRule } : {}),
+    ...counted(),
     research: { plan: result.plan, subagents: result.subagents, critique: result.critique },
   };
 }

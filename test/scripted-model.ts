@@ -17,9 +17,12 @@
  * Each answer is recorded in `answers`, with the question the agent was asked.
  */
 import assert from 'node:assert/strict';
+import { after, afterEach, before } from 'node:test';
+import type { Dossier } from '../src/dossier.ts';
 import { parseEvidence, type ParsedEvidence } from '../src/evidence/evidence-format.ts';
 import { citedIds, parseCitationMarkers } from '../src/protocol/citations.ts';
 import { startOpenAIServer, type ChatTurn, type OpenAIServer } from '../src/testing/protocol-server/openai.ts';
+import { regressionIndex } from './helpers.ts';
 
 /** What the scripted RAG agent says when it was shown no passage. */
 export const NOT_FOUND = 'The scripted model found no passage for this.';
@@ -167,4 +170,22 @@ export async function startScriptedModel(options: ScriptOptions = {}): Promise<S
     },
     close: () => server.close(),
   };
+}
+
+/**
+ * For a suite (call it inside `describe`): the regression index and the protocol test server, set up
+ * before the suite and closed after it, the server's script cleared after each test.
+ */
+export function regressionSuite(): { readonly dossier: Dossier; readonly openai: OpenAIServer } {
+  const state = {} as { dossier: Dossier; openai: OpenAIServer; cleanup: () => Promise<void> };
+  before(async () => {
+    ({ dossier: state.dossier, cleanup: state.cleanup } = await regressionIndex());
+    state.openai = await startOpenAIServer();
+  });
+  after(async () => {
+    await state.openai.close();
+    await state.cleanup();
+  });
+  afterEach(() => state.openai.reset());
+  return state;
 }

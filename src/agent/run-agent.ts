@@ -10,6 +10,7 @@ import type { AgentEvent, Citation, EventListener, FinishReason, Usage } from '.
 import { NO_EVIDENCE_ANSWER, abortedAnswer, extractiveFallback, failedAnswer } from './fallback-answers.ts';
 import { decideFinishReason, type RunEnd, type RunError } from './finish-reason.ts';
 import { EvidenceLedger, type LedgerEntry, type LedgerOptions } from '../evidence/ledger.ts';
+import { compactTranscript } from './context-budget.ts';
 import { modelTurn } from './model-turn.ts';
 import { BUDGET_NEARLY_SPENT, FINAL_ANSWER_NOW, ragSystemPrompt } from './prompts.ts';
 import {
@@ -51,6 +52,12 @@ export interface AgentOptions {
   maxRetries?: number;
   /** Tokens of tool output the model sees per call. */
   resultTokens?: number;
+  /**
+   * Tokens of tool results the transcript may hold before each model turn (the context budget):
+   * past it the oldest results are compacted, each passage to one line with its id and address
+   * (context-budget.ts); the newest round stays whole. The ledger keeps the full text.
+   */
+  contextTokens?: number;
   /** Ledger options, or a ledger to share (a research run hands its own to its tools). */
   ledger?: LedgerOptions | EvidenceLedger;
   signal?: AbortSignal;
@@ -113,6 +120,7 @@ export const AGENT_DEFAULTS = {
   toolConcurrency: 4,
   toolTimeoutMs: 20_000,
   resultTokens: 1200,
+  contextTokens: 8000,
 };
 
 const ABORTED: RunError = { code: 'aborted', message: 'the run was aborted' };
@@ -128,6 +136,8 @@ export async function runAgent(options: AgentOptions): Promise<AgentResult> {
   const maxSteps = options.maxSteps ?? AGENT_DEFAULTS.maxSteps;
   const question = options.question.trim();
   if (!question) throw new DossierError('bad-input', 'the question is empty');
+  if (options.contextTokens !== undefined && !(options.contextTokens > 0))
+    throw new DossierError('bad-input', `the context budget must be a positive number of tokens, got ${options.contextTokens}`);
   if (!Number.isInteger(maxSteps) || maxSteps < 1 || maxSteps > 100)
     throw new DossierError('bad-input', `max steps must be an integer from 1 to 100, got ${maxSteps}`);
   const scope = options.scope ?? { collections: '*' };
@@ -159,6 +169,10 @@ export async function runAgent(options: AgentOptions): Promise<AgentResult> {
   const now = options.now ?? new Date();
   const system = (options.systemPrompt ?? ragSystemPrompt)({ now, toolNames: tools.names() }) + protocol.instructions(tools.list());
   const messages: ModelMessage[] = [{ role: 'user', content: question }];
+  // Where the tool results are in `messages`, oldest first, and which of them are compacted.
+  const results: number[] = [];
+  const compacted = new Set<number>();
+  const contextTokens = options.contextTokens ?? AGENT_DEFAULTS.contextTokens;
   const steps: StepRecord[] = [];
   const usage: Usage = { inputTokens: 0, outputTokens: 0 };
   let toolCallCount = 0;
@@ -167,6 +181,7 @@ export async function runAgent(options: AgentOptions): Promise<AgentResult> {
   let answer: string | undefined;
 
   const turn = async (allowTools: boolean) => {
+    compactTranscript(messages, results, compacted, contextTokens, ledger);
     const {
       action,
       usage: spent,
@@ -282,6 +297,7 @@ export async function runAgent(options: AgentOptions): Promise<AgentResult> {
         },
       );
       protocol.appendToolResults(messages, outcomes);
+      results.push(messages.length - 1);
       const searches = outcomes.filter((o) => o.searches);
       steps.push({
         step,

@@ -47,6 +47,8 @@ export interface AskOptions extends ScopeOptions {
   /** Write the run as JSON lines here (what `replay` reruns). */
   trace?: string;
   tokenBudget?: number;
+  /** Tokens of tool results the transcript may hold before a model turn; past it older results are compacted (AgentOptions.contextTokens; default 8000). */
+  contextTokens?: number;
   ledger?: LedgerOptions;
   signal?: AbortSignal;
   onEvent?: EventListener;
@@ -155,6 +157,7 @@ export async function ask(host: AskHost, options: AskOptions): Promise<AskResult
     scope,
     maxSteps: options.maxSteps,
     tokenBudget: options.tokenBudget,
+    contextTokens: options.contextTokens,
     ledger: options.ledger,
     modelTimeoutMs: timeoutMs,
     signal: options.signal,

@@ -209,6 +209,12 @@ export class EvidenceLedger {
     if (entry && entry.shown !== 'whole') entry.shown = whole ? 'whole' : 'cut';
   }
 
+  /** No longer in the model's transcript (compacted away): the next result shows it again. */
+  markUnshown(id: string): void {
+    const entry = this.get(id);
+    if (entry) entry.shown = undefined;
+  }
+
   markUsed(id: string): void {
     const entry = this.get(id);
     if (entry) entry.used = true;

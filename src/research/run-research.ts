@@ -83,6 +83,7 @@ export async function runResearch(options: ResearchOptions): Promise<ResearchRes
       timeBudgetSeconds: nested.timeBudgetSeconds,
       reads,
       modelTimeoutMs: options.modelTimeoutMs,
+      contextTokens: options.contextTokens,
     }),
     reasoningTool(options.reasoningModel ?? options.model, { modelTimeoutMs: options.modelTimeoutMs }),
     critiqueTool(state, critic),

@@ -25,6 +25,8 @@ export interface NestedAgentOptions {
   /** Shared with the research run: distinct chunks read, counted once across every agent. */
   reads: ReadBudget;
   modelTimeoutMs?: number;
+  /** The run's context budget (AgentOptions.contextTokens), for each nested agent's own transcript. */
+  contextTokens?: number;
 }
 
 /** Rewrites a nested answer's evidence ids to the research run's ids (ids it cannot map are shown unresolved). */
@@ -71,6 +73,7 @@ export function ragTool(state: ResearchState, nested: NestedAgentOptions): Agent
         tokenBudget: nested.tokenBudget,
         timeBudgetSeconds: nested.timeBudgetSeconds,
         modelTimeoutMs: nested.modelTimeoutMs,
+        contextTokens: nested.contextTokens,
         ledger,
         signal: context.signal,
         path,

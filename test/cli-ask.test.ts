@@ -57,6 +57,7 @@ describe('dossier ask / replay', () => {
         [['ask', 'x', '--mode', 'deep', '--db', db], 2, /--mode must be rag or research/],
         [['ask', 'x', '--reasoning-model', 'offline', '--db', db], 2, /--reasoning-model needs --mode research/],
         [['ask', 'x', '--max-steps', '0', '--db', db], 2, /--max-steps must be an integer/],
+        [['ask', 'x', '--context-tokens', '50', '--db', db], 2, /--context-tokens must be an integer/],
         [['ask', 'x', '--model', 'openai:gpt-x', '--db', db], 1, /OPENAI_API_KEY/],
         [['ask', 'x', '--model', 'acme:y', '--db', db], 1, /unknown .*provider "acme"/],
         [['replay', join(dir, 'missing.jsonl'), '--db', db], 1, /trace file not found/],

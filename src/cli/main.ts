@@ -19,10 +19,12 @@ Commands:
   search <query> [--mode fulltext|vector|hybrid] [--k N] [--collection NAME] [--filter JSON]
   ask <question> [--model M] [--max-steps N] [--timeout SECONDS] [--trace FILE] [--collection NAME] [--tools DIR]
                                              answer with cited sources (offline model by default)
-       [--mode rag|research] [--reasoning-model M] [--critique-model M] [--config FILE]
+       [--mode rag|research] [--reasoning-model M] [--critique-model M] [--config FILE] [--context-tokens N]
                                              research: a plan of sub-questions answered by nested agents,
                                              critiqued, then a cited report; --config: tool permissions and
-                                             approval rules (default ./dossier.config.json)
+                                             approval rules (default ./dossier.config.json); --context-tokens:
+                                             tool results the transcript holds before older ones are compacted
+                                             to one line each (default 8000)
   approve <runId> [--deny] [--by NAME] [--note TEXT]
                                              release (or deny) the answer of a run paused for approval
   replay <trace.jsonl>                       rerun a recorded run from its recorded model outputs

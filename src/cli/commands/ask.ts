@@ -110,6 +110,7 @@ export async function ask(argv: string[], context: CommandContext): Promise<numb
       mode: { type: 'string', short: 'm' },
       model: { type: 'string' },
       'max-steps': { type: 'string' },
+      'context-tokens': { type: 'string' },
       timeout: { type: 'string' },
       trace: { type: 'string' },
       collection: { type: 'string', short: 'c', multiple: true },
@@ -128,6 +129,7 @@ export async function ask(argv: string[], context: CommandContext): Promise<numb
   if (values['critique-model'] !== undefined && mode !== 'research') throw new UsageError('--critique-model needs --mode research');
   const maxSteps = intOption(values, 'max-steps', mode === 'research' ? 15 : 10, 1, 100);
   const timeoutSeconds = numberOption(values, 'timeout', 0.001, 86_400);
+  const contextTokens = values['context-tokens'] === undefined ? undefined : intOption(values, 'context-tokens', 8000, 200, 10_000_000);
   // A bad policy file fails before the index is opened.
   const policy = loadPolicy(stringOption(values, 'config') ?? configFromEnv(context.io.env).configFile);
   return withIndex(values, context, 'read', async (dossier) => {
@@ -144,6 +146,7 @@ export async function ask(argv: string[], context: CommandContext): Promise<numb
         critiqueModel: stringOption(values, 'critique-model'),
         model: stringOption(values, 'model'),
         maxSteps,
+        ...(contextTokens !== undefined ? { contextTokens } : {}),
         timeoutSeconds,
         trace: stringOption(values, 'trace'),
         collections: listOption(values, 'collection'),

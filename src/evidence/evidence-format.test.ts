@@ -83,6 +83,41 @@ describe('evidence format', () => {
   const terms = (text: string) => text.toLowerCase().match(/[a-z0-9]+/g) ?? [];
   const filler = (n: number) => Array.from({ length: n }, (_, i) => `Filler sentence number ${i} says nothing of use here.`).join(' ');
 
+  it("says a document's title once per result and its section below the title; parsing gives every block its title back", () => {
+    const ledger = new EvidenceLedger();
+    const guide = { documentId: 7, title: 'User guide' };
+    const added = ledger.addHits(
+      [
+        {
+          chunk: chunk(1, { ...guide, headingPath: ['User guide', 'Timeouts'], ordinal: 2, text: 'The default timeout is five seconds.' }),
+          score: 3,
+        },
+        { chunk: chunk(2, { title: 'FAQ', headingPath: ['FAQ'], text: 'Ask on the forum.' }), score: 2.9 },
+        {
+          chunk: chunk(3, { ...guide, headingPath: ['User guide', 'Pools'], ordinal: 3, text: 'Pools hold ten connections.' }),
+          score: 2.8,
+        },
+      ],
+      { step: 1, query: 'q', tool: 'search_knowledge' },
+    );
+    const shown = formatEvidence(
+      added.map((a) => a.entry),
+      1000,
+    );
+    const headers = shown.split('\n').filter((line) => line.startsWith(FENCE_OPEN));
+    assert.equal(headers[0], `${FENCE_OPEN} id=E1 documentId=7 chunk=2 rank=1 title="User guide" at="Timeouts"`);
+    assert.equal(headers[1], `${FENCE_OPEN} id=E2 documentId=102 chunk=0 rank=2 title="FAQ"`);
+    assert.equal(headers[2], `${FENCE_OPEN} id=E3 documentId=7 chunk=3 rank=3 at="Pools"`);
+    assert.deepEqual(
+      parseEvidence(shown).map((block) => [block.id, block.title, block.at]),
+      [
+        ['E1', 'User guide', 'Timeouts'],
+        ['E2', 'FAQ', ''],
+        ['E3', 'User guide', 'Pools'],
+      ],
+    );
+  });
+
   it('sends the top passages whole when the budget allows', () => {
     const ledger = new EvidenceLedger();
     const added = ledger.addHits(
@@ -110,7 +145,7 @@ describe('evidence format', () => {
     assert.match(shown, /^# Timeouts$/m);
     assert.match(shown, /The default pool timeout is five seconds\./);
     assert.match(shown, /\[… \d+ characters left out\]/);
-    assert.match(shown, /\[cut: \d+ of \d+ characters shown; read it whole with get_content documentId=101 from=4\]/);
+    assert.match(shown, /\[cut: \d+ characters left out; get_content documentId=101 from=4 reads it whole\]/);
     const [parsed] = parseEvidence(shown);
     assert.equal(parsed.cut, true);
     assert.doesNotMatch(parsed.text, /characters left out|\[cut:/, 'the parsed text is the passage without the markers');

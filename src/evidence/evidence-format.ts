@@ -8,7 +8,7 @@ import type { LedgerEntry } from './ledger.ts';
  *
  *   <<<EVIDENCE id=E3 documentId=30 chunk=5 page=2 rank=1 title="Staff directory" at="Teams › Coastal Team" match=weak
  *   …passage text… [… 412 characters left out] …more passage text…
- *   [cut: 300 of 712 characters shown; read it whole with get_content documentId=30 from=5]
+ *   [cut: 412 characters left out; get_content documentId=30 from=5 reads it whole]
  *   EVIDENCE>>>
  *
  * Every attribute is explained to the model in the search tool's description (agent/tools/).
@@ -28,7 +28,7 @@ const MIN_PASSAGE_TOKENS = 40;
 const WEAK_TERM_COVERAGE = 0.5;
 /** A weak match is shown at most this long (around the query's terms): enough to judge it, little to wade through. */
 const WEAK_PASSAGE_TOKENS = 80;
-/** The best this many passages of a result are sent whole when they fit; later ones at most LATER_PASSAGE_TOKENS, around the query. */
+/** The best passage of a result is sent whole when it fits, the next ones up to this rank whole within a third of the budget each; later ones at most LATER_PASSAGE_TOKENS, around the query. */
 const WHOLE_PASSAGES = 3;
 const LATER_PASSAGE_TOKENS = 120;
 
@@ -120,8 +120,8 @@ const CUT_NOTE_PATTERN = /\n\[cut: [^\]\n]*\]$/;
 function cutNote(entry: LedgerEntry, shownChars: number): string {
   const { chunk } = entry;
   const howToRead =
-    chunk.id < 0 ? `read the page with web_scrape` : `read it whole with get_content documentId=${chunk.documentId} from=${chunk.ordinal}`;
-  return `[cut: ${shownChars} of ${chunk.text.length} characters shown; ${howToRead}]`;
+    chunk.id < 0 ? `web_scrape reads the page` : `get_content documentId=${chunk.documentId} from=${chunk.ordinal} reads it whole`;
+  return `[cut: ${chunk.text.length - shownChars} characters left out; ${howToRead}]`;
 }
 
 /**
@@ -185,9 +185,14 @@ function focusedCut(
   return { text: out.trimEnd(), shownChars };
 }
 
-/** Where in its document a passage sits: its heading path, then its page. */
-function locationOf(entry: LedgerEntry): string {
-  return entry.chunk.headingPath.join(' › ');
+/**
+ * Where in its document a passage sits: its heading path below the title. The path usually opens
+ * with the title itself, which the block's title attribute already says, so it is not repeated.
+ */
+export function locationOf(entry: LedgerEntry): string {
+  const path = entry.chunk.headingPath;
+  const below = path[0]?.trim() === entry.chunk.title.trim() ? path.slice(1) : path;
+  return below.join(' › ');
 }
 
 /** How a passage is shown in one tool result. */
@@ -198,6 +203,8 @@ export interface EvidenceShowing {
   weak?: boolean;
   /** Shown earlier in the run: this block only refers to it. */
   reference?: boolean;
+  /** An earlier block of this result comes from the same document and carries its title. */
+  titledAbove?: boolean;
 }
 
 export function fenceEvidence(entry: LedgerEntry, text: string, showing: EvidenceShowing = {}): string {
@@ -209,7 +216,7 @@ export function fenceEvidence(entry: LedgerEntry, text: string, showing: Evidenc
     ...(chunk.id >= 0 ? [`documentId=${chunk.documentId}`, `chunk=${chunk.ordinal}`] : []),
     ...(chunk.page !== undefined ? [`page=${chunk.page}`] : []),
     ...(showing.rank !== undefined ? [`rank=${showing.rank}`] : []),
-    `title="${defuseAttribute(chunk.title)}"`,
+    ...(showing.titledAbove ? [] : [`title="${defuseAttribute(chunk.title)}"`]),
     ...(at ? [`at="${defuseAttribute(at)}"`] : []),
     ...(showing.weak ? ['match=weak'] : []),
     ...(showing.reference ? ['shown=above'] : []),
@@ -251,10 +258,19 @@ export function formatEvidence(entries: readonly LedgerEntry[], budgetTokens: nu
   remaining -= references.length * BLOCK_OVERHEAD_TOKENS;
   const fresh = entries.filter((entry) => !references.includes(entry));
   let freshLeft = fresh.length;
+  const titled = new Set<number>();
   entries.forEach((entry, index) => {
-    const showing: EvidenceShowing = { rank: index + 1, weak: entry.lowConfidence || coverage(entry) < WEAK_TERM_COVERAGE };
+    const showing: EvidenceShowing = {
+      rank: index + 1,
+      weak: entry.lowConfidence || coverage(entry) < WEAK_TERM_COVERAGE,
+      // Web evidence has no document of its own: every page keeps its title.
+      titledAbove: entry.chunk.id >= 0 && titled.has(entry.chunk.documentId),
+    };
+    // Only a block that is shown carries the title for the blocks after it (an omitted one is listed by id).
+    const titles = () => entry.chunk.id >= 0 && titled.add(entry.chunk.documentId);
     if (references.includes(entry)) {
       parts.push(fenceEvidence(entry, '', { ...showing, reference: true }));
+      titles();
       return;
     }
     const whole = countTokens(entry.chunk.text);
@@ -263,14 +279,18 @@ export function formatEvidence(entries: readonly LedgerEntry[], budgetTokens: nu
     freshLeft--;
     const room = remaining - BLOCK_OVERHEAD_TOKENS - freshLeft * (MIN_PASSAGE_TOKENS + BLOCK_OVERHEAD_TOKENS);
     // Short only when both signals say so: few of the query's terms and a low score (a bridge passage of a multi-hop question has few of them but ranks well).
+    // The best passage comes whole; the next ones whole up to a third of the budget each, so one long chunk cannot crowd out the rest.
     const limit =
       showing.weak && entry.lowConfidence
         ? Math.min(WEAK_PASSAGE_TOKENS, share)
-        : index < WHOLE_PASSAGES
+        : index === 0
           ? Math.max(share, room)
-          : Math.min(LATER_PASSAGE_TOKENS, Math.max(share, room));
+          : index < WHOLE_PASSAGES
+            ? Math.min(Math.max(share, room), Math.floor(budgetTokens / WHOLE_PASSAGES))
+            : Math.min(LATER_PASSAGE_TOKENS, Math.max(share, room));
     if (whole <= limit) {
       parts.push(fenceEvidence(entry, entry.chunk.text, showing));
+      titles();
       options.shown?.markShown(entry.id, true);
       remaining -= whole + BLOCK_OVERHEAD_TOKENS;
       return;
@@ -281,6 +301,7 @@ export function formatEvidence(entries: readonly LedgerEntry[], budgetTokens: nu
     }
     const cut = focusedCut(entry.chunk.text, limit, queryTerms, options.terms);
     parts.push(fenceEvidence(entry, `${cut.text}\n${cutNote(entry, cut.shownChars)}`, showing));
+    titles();
     options.shown?.markShown(entry.id, false);
     remaining -= countTokens(cut.text) + BLOCK_OVERHEAD_TOKENS + 20;
   });
@@ -338,6 +359,8 @@ const ATTRIBUTE = /([a-zA-Z]+)=(?:"([^"]*)"|(\S+))/g;
 /** Every evidence block in a text, in order. */
 export function parseEvidence(text: string): ParsedEvidence[] {
   const blocks: ParsedEvidence[] = [];
+  // A document's title is said on its first block of a result only.
+  const titleOf = new Map<string, string>();
   for (const match of text.matchAll(EVIDENCE_BLOCK)) {
     const attributes = new Map([...match[1].matchAll(ATTRIBUTE)].map((a) => [a[1], a[2] ?? a[3]]));
     const id = attributes.get('id');
@@ -348,9 +371,12 @@ export function parseEvidence(text: string): ParsedEvidence[] {
     const body = match[2];
     const cut = CUT_NOTE_PATTERN.test(body) || body.endsWith(CUT_MARK);
     const number = (name: string) => (attributes.has(name) ? Number(attributes.get(name)) : undefined);
+    const documentId = attributes.get('documentId');
+    const title = attributes.get('title') ?? (documentId !== undefined ? titleOf.get(documentId) : undefined) ?? '';
+    if (documentId !== undefined && attributes.has('title')) titleOf.set(documentId, title);
     blocks.push({
       id,
-      title: attributes.get('title') ?? '',
+      title,
       at: [heading, page !== undefined ? `page ${page}` : ''].filter(Boolean).join(', '),
       headingPath: heading ? heading.split(' › ') : [],
       ...(page !== undefined ? { page } : {}),

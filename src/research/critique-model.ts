@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { ClaimCheck, PlanItem, Usage } from '../protocol/events.ts';
 import { critiqueDraft, passageText, type ComputedText, type Critique } from '../evidence/claims.ts';
-import { defuse, defuseAttribute, FENCE_CLOSE, FENCE_OPEN } from '../evidence/evidence-format.ts';
+import { defuse, defuseAttribute, FENCE_CLOSE, FENCE_OPEN, locationOf } from '../evidence/evidence-format.ts';
 import type { EvidenceLedger } from '../evidence/ledger.ts';
 import type { AgentModel } from '../agent/run-agent.ts';
 import { oneLine } from '../errors/index.ts';
@@ -97,7 +97,7 @@ export function critiquePrompt(
   const passages = ids.flatMap((id) => {
     const entry = ledger.get(id);
     if (!entry) return [];
-    const at = entry.chunk.headingPath.join(' > ');
+    const at = locationOf(entry);
     return [
       `${FENCE_OPEN} id=${entry.id} title="${defuseAttribute(entry.chunk.title)}"${at ? ` at="${defuseAttribute(at)}"` : ''}\n${defuse(entry.chunk.text)}\n${FENCE_CLOSE}`,
     ];

@@ -95,7 +95,7 @@ export const searchKnowledge: AgentTool<z.infer<typeof input>> = {
   description:
     'Search the indexed documents (hybrid BM25 + vector). Returns passages best first, each fenced as <<<EVIDENCE …>>> with: ' +
     'id (cite it as [E3]); documentId and chunk (the chunk ordinal in its document: read it, its neighbours or a range with get_content); ' +
-    'page where known; rank (1 = best match of this search); title and at (the heading path); ' +
+    'page where known; rank (1 = best match of this search); title, and at: the section within the document (its headings below the title); ' +
     'match=weak when the passage holds fewer than half of your key terms or scored low: probably not about your question. ' +
     'The best passages come whole; a passage that had to be shortened keeps the sentences with your terms, marks each gap "[… N characters left out]" ' +
     'and ends with a [cut: …] note saying how to read it whole. A passage already shown in this run comes back as a short reference (shown=above): its text is above. ' +

@@ -2,12 +2,21 @@ import { intOption, parse, stringOption, type Values } from '../args.ts';
 import { progressBar, UsageError, type CommandContext } from '../io.ts';
 import { modeOption } from './search.ts';
 import { EVAL_MODES, type EvalMode } from '../../eval/run-question.ts';
+import type { AbstentionScore } from '../../eval/regression.ts';
 
 /** `--mode rag|research` of the question-answering evaluations. */
 function agentMode(values: Values): EvalMode {
   const mode = stringOption(values, 'mode') ?? 'rag';
   if (!EVAL_MODES.includes(mode as EvalMode)) throw new UsageError(`--mode must be rag or research, got "${mode}"`);
   return mode as EvalMode;
+}
+
+/** The abstention line of a question-answering report: recall and precision against the `notFound` questions. */
+function abstentionLine(a: AbstentionScore): string {
+  return (
+    `abstention: recall ${a.recall} (${a.abstained - a.wrongAbstentions}/${a.unanswerable} unanswerable abstained), ` +
+    `precision ${a.precision} (of ${a.abstained} abstentions), wrong abstentions ${a.wrongAbstentions}/${a.answerable} answerable`
+  );
 }
 
 /** One progress bar per phase of an evaluation. */
@@ -134,6 +143,7 @@ export async function evaluate(argv: string[], context: CommandContext): Promise
         context.print(
           `${report.questions} questions: answers ${report.answerPassRate}, citation hit rate ${report.citationHitRate}, tool calls ${report.toolCallsMean}, unresolved citations ${report.unresolvedCitations}`,
         );
+        context.print(abstentionLine(report.abstention));
       }
       return 0;
     }
@@ -219,6 +229,7 @@ export async function evaluate(argv: string[], context: CommandContext): Promise
         context.print(
           `${report.questions} questions (${report.model}): answers ${report.answerPassRate}, citation hit rate ${report.citationHitRate}, tool calls ${report.toolCallsMean}, unresolved citations ${report.unresolvedCitations}`,
         );
+        context.print(abstentionLine(report.abstention));
       }
       return 0;
     }

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { FINISH_REASONS } from '../src/protocol/events.ts';
@@ -293,5 +293,60 @@ describe('the held-out docs set (eval/docs-heldout/questions.json)', () => {
         kind,
       );
     }
+  });
+});
+
+/** Base names of every file under `dir`. */
+function baseNames(dir: string, into = new Set<string>()): Set<string> {
+  for (const name of readdirSync(dir)) statSync(join(dir, name)).isDirectory() ? baseNames(join(dir, name), into) : into.add(name);
+  return into;
+}
+
+describe('the Starlette/Black development set (eval/docs-starlette-black/questions.json)', () => {
+  const questions = loadDocsQuestions(join(REPO_ROOT, 'eval', 'docs-starlette-black', 'questions.json'));
+  const missing = existsSync(join(DOCS_DEV_CORPUS, 'starlette')) ? false : `${DOCS_DEV_CORPUS}/starlette is absent`;
+
+  it('holds the 24 questions of the data file, answerable ones with answers and citations', () => {
+    assert.equal(questions.length, 24);
+    assert.deepEqual([...new Set(questions.map((q) => q.corpus))].sort(), ['black', 'starlette']);
+    for (const q of questions) {
+      if (q.kind === 'unanswerable') assert.ok(q.notFound && !q.answerContains, q.id);
+      else assert.ok(!q.notFound && q.answerContains?.length && q.cites?.length, q.id);
+    }
+  });
+
+  it('asks the data file’s questions and cites files of their corpus', { skip: missing }, () => {
+    const rows = readFileSync(join(DOCS_DEV_CORPUS, 'questions-starlette-black.jsonl'), 'utf8')
+      .split('\n')
+      .filter((line) => line.trim())
+      .map((line) => JSON.parse(line) as { id: string; question: string });
+    assert.deepEqual(
+      questions.map((q) => [q.id, q.question]),
+      rows.map((r) => [r.id, r.question]),
+    );
+    for (const corpus of ['starlette', 'black']) {
+      const files = baseNames(join(DOCS_DEV_CORPUS, corpus));
+      for (const q of questions.filter((q) => q.corpus === corpus))
+        for (const file of (q.cites ?? []).flat()) assert.ok(files.has(file), `${q.id}: ${file}`);
+    }
+  });
+});
+
+describe('the held-out Uvicorn set (eval/docs-heldout-uvicorn)', () => {
+  const root = join(REPO_ROOT, 'eval', 'docs-heldout-uvicorn');
+
+  it('ships its corpus with the license, cites files that exist there, and has every kind with 8 unanswerable', () => {
+    const questions = loadDocsQuestions(join(root, 'questions.json'));
+    assert.equal(questions.length, 30);
+    assert.deepEqual([...new Set(questions.map((q) => q.corpus))], ['uvicorn']);
+    const files = baseNames(join(root, 'corpus', 'uvicorn'));
+    assert.ok(files.has('LICENSE.md'));
+    for (const q of questions) for (const file of (q.cites ?? []).flat()) assert.ok(files.has(file), `${q.id}: ${file}`);
+    for (const kind of ['single-fact', 'how-to', 'list', 'multi-hop', 'comparison', 'calculation', 'yes-no'])
+      assert.ok(
+        questions.some((q) => q.kind === kind),
+        kind,
+      );
+    assert.equal(questions.filter((q) => q.notFound).length, 8);
   });
 });

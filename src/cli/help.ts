@@ -91,7 +91,8 @@ export function groupSpecs(group: string): CommandSpec[] {
 
 /** `dossier <command> --help`: what it does, its usage, every option with its default, the common options, examples. */
 export function commandHelp(spec: CommandSpec, colors: Colors): string {
-  const lines = [`dossier ${spec.name} — ${spec.summary}`, '', colors.bold('Usage:'), ...usageLines(`dossier ${usageLine(spec)}`, '  ')];
+  const [title, ...rest] = wrap(`dossier ${spec.name} — ${spec.summary}`, WIDTH);
+  const lines = [title, ...rest.map((line) => `  ${line}`), '', colors.bold('Usage:'), ...usageLines(`dossier ${usageLine(spec)}`, '  ')];
   for (const form of spec.forms ?? []) lines.push(...columns(`  dossier ${form.usage}`, form.summary, COLUMN));
   if (spec.details) lines.push('', ...wrap(spec.details, WIDTH));
   lines.push('', colors.bold('Options:'), ...(spec.options.length ? optionRows(spec.options) : ['  none besides those below']));

@@ -86,7 +86,7 @@ describe('dossier CLI contracts', () => {
         [['ask', 'x', '--max-steps', '0'], /--max-steps must be an integer from 1 to 100, got "0"/],
         [['ask', 'x', '--timeout', 'soon'], /--timeout must be a number/],
         [['replay', 'a.jsonl', 'b.jsonl'], /unexpected argument "b.jsonl"/],
-        [['search', 'x', '--frobnicate'], /Unknown option '--frobnicate'/],
+        [['search', 'x', '--frobnicate'], /unknown option --frobnicate for "dossier search"/],
         [['ingest', corpus, '--metadata', 'novalue'], /--metadata must be key=value/],
       ];
       for (const [args, message] of cases) {

@@ -220,3 +220,24 @@ describe('dossier ingest: folders', () => {
     }
   });
 });
+
+describe('dossier ingest --strict', () => {
+  it('a failed file leaves the exit code 0 without --strict and makes it 1 with it, naming the file', async () => {
+    const { dir, cleanup } = tempDir();
+    try {
+      const files = join(dir, 'notes');
+      mkdirSync(files);
+      writeFileSync(join(files, 'good.md'), '# Good\n\nThe pump moves 40 litres per minute.\n');
+      writeFileSync(join(files, 'broken.json'), '{"not": json');
+      const lenient = await runCli(['ingest', files, '--db', join(dir, 'a.db'), '--json']);
+      assert.equal(lenient.status, 0, lenient.stderr);
+      assert.deepEqual([lenient.json.ingested, lenient.json.failed.length], [1, 1]);
+      const strict = await runCli(['ingest', files, '--db', join(dir, 'b.db'), '--strict']);
+      assert.equal(strict.status, 1);
+      assert.match(strict.stderr, /^dossier: 1 failed with --strict \(first: .*broken\.json: /m);
+      assert.match(strict.stdout, /ingested 1/, 'the good file is still ingested');
+    } finally {
+      cleanup();
+    }
+  });
+});

@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { FINISH_REASONS } from '../src/protocol/events.ts';
 import { DOCS_DEV_CORPUS, loadDocsQuestions, type DocsQuestion } from '../src/eval/docs.ts';
 import { runDocsEval } from '../src/eval/index.ts';
-import { judge, type JudgedRun } from '../src/eval/regression.ts';
+import { abstentionScore, judge, type JudgedRun } from '../src/eval/regression.ts';
 import { REPO_ROOT, runCli, tempDir } from './helpers.ts';
 
 /** Two tiny corpora that disagree on the same fact: a question that searched the other corpus would show it. */
@@ -64,6 +64,7 @@ describe('docs evaluation (eval docs)', () => {
     assert.deepEqual(
       Object.keys(report).sort(),
       [
+        'abstention',
         'answerPassRate',
         'byCorpus',
         'byKind',
@@ -104,6 +105,7 @@ describe('docs evaluation (eval docs)', () => {
     );
     for (const outcome of report.outcomes) {
       assert.deepEqual(Object.keys(outcome).sort(), [
+        'abstained',
         'answer',
         'answerPass',
         'answeredBy',
@@ -117,8 +119,11 @@ describe('docs evaluation (eval docs)', () => {
         'modelCalls',
         'questionRule',
         'toolCalls',
+        'unanswerable',
         'unresolved',
       ]);
+      assert.equal(outcome.abstained, outcome.finishReason === 'no-evidence', outcome.id);
+      assert.equal(outcome.unanswerable, outcome.id === 'beta-none', outcome.id);
       assert.ok(FINISH_REASONS.includes(outcome.finishReason as never), outcome.finishReason);
       assert.ok(outcome.answeredBy && /^[a-z:-]+$/.test(outcome.answeredBy), `names the answerer that answered, got ${outcome.answeredBy}`);
       assert.ok(
@@ -130,6 +135,46 @@ describe('docs evaluation (eval docs)', () => {
     const rate = report.outcomes.find((o) => o.id === 'beta-rate')!;
     assert.ok(!rate.answer.includes('40'), rate.answer);
     assert.equal(report.unresolvedCitations, 0);
+    // Abstention is counted against the one notFound question, overall and per corpus.
+    const abstained = report.outcomes.filter((o) => o.abstained);
+    assert.equal(report.abstention.unanswerable, 1);
+    assert.equal(report.abstention.answerable, 2);
+    assert.equal(report.abstention.abstained, abstained.length);
+    assert.equal(report.abstention.wrongAbstentions, abstained.filter((o) => o.id !== 'beta-none').length);
+    assert.equal(report.byCorpus.alpha.abstention.unanswerable, 0);
+    assert.equal(report.byCorpus.beta.abstention.unanswerable, 1);
+  });
+
+  it('abstention recall is over the unanswerable questions, precision over the runs that abstained', () => {
+    const outcome = (unanswerable: boolean, abstained: boolean) => ({ unanswerable, abstained });
+    const score = abstentionScore([
+      outcome(true, true),
+      outcome(true, true),
+      outcome(true, false),
+      outcome(false, true),
+      outcome(false, false),
+      outcome(false, false),
+      outcome(false, false),
+    ]);
+    assert.deepEqual(score, {
+      unanswerable: 3,
+      answerable: 4,
+      abstained: 3,
+      recall: 0.667,
+      precision: 0.667,
+      wrongAbstentions: 1,
+      wrongAbstentionRate: 0.25,
+    });
+    // Nothing to find and nothing abstained: neither figure is penalised.
+    assert.deepEqual(abstentionScore([outcome(false, false)]), {
+      unanswerable: 0,
+      answerable: 1,
+      abstained: 0,
+      recall: 1,
+      precision: 1,
+      wrongAbstentions: 0,
+      wrongAbstentionRate: 0,
+    });
   });
 
   it('the CLI prints per-question lines with answers, per-kind rows and a summary; --json prints the report', async () => {
@@ -142,6 +187,10 @@ describe('docs evaluation (eval docs)', () => {
     assert.match(
       human.stdout,
       /^3 questions \(offline\): answers [\d.]+, citation hit rate [\d.]+, tool calls [\d.]+, unresolved citations \d+$/m,
+    );
+    assert.match(
+      human.stdout,
+      /^abstention: recall [\d.]+ \([01]\/1 unanswerable abstained\), precision [\d.]+ \(of \d+ abstentions\), wrong abstentions \d\/2 answerable$/m,
     );
     const json = await runCli(['eval', 'docs', set.file, '--corpus', set.root, '--json']);
     assert.equal(json.status, 0, json.stderr);
@@ -183,6 +232,10 @@ describe('docs evaluation (eval docs)', () => {
     assert.equal(judge(question, run('The default timeout is 5 minutes.')).answerPass, false);
     assert.equal(judge(question, run('timeout 5 seconds', ['/x/b.md'])).citationHit, 0.5);
     assert.equal(judge(question, run('timeout 5 seconds', ['/x/a.md', '/y/c.md'])).citationHit, 1);
+    // Saying "not found" is no answer, even when the sentence echoes the expected strings.
+    const abstained = { ...run('Not found in the documents: the timeout of 5 seconds.'), finishReason: 'no-evidence' as const };
+    assert.equal(judge(question, abstained).answerPass, false);
+    assert.equal(judge(question, abstained).abstained, true);
   });
 });
 
@@ -240,5 +293,60 @@ describe('the held-out docs set (eval/docs-heldout/questions.json)', () => {
         kind,
       );
     }
+  });
+});
+
+/** Base names of every file under `dir`. */
+function baseNames(dir: string, into = new Set<string>()): Set<string> {
+  for (const name of readdirSync(dir)) statSync(join(dir, name)).isDirectory() ? baseNames(join(dir, name), into) : into.add(name);
+  return into;
+}
+
+describe('the Starlette/Black development set (eval/docs-starlette-black/questions.json)', () => {
+  const questions = loadDocsQuestions(join(REPO_ROOT, 'eval', 'docs-starlette-black', 'questions.json'));
+  const missing = existsSync(join(DOCS_DEV_CORPUS, 'starlette')) ? false : `${DOCS_DEV_CORPUS}/starlette is absent`;
+
+  it('holds the 24 questions of the data file, answerable ones with answers and citations', () => {
+    assert.equal(questions.length, 24);
+    assert.deepEqual([...new Set(questions.map((q) => q.corpus))].sort(), ['black', 'starlette']);
+    for (const q of questions) {
+      if (q.kind === 'unanswerable') assert.ok(q.notFound && !q.answerContains, q.id);
+      else assert.ok(!q.notFound && q.answerContains?.length && q.cites?.length, q.id);
+    }
+  });
+
+  it('asks the data file’s questions and cites files of their corpus', { skip: missing }, () => {
+    const rows = readFileSync(join(DOCS_DEV_CORPUS, 'questions-starlette-black.jsonl'), 'utf8')
+      .split('\n')
+      .filter((line) => line.trim())
+      .map((line) => JSON.parse(line) as { id: string; question: string });
+    assert.deepEqual(
+      questions.map((q) => [q.id, q.question]),
+      rows.map((r) => [r.id, r.question]),
+    );
+    for (const corpus of ['starlette', 'black']) {
+      const files = baseNames(join(DOCS_DEV_CORPUS, corpus));
+      for (const q of questions.filter((q) => q.corpus === corpus))
+        for (const file of (q.cites ?? []).flat()) assert.ok(files.has(file), `${q.id}: ${file}`);
+    }
+  });
+});
+
+describe('the held-out Uvicorn set (eval/docs-heldout-uvicorn)', () => {
+  const root = join(REPO_ROOT, 'eval', 'docs-heldout-uvicorn');
+
+  it('ships its corpus with the license, cites files that exist there, and has every kind with 8 unanswerable', () => {
+    const questions = loadDocsQuestions(join(root, 'questions.json'));
+    assert.equal(questions.length, 30);
+    assert.deepEqual([...new Set(questions.map((q) => q.corpus))], ['uvicorn']);
+    const files = baseNames(join(root, 'corpus', 'uvicorn'));
+    assert.ok(files.has('LICENSE.md'));
+    for (const q of questions) for (const file of (q.cites ?? []).flat()) assert.ok(files.has(file), `${q.id}: ${file}`);
+    for (const kind of ['single-fact', 'how-to', 'list', 'multi-hop', 'comparison', 'calculation', 'yes-no'])
+      assert.ok(
+        questions.some((q) => q.kind === kind),
+        kind,
+      );
+    assert.equal(questions.filter((q) => q.notFound).length, 8);
   });
 });

@@ -169,3 +169,35 @@ describe('held-out hygiene: HotpotQA questions 100–499', () => {
     assert.deepEqual(found, [], 'golden outputs hold development answers only');
   });
 });
+
+/** The held-out documentation sets: their question texts may be read from their files only, never written into code or tests. */
+const HELD_OUT_DOCS_SETS = ['eval/docs-heldout-uvicorn/questions.json', 'eval/docs-heldout/questions.json'];
+const CODE_DIRS = ['src/', 'test/', 'scripts/', 'bench/'];
+/** A run of this many words of a held-out docs question counts as the question (they are short). */
+const DOCS_RUN = 8;
+
+describe('held-out hygiene: the held-out documentation sets', () => {
+  it('no held-out docs question, whole or as a run of words, in code or tests', { skip: gitMissing }, () => {
+    const questions = HELD_OUT_DOCS_SETS.flatMap((set) =>
+      (JSON.parse(readFileSync(join(REPO_ROOT, set), 'utf8')) as { id: string; question: string }[]).map((q) => ({
+        set,
+        id: q.id,
+        words: wordsOf(q.question),
+      })),
+    );
+    assert.ok(questions.length >= 60, `only ${questions.length} held-out docs questions read`);
+    const phrases = questions.flatMap((q) =>
+      (q.words.length <= DOCS_RUN ? [q.words.join(' ')] : runsOf(q.words, DOCS_RUN)).map((phrase) => ({ phrase, q })),
+    );
+    const code = repositoryFiles().filter((path) => CODE_DIRS.some((dir) => path.startsWith(dir)));
+    assert.ok(code.length > 50, `only ${code.length} files found to search`);
+    const found = new Set<string>();
+    for (const path of code) {
+      const text = textOf(path);
+      if (text === undefined) continue;
+      const words = ` ${wordsOf(text).join(' ')} `;
+      for (const { phrase, q } of phrases) if (words.includes(` ${phrase} `)) found.add(`${path}: question ${q.id} of ${q.set}`);
+    }
+    assert.deepEqual([...found].sort(), [], 'held-out docs questions must not appear in code or tests: read them from their file');
+  });
+});

@@ -296,7 +296,7 @@ describe('reranking: the agent and the surfaces', () => {
       assert.match(help.stdout, /--reranker S/);
       assert.match(help.stdout, /cohere:<model>/);
       assert.match(help.stdout, /cohere-compatible:<model>/);
-      assert.match(help.stdout, /Offline there is\s+no reranker/);
+      assert.match(help.stdout, /Offline\s+there\s+is\s+no\s+reranker/);
     }
   });
 

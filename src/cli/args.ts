@@ -1,16 +1,19 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { commandSpec, GLOBAL_OPTIONS, type OptionSpec } from './command-specs.ts';
 import { UsageError } from './io.ts';
 
-/** Options every command takes. */
-export const COMMON_OPTIONS = {
-  db: { type: 'string' },
-  json: { type: 'boolean', default: false },
-  embedder: { type: 'string' },
-  reranker: { type: 'string' },
-  help: { type: 'boolean', short: 'h', default: false },
-} as const satisfies ParseArgsConfig['options'];
+export type ParseOptions = NonNullable<ParseArgsConfig['options']>;
 
-export type OptionSpec = NonNullable<ParseArgsConfig['options']>;
+/** node:util's option config for some option specs. */
+function parseConfig(specs: readonly OptionSpec[]): ParseOptions {
+  return Object.fromEntries(
+    specs.map((o) => [o.name, { type: o.type, ...(o.short ? { short: o.short } : {}), ...(o.multiple ? { multiple: true } : {}) }]),
+  ) as ParseOptions;
+}
+
+/** Options every command takes (command-specs.ts, GLOBAL_OPTIONS). */
+export const COMMON_OPTIONS: ParseOptions = parseConfig(GLOBAL_OPTIONS);
+
 export type Values = Record<string, string | boolean | string[] | undefined>;
 
 export interface Parsed {
@@ -24,22 +27,30 @@ export interface Parsed {
  */
 export function parse(
   argv: readonly string[],
-  options: OptionSpec,
+  command: string,
   positionals: { min?: number; max?: number; what?: string; missing?: string } = {},
 ): Parsed {
+  // The command's options are its spec's: what its help lists is exactly what it takes.
+  const options = { ...COMMON_OPTIONS, ...parseConfig(commandSpec(command).options) };
   const args = [...argv];
   for (let i = 0; i < args.length - 1; i++) {
     const name = args[i].startsWith('--') ? args[i].slice(2) : undefined;
-    if (name && (options[name] ?? COMMON_OPTIONS[name as keyof typeof COMMON_OPTIONS])?.type === 'string' && /^-\d/.test(args[i + 1])) {
+    if (name && options[name]?.type === 'string' && /^-\d/.test(args[i + 1])) {
       args.splice(i, 2, `--${name}=${args[i + 1]}`);
     }
   }
   let parsed: Parsed;
   try {
-    const result = parseArgs({ args, options: { ...COMMON_OPTIONS, ...options }, allowPositionals: true, strict: true });
+    const result = parseArgs({ args, options, allowPositionals: true, strict: true });
     parsed = { values: result.values as Values, positionals: result.positionals };
   } catch (error) {
-    throw new UsageError((error as Error).message.split('\n')[0]);
+    const message = (error as Error).message.split('\n')[0];
+    const unknown = /^Unknown option '([^']+)'/.exec(message)?.[1];
+    throw new UsageError(
+      unknown
+        ? `unknown option ${unknown} for "dossier ${command}" (dossier ${command} --help lists its options)`
+        : `${message.replace(/\.$/, '')} (dossier ${command} --help)`,
+    );
   }
   const max = positionals.max ?? 0;
   if (parsed.positionals.length > max) {

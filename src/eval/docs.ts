@@ -5,7 +5,15 @@ import { assertCollectionName, type Dossier } from '../dossier.ts';
 import { DossierError } from '../errors/index.ts';
 import { configFromEnv } from '../config/index.ts';
 import type { ResolvedModel } from '../providers/index.ts';
-import { runRegression, score, type RegressionQuestion, type RegressionReport, type RegressionScore } from './regression.ts';
+import {
+  abstentionScore,
+  runRegression,
+  score,
+  type AbstentionScore,
+  type RegressionQuestion,
+  type RegressionReport,
+  type RegressionScore,
+} from './regression.ts';
 
 /**
  * Documentation development sets (eval/docs-dev/): questions a user would ask of a project's docs,
@@ -24,6 +32,7 @@ export interface DocsCorpusReport extends RegressionScore {
   chunks: number;
   /** Files the ingestion could not read (a line each). */
   failed: { path: string; error: string }[];
+  abstention: AbstentionScore;
 }
 
 export interface DocsReport extends RegressionReport {
@@ -129,12 +138,14 @@ export async function runDocs(
   for (const [name, { folder, failed }] of ingested) {
     const stats = await dossier.stats({ collections: [name] });
     const ids = new Set(questions.filter((question) => question.corpus === name).map((question) => question.id));
+    const outcomes = report.outcomes.filter((outcome) => ids.has(outcome.id));
     byCorpus[name] = {
       folder,
       documents: stats.documents,
       chunks: stats.chunks,
       failed,
-      ...score(report.outcomes.filter((outcome) => ids.has(outcome.id))),
+      ...score(outcomes),
+      abstention: abstentionScore(outcomes),
     };
   }
   return {
@@ -148,6 +159,7 @@ export async function runDocs(
     ...(report.modelCallsMean !== undefined ? { modelCallsMean: report.modelCallsMean } : {}),
     ...(report.inputTokensMean !== undefined ? { inputTokensMean: report.inputTokensMean } : {}),
     unresolvedCitations: report.unresolvedCitations,
+    abstention: report.abstention,
     byKind: report.byKind,
     byCorpus,
     outcomes: report.outcomes,

@@ -114,6 +114,20 @@ export const GOLDEN_SETS: readonly GoldenSet[] = [
       ).outcomes.map(answerOf),
   },
   {
+    // Starlette's and Black's docs: questions a new user asked (eval/docs-starlette-black).
+    name: 'docs-starlette-black',
+    needs: ['docs-dev/starlette', 'docs-dev/black'],
+    run: async (options) =>
+      (
+        await runDocsEval({
+          env: options.env,
+          file: join(EVAL_DIR, 'docs-starlette-black', 'questions.json'),
+          corpus: join(configFromEnv(options.env).dataDir, 'docs-dev'),
+          onProgress: options.onProgress,
+        })
+      ).outcomes.map(answerOf),
+  },
+  {
     name: 'research-dev',
     needs: ['docs-dev'],
     run: async (options) =>

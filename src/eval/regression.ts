@@ -47,6 +47,28 @@ export interface RegressionOutcome {
   /** The offline model's answerer that answered, and the rule that read the question (absent for other models). */
   answeredBy?: string;
   questionRule?: string;
+  /** The question is unanswerable (`notFound`), and whether the run abstained (finish reason `no-evidence`). */
+  unanswerable: boolean;
+  abstained: boolean;
+}
+
+/**
+ * How well a run's abstentions match the unanswerable questions. An abstention is a run that ends
+ * with finish reason `no-evidence`, the signal the judge reads for a `notFound` question.
+ */
+export interface AbstentionScore {
+  /** Questions marked `notFound`, and all the others. */
+  unanswerable: number;
+  answerable: number;
+  /** Runs that abstained, of either kind. */
+  abstained: number;
+  /** Share of unanswerable questions whose run abstained (1 when there are none). */
+  recall: number;
+  /** Share of abstentions that were on unanswerable questions (1 when nothing abstained). */
+  precision: number;
+  /** Answerable questions whose run abstained, and their share of the answerable ones. */
+  wrongAbstentions: number;
+  wrongAbstentionRate: number;
 }
 
 export interface RegressionScore {
@@ -61,6 +83,7 @@ export interface RegressionScore {
 }
 
 export interface RegressionReport extends RegressionScore {
+  abstention: AbstentionScore;
   byKind: Record<string, RegressionScore>;
   outcomes: RegressionOutcome[];
 }
@@ -92,7 +115,9 @@ export function judge(question: RegressionQuestion, result: JudgedRun): Regressi
   // The run says it found nothing (finish reason `no-evidence`, nothing cited), whatever the words.
   if (question.notFound) answerPass = result.finishReason === 'no-evidence' && result.citations.length === 0;
   else {
+    // A run that abstained did not answer, even when its "not found" sentence repeats the expected terms.
     answerPass =
+      result.finishReason !== 'no-evidence' &&
       (question.answerContains ?? []).every((expected) => alternatives(expected).some(appears)) &&
       !(question.answerNotContains ?? []).some(appears);
   }
@@ -115,6 +140,8 @@ export function judge(question: RegressionQuestion, result: JudgedRun): Regressi
     cited: result.citations.map(citedAs),
     ...(result.answeredBy ? { answeredBy: result.answeredBy } : {}),
     ...(result.questionRule ? { questionRule: result.questionRule } : {}),
+    unanswerable: question.notFound === true,
+    abstained: result.finishReason === 'no-evidence',
   };
 }
 
@@ -138,11 +165,29 @@ export function score(outcomes: readonly RegressionOutcome[]): RegressionScore {
   };
 }
 
-/** The report over judged outcomes: overall, then by kind (in the order kinds first appear). */
+/** Abstention precision and recall over some outcomes (see AbstentionScore). */
+export function abstentionScore(outcomes: readonly Pick<RegressionOutcome, 'unanswerable' | 'abstained'>[]): AbstentionScore {
+  const unanswerable = outcomes.filter((o) => o.unanswerable).length;
+  const abstained = outcomes.filter((o) => o.abstained).length;
+  const rightly = outcomes.filter((o) => o.unanswerable && o.abstained).length;
+  const wrongAbstentions = abstained - rightly;
+  const answerable = outcomes.length - unanswerable;
+  return {
+    unanswerable,
+    answerable,
+    abstained,
+    recall: unanswerable ? round(rightly / unanswerable) : 1,
+    precision: abstained ? round(rightly / abstained) : 1,
+    wrongAbstentions,
+    wrongAbstentionRate: answerable ? round(wrongAbstentions / answerable) : 0,
+  };
+}
+
+/** The report over judged outcomes: overall, abstention, then by kind (in the order kinds first appear). */
 export function summarize(outcomes: RegressionOutcome[]): RegressionReport {
   const byKind: RegressionReport['byKind'] = {};
   for (const kind of new Set(outcomes.map((o) => o.kind))) byKind[kind] = score(outcomes.filter((o) => o.kind === kind));
-  return { ...score(outcomes), byKind, outcomes };
+  return { ...score(outcomes), abstention: abstentionScore(outcomes), byKind, outcomes };
 }
 
 export async function runRegression<Q extends RegressionQuestion>(

@@ -104,23 +104,7 @@ function exitCodeOf(result: AskResult, context: CommandContext): number {
 }
 
 export async function ask(argv: string[], context: CommandContext): Promise<number> {
-  const { values, positionals } = parse(
-    argv,
-    {
-      mode: { type: 'string', short: 'm' },
-      model: { type: 'string' },
-      'max-steps': { type: 'string' },
-      'context-tokens': { type: 'string' },
-      timeout: { type: 'string' },
-      trace: { type: 'string' },
-      collection: { type: 'string', short: 'c', multiple: true },
-      tools: { type: 'string' },
-      'reasoning-model': { type: 'string' },
-      'critique-model': { type: 'string' },
-      config: { type: 'string' },
-    },
-    { max: Infinity },
-  );
+  const { values, positionals } = parse(argv, 'ask', { max: Infinity });
   const question = positionals.join(' ');
   if (!question.trim()) throw new UsageError('ask needs a question');
   const mode = stringOption(values, 'mode') ?? 'rag';
@@ -177,11 +161,12 @@ function runsDirFor(values: Values, context: CommandContext): string {
 
 /** `dossier approve <runId> [--deny] [--by NAME] [--note TEXT]`: decides a run paused for approval. */
 export async function approve(argv: string[], context: CommandContext): Promise<number> {
-  const { values, positionals } = parse(
-    argv,
-    { deny: { type: 'boolean' }, by: { type: 'string' }, note: { type: 'string' } },
-    { min: 1, max: 1, what: 'run id', missing: 'approve needs the run id of a paused run (from ask: finish reason needs-approval)' },
-  );
+  const { values, positionals } = parse(argv, 'approve', {
+    min: 1,
+    max: 1,
+    what: 'run id',
+    missing: 'approve needs the run id of a paused run (from ask: finish reason needs-approval)',
+  });
   const by = stringOption(values, 'by') ?? context.io.env.USER ?? userInfo().username;
   // Deciding writes only the runs folder, never the index.
   return withIndex(values, context, 'read', async (dossier) => {
@@ -202,11 +187,12 @@ export async function approve(argv: string[], context: CommandContext): Promise<
 }
 
 export async function replay(argv: string[], context: CommandContext): Promise<number> {
-  const { values, positionals } = parse(
-    argv,
-    {},
-    { min: 1, max: 1, what: 'trace file', missing: 'replay needs a trace file (from ask --trace)' },
-  );
+  const { values, positionals } = parse(argv, 'replay', {
+    min: 1,
+    max: 1,
+    what: 'trace file',
+    missing: 'replay needs a trace file (from ask --trace)',
+  });
   return withIndex(values, context, 'read', async (dossier) => {
     const result = await dossier.replay(positionals[0], { onEvent: context.json ? undefined : humanListener(context) });
     if (context.json) context.printJson(result);

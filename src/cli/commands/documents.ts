@@ -6,11 +6,7 @@ import { progressBar, UsageError, type CommandContext } from '../io.ts';
 import { openIndex, withIndex } from './open.ts';
 
 export async function list(argv: string[], context: CommandContext): Promise<number> {
-  const { values } = parse(argv, {
-    collection: { type: 'string', short: 'c', multiple: true },
-    limit: { type: 'string' },
-    offset: { type: 'string' },
-  });
+  const { values } = parse(argv, 'list');
   const limit = intOption(values, 'limit', 1_000_000, 1, 1_000_000);
   const offset = intOption(values, 'offset', 0, 0, 1_000_000_000);
   return withIndex(values, context, 'read', async (dossier) => {
@@ -30,7 +26,7 @@ export async function list(argv: string[], context: CommandContext): Promise<num
 }
 
 export async function stats(argv: string[], context: CommandContext): Promise<number> {
-  const { values } = parse(argv, {});
+  const { values } = parse(argv, 'stats');
   return withIndex(values, context, 'read', async (dossier) => {
     const result = await dossier.stats();
     const collections = await dossier.collections();
@@ -47,11 +43,11 @@ export async function stats(argv: string[], context: CommandContext): Promise<nu
 }
 
 export async function remove(argv: string[], context: CommandContext): Promise<number> {
-  const { values, positionals } = parse(
-    argv,
-    {},
-    { min: 1, max: Infinity, missing: 'delete needs at least one document id (see list or search)' },
-  );
+  const { values, positionals } = parse(argv, 'delete', {
+    min: 1,
+    max: Infinity,
+    missing: 'delete needs at least one document id (see list or search)',
+  });
   const ids = positionals.map((raw) => {
     const id = Number(raw);
     if (!/^\d+$/.test(raw) || !Number.isSafeInteger(id) || id <= 0) throw new UsageError(`not a document id: "${raw}"`);
@@ -75,7 +71,7 @@ export async function remove(argv: string[], context: CommandContext): Promise<n
  * With them: the whole index moves to another store (migrateAcross).
  */
 export async function migrate(argv: string[], context: CommandContext): Promise<number> {
-  const { values } = parse(argv, { from: { type: 'string' }, to: { type: 'string' } });
+  const { values } = parse(argv, 'migrate');
   const from = stringOption(values, 'from');
   const to = stringOption(values, 'to');
   if (from !== undefined || to !== undefined) {

@@ -2,12 +2,21 @@ import { intOption, parse, stringOption, type Values } from '../args.ts';
 import { progressBar, UsageError, type CommandContext } from '../io.ts';
 import { modeOption } from './search.ts';
 import { EVAL_MODES, type EvalMode } from '../../eval/run-question.ts';
+import type { AbstentionScore } from '../../eval/regression.ts';
 
 /** `--mode rag|research` of the question-answering evaluations. */
 function agentMode(values: Values): EvalMode {
   const mode = stringOption(values, 'mode') ?? 'rag';
   if (!EVAL_MODES.includes(mode as EvalMode)) throw new UsageError(`--mode must be rag or research, got "${mode}"`);
   return mode as EvalMode;
+}
+
+/** The abstention line of a question-answering report: recall and precision against the `notFound` questions. */
+function abstentionLine(a: AbstentionScore): string {
+  return (
+    `abstention: recall ${a.recall} (${a.abstained - a.wrongAbstentions}/${a.unanswerable} unanswerable abstained), ` +
+    `precision ${a.precision} (of ${a.abstained} abstentions), wrong abstentions ${a.wrongAbstentions}/${a.answerable} answerable`
+  );
 }
 
 /** One progress bar per phase of an evaluation. */
@@ -33,11 +42,12 @@ export async function evaluate(argv: string[], context: CommandContext): Promise
   const env = context.io.env;
   try {
     if (kind === 'beir') {
-      const { values, positionals } = parse(
-        rest,
-        { split: { type: 'string' }, mode: { type: 'string', short: 'm' } },
-        { min: 1, max: 1, what: 'BEIR dataset folder', missing: 'eval beir needs a BEIR dataset folder' },
-      );
+      const { values, positionals } = parse(rest, 'eval beir', {
+        min: 1,
+        max: 1,
+        what: 'BEIR dataset folder',
+        missing: 'eval beir needs a BEIR dataset folder',
+      });
       const result = await evals.runBeirEval({
         directory: positionals[0],
         split: stringOption(values, 'split') ?? 'test',
@@ -57,11 +67,12 @@ export async function evaluate(argv: string[], context: CommandContext): Promise
       return 0;
     }
     if (kind === 'context') {
-      const { values, positionals } = parse(
-        rest,
-        { answers: { type: 'string' }, corpus: { type: 'string' }, limit: { type: 'string' }, offset: { type: 'string' } },
-        { min: 1, max: 1, what: 'questions file', missing: 'eval context needs a questions file: a docs set (.json) or HotpotQA (.jsonl)' },
-      );
+      const { values, positionals } = parse(rest, 'eval context', {
+        min: 1,
+        max: 1,
+        what: 'questions file',
+        missing: 'eval context needs a questions file: a docs set (.json) or HotpotQA (.jsonl)',
+      });
       const report = await evals.runContextEvalCommand({
         file: positionals[0],
         answers: stringOption(values, 'answers'),
@@ -84,11 +95,12 @@ export async function evaluate(argv: string[], context: CommandContext): Promise
       return 0;
     }
     if (kind === 'hotpotqa') {
-      const { values, positionals } = parse(
-        rest,
-        { limit: { type: 'string' }, offset: { type: 'string' }, model: { type: 'string' }, mode: { type: 'string', short: 'm' } },
-        { min: 1, max: 1, what: 'HotpotQA file', missing: 'eval hotpotqa needs a HotpotQA .jsonl file' },
-      );
+      const { values, positionals } = parse(rest, 'eval hotpotqa', {
+        min: 1,
+        max: 1,
+        what: 'HotpotQA file',
+        missing: 'eval hotpotqa needs a HotpotQA .jsonl file',
+      });
       const result = await evals.runHotpotEval({
         file: positionals[0],
         limit: values.limit === undefined ? undefined : intOption(values, 'limit', 500, 1, 1_000_000),
@@ -113,11 +125,7 @@ export async function evaluate(argv: string[], context: CommandContext): Promise
       return 0;
     }
     if (kind === 'regression') {
-      const { values, positionals } = parse(
-        rest,
-        { model: { type: 'string' }, mode: { type: 'string', short: 'm' } },
-        { max: 1, what: 'regression folder' },
-      );
+      const { values, positionals } = parse(rest, 'eval regression', { max: 1, what: 'regression folder' });
       const report = await evals.runRegressionEval({
         directory: positionals[0],
         model: stringOption(values, 'model'),
@@ -134,15 +142,12 @@ export async function evaluate(argv: string[], context: CommandContext): Promise
         context.print(
           `${report.questions} questions: answers ${report.answerPassRate}, citation hit rate ${report.citationHitRate}, tool calls ${report.toolCallsMean}, unresolved citations ${report.unresolvedCitations}`,
         );
+        context.print(abstentionLine(report.abstention));
       }
       return 0;
     }
     if (kind === 'research-dev') {
-      const { values, positionals } = parse(
-        rest,
-        { corpus: { type: 'string' }, model: { type: 'string' }, mode: { type: 'string', short: 'm' } },
-        { max: 1, what: 'questions file' },
-      );
+      const { values, positionals } = parse(rest, 'eval research-dev', { max: 1, what: 'questions file' });
       const report = await evals.runResearchDevEval({
         file: positionals[0],
         corpus: stringOption(values, 'corpus'),
@@ -170,11 +175,7 @@ export async function evaluate(argv: string[], context: CommandContext): Promise
       return 0;
     }
     if (kind === 'docs') {
-      const { values, positionals } = parse(
-        rest,
-        { corpus: { type: 'string' }, model: { type: 'string' }, mode: { type: 'string', short: 'm' } },
-        { max: 1, what: 'questions file' },
-      );
+      const { values, positionals } = parse(rest, 'eval docs', { max: 1, what: 'questions file' });
       const report = await evals.runDocsEval({
         file: positionals[0],
         corpus: stringOption(values, 'corpus'),
@@ -219,6 +220,7 @@ export async function evaluate(argv: string[], context: CommandContext): Promise
         context.print(
           `${report.questions} questions (${report.model}): answers ${report.answerPassRate}, citation hit rate ${report.citationHitRate}, tool calls ${report.toolCallsMean}, unresolved citations ${report.unresolvedCitations}`,
         );
+        context.print(abstentionLine(report.abstention));
       }
       return 0;
     }

@@ -5,19 +5,11 @@ import { progressBar, UsageError, type CommandContext } from '../io.ts';
 import { withIndex } from './open.ts';
 
 export async function ingest(argv: string[], context: CommandContext): Promise<number> {
-  const { values, positionals } = parse(
-    argv,
-    {
-      collection: { type: 'string', short: 'c' },
-      model: { type: 'string' },
-      metadata: { type: 'string', multiple: true },
-      'metadata-json': { type: 'string' },
-      sync: { type: 'boolean', default: false },
-      queue: { type: 'boolean', default: false },
-      'no-ocr': { type: 'boolean', default: false },
-    },
-    { min: 1, max: Infinity, missing: 'ingest needs at least one file, folder or glob' },
-  );
+  const { values, positionals } = parse(argv, 'ingest', {
+    min: 1,
+    max: Infinity,
+    missing: 'ingest needs at least one file, folder or glob',
+  });
   // --metadata k=v wins over the same key in --metadata-json.
   const fromJson = jsonOption(values, 'metadata-json');
   const pairs = metadataOption(values);
@@ -73,6 +65,11 @@ export async function ingest(argv: string[], context: CommandContext): Promise<n
     if (report.ingested + report.skipped === 0 && report.failed.length > 0) {
       const [first] = report.failed;
       io.stderr.write(`dossier: nothing was ingested; ${report.failed.length} failed (first: ${first.path}: ${first.error})\n`);
+      return 1;
+    }
+    if (values.strict === true && report.failed.length > 0) {
+      const [first] = report.failed;
+      io.stderr.write(`dossier: ${report.failed.length} failed with --strict (first: ${first.path}: ${first.error})\n`);
       return 1;
     }
     return 0;

@@ -9,11 +9,7 @@ import { openIndex } from './open.ts';
  * carries only the protocol, so everything else (including failures) goes to stderr.
  */
 export async function mcp(argv: string[], context: CommandContext): Promise<number> {
-  const { values } = parse(argv, {
-    collection: { type: 'string', short: 'c', multiple: true },
-    model: { type: 'string' },
-    config: { type: 'string' },
-  });
+  const { values } = parse(argv, 'mcp');
   const policy = loadPolicy(stringOption(values, 'config') ?? configFromEnv(context.io.env).configFile);
   const dossier = await openIndex(values, context, 'read');
   try {

@@ -11,11 +11,12 @@ async function readAll(stream: NonNullable<CliIo['stdin']>): Promise<string> {
 
 /** `dossier python <file|-> [--timeout-ms N] [--memory-mb N]`: runs the code in the sandbox research mode uses. */
 export async function python(argv: string[], context: CommandContext): Promise<number> {
-  const { values, positionals } = parse(
-    argv,
-    { 'timeout-ms': { type: 'string' }, 'memory-mb': { type: 'string' } },
-    { min: 1, max: 1, what: 'file', missing: 'python needs a file to run, or - for stdin' },
-  );
+  const { values, positionals } = parse(argv, 'python', {
+    min: 1,
+    max: 1,
+    what: 'file',
+    missing: 'python needs a file to run, or - for stdin',
+  });
   const timeoutMs = intOption(values, 'timeout-ms', PYTHON_DEFAULTS.timeoutMs, ...PYTHON_LIMITS.timeoutMs);
   const memoryMb = intOption(values, 'memory-mb', PYTHON_DEFAULTS.memoryMb, ...PYTHON_LIMITS.memoryMb);
   const [file] = positionals;

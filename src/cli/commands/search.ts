@@ -10,16 +10,7 @@ export function modeOption(values: Values, fallback: SearchMode): SearchMode {
 }
 
 export async function search(argv: string[], context: CommandContext): Promise<number> {
-  const { values, positionals } = parse(
-    argv,
-    {
-      mode: { type: 'string', short: 'm' },
-      k: { type: 'string' },
-      collection: { type: 'string', short: 'c', multiple: true },
-      filter: { type: 'string' },
-    },
-    { max: Infinity },
-  );
+  const { values, positionals } = parse(argv, 'search', { max: Infinity });
   const query = positionals.join(' ');
   if (!query.trim()) throw new UsageError('search needs a query');
   const mode = modeOption(values, 'hybrid');

@@ -11,14 +11,7 @@ function dbOf(values: Values, context: CommandContext): string {
 
 /** `dossier serve [--host H] [--port P] [--auth none|keys] [--config FILE] [--workers N]`: the HTTP API, MCP and the web page; on PostgreSQL, N queue workers (default 1). */
 export async function serve(argv: string[], context: CommandContext): Promise<number> {
-  const { values } = parse(argv, {
-    host: { type: 'string' },
-    port: { type: 'string' },
-    auth: { type: 'string' },
-    config: { type: 'string' },
-    model: { type: 'string' },
-    workers: { type: 'string' },
-  });
+  const { values } = parse(argv, 'serve');
   const auth = stringOption(values, 'auth') ?? 'none';
   if (auth !== 'none' && auth !== 'keys') throw new UsageError(`--auth must be none or keys, got "${auth}"`);
   const port = intOption(values, 'port', 8787, 0, 65535);
@@ -64,11 +57,12 @@ export async function serve(argv: string[], context: CommandContext): Promise<nu
 
 /** `dossier users create <name> [--admin]` → `{userId, apiKey}`. */
 export async function users(argv: string[], context: CommandContext): Promise<number> {
-  const { values, positionals } = parse(
-    argv,
-    { admin: { type: 'boolean' } },
-    { min: 2, max: 2, what: 'users create <name>', missing: 'usage: dossier users create <name> [--admin]' },
-  );
+  const { values, positionals } = parse(argv, 'users create', {
+    min: 2,
+    max: 2,
+    what: 'users create <name>',
+    missing: 'usage: dossier users create <name> [--admin]',
+  });
   if (positionals[0] !== 'create') throw new UsageError(`unknown users command "${positionals[0]}" (users create <name>)`);
   return withState(values, context, async (state) => {
     const user = await state.createUser(positionals[1], { admin: values.admin === true });
@@ -80,11 +74,12 @@ export async function users(argv: string[], context: CommandContext): Promise<nu
 
 /** `dossier keys create --user NAME` → `{apiKey}`. */
 export async function keys(argv: string[], context: CommandContext): Promise<number> {
-  const { values, positionals } = parse(
-    argv,
-    { user: { type: 'string' } },
-    { min: 1, max: 1, what: 'keys create', missing: 'usage: dossier keys create --user NAME' },
-  );
+  const { values, positionals } = parse(argv, 'keys create', {
+    min: 1,
+    max: 1,
+    what: 'keys create',
+    missing: 'usage: dossier keys create --user NAME',
+  });
   if (positionals[0] !== 'create') throw new UsageError(`unknown keys command "${positionals[0]}" (keys create --user NAME)`);
   const name = stringOption(values, 'user');
   if (!name) throw new UsageError('keys create needs --user NAME');
@@ -99,16 +94,12 @@ export async function keys(argv: string[], context: CommandContext): Promise<num
 
 /** `dossier collections grant <collection> <user> --role reader|writer|owner` → `{collection, user, role}`. */
 export async function collections(argv: string[], context: CommandContext): Promise<number> {
-  const { values, positionals } = parse(
-    argv,
-    { role: { type: 'string' } },
-    {
-      min: 3,
-      max: 3,
-      what: 'collections grant <collection> <user>',
-      missing: 'usage: dossier collections grant <collection> <user> --role reader|writer|owner',
-    },
-  );
+  const { values, positionals } = parse(argv, 'collections grant', {
+    min: 3,
+    max: 3,
+    what: 'collections grant <collection> <user>',
+    missing: 'usage: dossier collections grant <collection> <user> --role reader|writer|owner',
+  });
   if (positionals[0] !== 'grant')
     throw new UsageError(`unknown collections command "${positionals[0]}" (collections grant <collection> <user> --role R)`);
   const role = stringOption(values, 'role') ?? 'reader';
@@ -149,7 +140,7 @@ async function withState(
  * `--json` a summary at the end.
  */
 export async function worker(argv: string[], context: CommandContext): Promise<number> {
-  const { values } = parse(argv, { concurrency: { type: 'string' } });
+  const { values } = parse(argv, 'worker');
   const concurrency = intOption(values, 'concurrency', 1, 1, 64);
   const db = dbOf(values, context);
   const { isPostgresUrl, openServerState } = await import('../../server/state/index.ts');

@@ -15,7 +15,7 @@ export async function web(argv: string[], context: CommandContext): Promise<numb
 }
 
 async function search(argv: string[], context: CommandContext): Promise<number> {
-  const { values, positionals } = parse(argv, { limit: { type: 'string' } }, { max: Infinity });
+  const { values, positionals } = parse(argv, 'web search', { max: Infinity });
   const query = positionals.join(' ');
   if (!query.trim()) throw new UsageError('web search needs a query');
   const limit = intOption(values, 'limit', 5, 1, 50);
@@ -37,11 +37,7 @@ async function search(argv: string[], context: CommandContext): Promise<number> 
 }
 
 async function fetchCommand(argv: string[], context: CommandContext): Promise<number> {
-  const { values, positionals } = parse(
-    argv,
-    { 'max-bytes': { type: 'string' }, 'timeout-ms': { type: 'string' } },
-    { min: 1, max: 1, what: 'URL', missing: 'web fetch needs a URL' },
-  );
+  const { values, positionals } = parse(argv, 'web fetch', { min: 1, max: 1, what: 'URL', missing: 'web fetch needs a URL' });
   const page = await fetchPage(positionals[0], {
     maxBytes: intOption(values, 'max-bytes', FETCH_DEFAULTS.maxBytes, 1, 100 * 1024 * 1024),
     timeoutMs: intOption(values, 'timeout-ms', FETCH_DEFAULTS.timeoutMs, 1, 600_000),

@@ -8,6 +8,12 @@ import type { Block } from './types.ts';
  * and then to word windows for oversized pieces, and overlaps its neighbour by up to `overlapTokens`
  * of whole sentences. A chunk's text is exactly `documentText.slice(charStart, charEnd)`, so a
  * citation can point at the place it came from.
+ *
+ * A code block is laid out as a Markdown fence (```lang … ```), so every reader of chunk text (the
+ * offline reader, evidence cuts, the CLI, the web page) sees code as code. Code is cut only between
+ * lines: a block too big for a chunk is laid out as several fences, one per piece. The paragraph
+ * just before a code block (the sentence that introduces it, "Install it with:") goes into the
+ * code's chunk whenever the two fit together.
  */
 export interface ChunkOptions {
   maxTokens?: number;
@@ -29,6 +35,9 @@ interface Unit {
   section: number;
   /** First unit of a paragraph: packing prefers to break before these. */
   paragraphStart: boolean;
+  /** A fenced piece of a code block; `codeStart` for its first (or only) piece. */
+  code?: boolean;
+  codeStart?: boolean;
 }
 
 const segmenter = new Intl.Segmenter('en', { granularity: 'sentence' });
@@ -60,6 +69,22 @@ export function chunkBlocks(blocks: Block[], options: ChunkOptions = {}): Chunke
   };
 
   for (const block of blocks) {
+    if (block.type === 'code') {
+      codePieces(block.text, block.language, maxTokens).forEach((piece, n) => {
+        const start = append(piece.text);
+        units.push({
+          start,
+          end: start + piece.text.length,
+          tokens: piece.tokens,
+          page: block.page,
+          section,
+          paragraphStart: true,
+          code: true,
+          codeStart: n === 0,
+        });
+      });
+      continue;
+    }
     const text = block.text.replace(/\r\n?/g, '\n').trim();
     if (!text) continue;
     if (block.type === 'heading') {
@@ -88,6 +113,9 @@ export function chunkBlocks(blocks: Block[], options: ChunkOptions = {}): Chunke
       j++;
       tokens += units[j].tokens;
     }
+    // The paragraph that introduces a code block waits for the next chunk when it fits there with the code.
+    const introHeld = j > i && introFits(units, j, maxTokens);
+    if (introHeld) tokens -= units[j--].tokens;
     const first = units[i];
     const last = units[j];
     const pages = units
@@ -111,7 +139,7 @@ export function chunkBlocks(blocks: Block[], options: ChunkOptions = {}): Chunke
     if (j + 1 >= units.length) break;
     // Next chunk starts with trailing sentences of this one (same section only) up to the overlap budget.
     let next = j + 1;
-    if (units[next].section === first.section && overlapTokens > 0) {
+    if (!introHeld && units[next].section === first.section && overlapTokens > 0) {
       let overlap = 0;
       let k = j;
       while (k > i && !units[k].paragraphStart && overlap + units[k].tokens <= overlapTokens) {
@@ -123,6 +151,62 @@ export function chunkBlocks(blocks: Block[], options: ChunkOptions = {}): Chunke
     i = next;
   }
   return { text: documentText, chunks };
+}
+
+/** Unit `at` is prose right before the start of a code block in its section, and the two fit in one chunk. */
+function introFits(units: Unit[], at: number, maxTokens: number): boolean {
+  const intro = units[at];
+  const code = units[at + 1];
+  return !intro.code && code?.codeStart === true && code.section === intro.section && intro.tokens + code.tokens <= maxTokens;
+}
+
+/** A fence that no line of the code can close: longer than any backtick run that opens one of its lines. */
+function fenceFor(code: string): string {
+  let longest = 0;
+  for (const match of code.matchAll(/^[ \t]*(`{3,})/gm)) longest = Math.max(longest, match[1].length);
+  return '`'.repeat(Math.max(3, longest + 1));
+}
+
+/**
+ * A code block as fenced pieces of at most `maxTokens` tokens each, cut only between lines (a single
+ * line longer than a chunk is the one thing cut inside, at whitespace). Leading blank lines and
+ * trailing whitespace go; indentation stays.
+ */
+export function codePieces(source: string, language: string | undefined, maxTokens: number): { text: string; tokens: number }[] {
+  const code = source
+    .replace(/\r\n?/g, '\n')
+    .replace(/^(?:[ \t]*\n)+/, '')
+    .trimEnd();
+  if (!code.trim()) return [];
+  const fence = fenceFor(code);
+  const open = `${fence}${language ?? ''}`;
+  const overhead = countTokens(open) + countTokens(fence);
+  const fenced = (lines: string[], tokens: number) => ({ text: `${open}\n${lines.join('\n')}\n${fence}`, tokens: tokens + overhead });
+  const budget = Math.max(1, maxTokens - overhead);
+  const pieces: { text: string; tokens: number }[] = [];
+  let lines: string[] = [];
+  let tokens = 0;
+  const flush = () => {
+    // Blank lines at a cut belong to neither piece.
+    while (lines.length && !lines[lines.length - 1].trim()) lines.pop();
+    if (lines.some((line) => line.trim())) pieces.push(fenced(lines, tokens));
+    lines = [];
+    tokens = 0;
+  };
+  for (const line of code.split('\n')) {
+    const lineTokens = countTokens(line);
+    if (lineTokens > budget) {
+      flush();
+      for (const part of splitLong(line, 0, budget)) pieces.push(fenced([line.slice(part.start, part.end)], part.tokens));
+      continue;
+    }
+    if (tokens + lineTokens > budget) flush();
+    if (!lines.length && !line.trim()) continue;
+    lines.push(line);
+    tokens += lineTokens;
+  }
+  flush();
+  return pieces;
 }
 
 /** Sentence pieces of an oversized paragraph; sentences still too long become word windows. */

@@ -120,6 +120,13 @@ function centralSentences(input: DescribeInput, tokenizer: Tokenizer, skip: Set<
   scan: while (offset < limit) {
     let end = text.indexOf('\n\n', offset);
     if (end === -1) end = text.length;
+    const fence = text.startsWith('```', offset) ? /^`+/.exec(text.slice(offset, offset + 40))![0] : '';
+    if (fence) {
+      // A code block (the chunker fences them, blank lines and all) describes nothing in words.
+      const close = text.indexOf(`\n${fence}\n\n`, offset);
+      offset = close === -1 ? text.length : close + fence.length + 3;
+      continue;
+    }
     const paragraph = text.slice(offset, end);
     offset = end + 2;
     for (const segment of segmenter.segment(paragraph.includes('\n') ? paragraph.replace(LINE_WRAP, ' ') : paragraph)) {

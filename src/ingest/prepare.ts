@@ -44,6 +44,11 @@ export interface PreparedDocument {
   embedTexts: string[];
 }
 
+/** Chunk text without the chunker's fence lines: "```python" is layout, and its language is no word of the passage. */
+function withoutFences(text: string): string {
+  return text.includes('```') ? text.replace(/^`{3,}[^\n`]*$/gm, '') : text;
+}
+
 export function sha256(bytes: Uint8Array | string): string {
   return createHash('sha256').update(bytes).digest('hex');
 }
@@ -65,7 +70,7 @@ export function prepareRecord(
   const termCounts = new Map<string, number>();
   for (const chunk of chunks) {
     const headingTerms = chunk.headingPath.length ? tokenizer.terms(chunk.headingPath.join(' ')) : [];
-    const terms = tokenizer.terms(chunk.text);
+    const terms = tokenizer.terms(withoutFences(chunk.text));
     countTerms(terms, termCounts);
     const titleTermList = headingTerms.length ? [...titleTerms, ...headingTerms] : titleTerms;
     if (embedder?.embedTerms) vectors.push(embedder.embedTerms(titleTermList.length ? [...titleTermList, ...terms] : terms));

@@ -1,9 +1,22 @@
 /**
  * What a parser hands to the chunker: the document's text as a sequence of blocks in reading order.
  * Headings carry their level so the chunker can keep a heading path; every block may carry the page
- * it came from (PDF, slides) so a citation can point at the exact place.
+ * it came from (PDF, slides) so a citation can point at the exact place. A code block is code
+ * verbatim (line breaks and indentation are meaning), with its language when the source names it
+ * (a fence's info string, a `code-block` directive's argument), so the chunker can show it fenced.
  */
-export type Block = { type: 'heading'; level: number; text: string; page?: number } | { type: 'text'; text: string; page?: number };
+export type Block =
+  | { type: 'heading'; level: number; text: string; page?: number }
+  | { type: 'text'; text: string; page?: number }
+  | CodeBlock;
+
+export interface CodeBlock {
+  type: 'code';
+  /** A highlighter's language name as the source spells it ("python", "pycon", "console"); absent when unknown. */
+  language?: string;
+  text: string;
+  page?: number;
+}
 
 export interface ParsedDocument {
   /** Best title the file offers (metadata title, first heading, file name as last resort). */

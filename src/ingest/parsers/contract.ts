@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { DossierError } from '../../errors/index.ts';
-import type { ParsedDocument, Parser } from '../types.ts';
+import type { CodeBlock, ParsedDocument, Parser } from '../types.ts';
 
 export interface ContractSample {
   path: string;
@@ -59,13 +59,28 @@ export function assertParsedDocument(doc: ParsedDocument, parser: Parser): void 
   assert.ok(parser.mediaTypes.includes(doc.mediaType) || doc.mediaType.length > 0);
   assert.ok(doc.blocks.length > 0, 'must return blocks');
   for (const block of doc.blocks) {
-    assert.ok(block.type === 'heading' || block.type === 'text', `unknown block type ${String((block as { type: unknown }).type)}`);
+    assert.ok(
+      block.type === 'heading' || block.type === 'text' || block.type === 'code',
+      `unknown block type ${String((block as { type: unknown }).type)}`,
+    );
     assert.ok(block.text.trim().length > 0, 'every block has text');
     if (block.type === 'heading') assert.ok(Number.isInteger(block.level) && block.level >= 1 && block.level <= 6, 'heading level 1–6');
+    if (block.type === 'code') assertCodeBlock(block);
     if (block.page !== undefined) assert.ok(Number.isInteger(block.page) && block.page >= 1, 'page numbers start at 1');
   }
   assert.equal(typeof doc.metadata, 'object');
   assert.doesNotThrow(() => JSON.stringify(doc.metadata), 'metadata must be JSON-serialisable');
+}
+
+/**
+ * A well-formed code block: code verbatim with no blank lines at its edges (the chunker fences it
+ * as it is), no carriage returns, and a language that is one highlighter name, lower case, or none.
+ */
+export function assertCodeBlock(block: CodeBlock): void {
+  assert.ok(!/\r/.test(block.text), 'code uses \\n line breaks');
+  assert.ok(!/^[ \t]*\n/.test(block.text) && block.text === block.text.trimEnd(), 'code has no blank lines or trailing space at its edges');
+  if (block.language !== undefined)
+    assert.match(block.language, /^[a-z0-9][a-z0-9+#._-]*$/, `language ${JSON.stringify(block.language)} is one lower-case name`);
 }
 
 /** Registers the contract tests for one parser. */

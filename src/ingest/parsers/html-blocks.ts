@@ -177,6 +177,31 @@ function tableLines(table: DomElement): string[] {
   return lines.filter((l) => l.length > 0);
 }
 
+/** `language-x` / `lang-x` (CommonMark, highlight.js, Prism), `highlight-x` (Sphinx), `sourceCode x` (pandoc). */
+function languageOfClass(className: string | null): string | undefined {
+  const classes = (className ?? '').split(/\s+/);
+  for (const name of classes) {
+    const match = /^(?:language|lang|highlight)-([\w+#.-]+)$/i.exec(name);
+    if (match && !/^(?:none|default|text|plaintext)$/i.test(match[1])) return match[1].toLowerCase();
+  }
+  const sourceCode = classes.indexOf('sourceCode');
+  return sourceCode >= 0 && classes[sourceCode + 1] ? classes[sourceCode + 1].toLowerCase() : undefined;
+}
+
+/** A `<pre>` that holds code: it wraps a `<code>`, or it or its wrapper names a language. Plain `<pre>` is preformatted text. */
+function codeOf(pre: DomElement): { language?: string } | undefined {
+  const inner = Array.from(pre.childNodes).find((child): child is DomElement => isElement(child) && child.localName === 'code');
+  const parent = pre.parentNode && isElement(pre.parentNode) ? pre.parentNode : undefined;
+  const grandparent = parent?.parentNode && isElement(parent.parentNode) ? parent.parentNode : undefined;
+  const language =
+    languageOfClass(inner?.getAttribute('class') ?? null) ??
+    languageOfClass(pre.getAttribute('class')) ??
+    languageOfClass(parent?.getAttribute('class') ?? null) ??
+    languageOfClass(grandparent?.getAttribute('class') ?? null);
+  if (!inner && !language && !/\bhighlight\b/.test(parent?.getAttribute('class') ?? '')) return undefined;
+  return language ? { language } : {};
+}
+
 export interface WalkOptions {
   page?: number;
 }
@@ -230,6 +255,11 @@ export function htmlToBlocks(root: DomNode, options: WalkOptions = {}): Block[] 
       flush();
       // Code and preformatted text keep their line structure.
       const text = (node.textContent ?? '').replace(/\r\n?/g, '\n').replace(/^\n+|\s+$/g, '');
+      const code = codeOf(node);
+      if (code) {
+        if (text.trim()) push(code.language ? { type: 'code', language: code.language, text } : { type: 'code', text });
+        return;
+      }
       // Long preformatted text (whole documents wrapped in <pre>) splits at blank lines.
       for (const part of text.split(/\n[ \t]*\n/)) if (part.trim()) push({ type: 'text', text: part.replace(/\s+$/, '') });
       return;

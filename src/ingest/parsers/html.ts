@@ -3,7 +3,7 @@ import { DossierError } from '../../errors/index.ts';
 import { decodeText, looksLikeText } from '../encoding.ts';
 import type { Block, ParsedDocument, Parser } from '../types.ts';
 import { htmlToBlocks, parseHtmlDocument, textLength, type DomDocument, type DomNode } from './html-blocks.ts';
-import { fileStem, firstHeading } from './util.ts';
+import { titleFromFileName, titleFromHeadings } from './util.ts';
 
 /** Navigation and page furniture, removed before choosing the main content. */
 const BOILERPLATE = [
@@ -90,7 +90,12 @@ export function htmlToDocument(html: string, path: string): ParsedDocument {
   }
   metadata.extractor = extractor;
   if (blocks.length === 0) throw new DossierError('empty-document', 'no text in HTML body');
-  return { title: title || firstHeading(blocks) || fileStem(path), mediaType: 'text/html', blocks, metadata };
+  return {
+    title: title || titleFromHeadings(blocks, { firstH1: true }) || titleFromFileName(path),
+    mediaType: 'text/html',
+    blocks,
+    metadata,
+  };
 }
 
 export const htmlParser: Parser = {

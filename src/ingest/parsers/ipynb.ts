@@ -1,7 +1,7 @@
 import { DossierError, oneLine } from '../../errors/index.ts';
 import { decodeText } from '../encoding.ts';
 import type { Block, Parser } from '../types.ts';
-import { markdownToBlocks } from './markdown.ts';
+import { fenceLanguage, markdownToBlocks } from './markdown.ts';
 import { fileStem, firstHeading } from './util.ts';
 
 interface Cell {
@@ -31,9 +31,13 @@ export const ipynbParser: Parser = {
       throw new DossierError('parse-failed', 'malformed notebook: no cells array');
     }
     const blocks: Block[] = [];
+    const language = notebook.metadata?.language_info?.name ?? notebook.metadata?.kernelspec?.language;
+    const codeLanguage = fenceLanguage(language);
     for (const cell of notebook.cells) {
       const source = joined(cell.source);
       if (cell.cell_type === 'markdown') blocks.push(...markdownToBlocks(source));
+      else if (source.trim() && cell.cell_type === 'code')
+        blocks.push({ type: 'code', ...(codeLanguage ? { language: codeLanguage } : {}), text: source.replace(/\s+$/, '') });
       else if (source.trim()) blocks.push({ type: 'text', text: source.replace(/\s+$/, '') });
       for (const output of cell.outputs ?? []) {
         const text = joined(output.text ?? output.data?.['text/plain']).trim();
@@ -41,7 +45,6 @@ export const ipynbParser: Parser = {
       }
     }
     if (blocks.length === 0) throw new DossierError('empty-document', 'notebook has no cells with text');
-    const language = notebook.metadata?.language_info?.name ?? notebook.metadata?.kernelspec?.language;
     return {
       title: notebook.metadata?.title || firstHeading(blocks) || fileStem(path),
       mediaType: 'application/x-ipynb+json',

@@ -4,8 +4,8 @@ import { DossierError } from '../../errors/index.ts';
 import { decodeText, looksLikeText } from '../encoding.ts';
 import type { Block, Parser } from '../types.ts';
 import { htmlStringToBlocks } from './html-blocks.ts';
-import { ADMONITIONS, CODE_DIRECTIVES, DROPPED_DIRECTIVES, VERSIONS, reduceRole, rstToDocument } from './rst.ts';
-import { fileStem, firstHeading } from './util.ts';
+import { ADMONITIONS, CODE_DIRECTIVES, DIRECTIVE_LANGUAGE, DROPPED_DIRECTIVES, VERSIONS, reduceRole, rstToDocument } from './rst.ts';
+import { titleFromFileName, titleFromHeadings } from './util.ts';
 
 /**
  * A MyST colon-fenced directive (`:::{note}` … `:::`; also Docusaurus/VitePress `:::note` and
@@ -51,7 +51,48 @@ const colonFence: TokenizerExtension = {
   },
 };
 
-const markdown = new Marked().use({ extensions: [colonFence] });
+/**
+ * A Python-Markdown/MkDocs container whose body is indented by four spaces: an admonition
+ * (`!!! note "Title"`), a collapsible one (`??? tip`, `???+ tip`) or a content tab (`=== "Tab"`).
+ * Without this its body would read as an indented code block.
+ */
+interface IndentedContainer extends Tokens.Generic {
+  type: 'indentedContainer';
+  kind: string;
+  /** The quoted title; undefined when there is none, '' for an explicit empty one (no title shown). */
+  title?: string;
+  body: string;
+}
+
+const indentedContainer: TokenizerExtension = {
+  name: 'indentedContainer',
+  level: 'block',
+  start: (src) => {
+    const end = /\n[ \t]*\n/.exec(src)?.index ?? src.length;
+    return /^ {0,3}(?:!!!|\?\?\?\+?|===\+?)[ \t]/m.exec(end === src.length ? src : src.slice(0, end))?.index;
+  },
+  tokenizer(src) {
+    const head = /^ {0,3}(?:(?:!!!|\?\?\?\+?)[ \t]+([\w-]+)(?:[ \t]+"([^"\n]*)")?|===\+?[ \t]+"([^"\n]*)")[ \t]*(?:\n|$)/.exec(src);
+    if (!head) return undefined;
+    const body = /^(?:[ \t]*\n|(?: {4}|\t)[^\n]*(?:\n|$))*/.exec(src.slice(head[0].length))![0];
+    const kept = body.replace(/(?:^|\n)[ \t]*$/, '').replace(/\s+$/, '');
+    return {
+      type: 'indentedContainer',
+      raw: head[0] + body,
+      kind: head[1] ?? 'tab',
+      title: head[1] ? head[2] : head[3],
+      body: kept.replace(/^(?: {4}|\t)/gm, ''),
+    } satisfies IndentedContainer;
+  },
+};
+
+const markdown = new Marked().use({ extensions: [colonFence, indentedContainer] });
+
+/** The language a fence's info string names: its first word ("python" of `python title="app.py"`, `{.python}`). */
+export function fenceLanguage(info: string | undefined): string | undefined {
+  const word = /^\{?\.?([\w+#.-]+)/.exec((info ?? '').trim())?.[1];
+  return word ? word.toLowerCase() : undefined;
+}
 
 // MyST roles: marked reads {role}`text` as text ending in "{role}" followed by a code span.
 const ROLE_PREFIX = /\{([A-Za-z][\w:.+-]*)\}$/;
@@ -94,21 +135,44 @@ function inlineText(tokens: Token[] | undefined, fallback = ''): string {
   return out;
 }
 
-function listLines(list: Tokens.List, depth: number): string[] {
-  const lines: string[] = [];
+/**
+ * A list as text lines ("- item", "1. step", nested items indented). A code block inside an item
+ * (the command a step runs) cannot be a line of text: the lines so far become a text block, the code
+ * its own code block, and the list goes on after it.
+ */
+function listBlocks(list: Tokens.List, depth: number, lines: string[], out: Block[]): void {
   list.items.forEach((item, index) => {
     const marker = list.ordered ? `${(typeof list.start === 'number' ? list.start : 1) + index}.` : '-';
-    const own: string[] = [];
-    const nested: string[] = [];
-    for (const token of item.tokens) {
-      if (token.type === 'list') nested.push(...listLines(token as Tokens.List, depth + 1));
-      else own.push(inlineText((token as Tokens.Generic).tokens, (token as Tokens.Generic).text ?? '').trim());
-    }
     const checkbox = item.task ? (item.checked ? '[x] ' : '[ ] ') : '';
-    lines.push(`${'  '.repeat(depth)}${marker} ${checkbox}${own.filter(Boolean).join(' ')}`);
-    lines.push(...nested);
+    let own: string[] = [];
+    let opened = false;
+    // The item's line (its text so far), or a continuation line under it for text after a nested list or code.
+    const emit = () => {
+      const text = own.filter(Boolean).join(' ');
+      if (!opened) lines.push(`${'  '.repeat(depth)}${marker} ${checkbox}${text}`);
+      else if (text) lines.push(`${'  '.repeat(depth)}${' '.repeat(marker.length + 1)}${text}`);
+      opened = true;
+      own = [];
+    };
+    for (const token of item.tokens) {
+      if (token.type === 'list') {
+        emit();
+        listBlocks(token as Tokens.List, depth + 1, lines, out);
+      } else if (token.type === 'code') {
+        emit();
+        flushLines(lines, out);
+        blocksOf([token], out);
+      } else own.push(inlineText((token as Tokens.Generic).tokens, (token as Tokens.Generic).text ?? '').trim());
+    }
+    if (!opened || own.length) emit();
   });
-  return lines;
+  if (depth === 0) flushLines(lines, out);
+}
+
+function flushLines(lines: string[], out: Block[]): void {
+  const text = lines.join('\n').trim();
+  if (text) out.push({ type: 'text', text });
+  lines.length = 0;
 }
 
 function tableLines(table: Tokens.Table): string[] {
@@ -135,13 +199,23 @@ function blocksOf(tokens: Token[], out: Block[]): void {
         const directive = /^\{([A-Za-z][\w:.+-]*)\}\s*(.*)$/.exec(token.lang ?? '');
         if (directive) out.push(...directiveBlocks(directive[1], directive[2], token.text));
         // Fenced and indented code stays verbatim: identifiers are what people search for.
-        else if (token.text.trim()) out.push({ type: 'text', text: token.text });
+        else if (token.text.trim())
+          out.push(codeBlock(token.text, token.codeBlockStyle === 'indented' ? undefined : fenceLanguage(token.lang)));
+        break;
+      }
+      case 'indentedContainer': {
+        const container = token as IndentedContainer;
+        const label =
+          container.title !== undefined
+            ? inlineMarkdown(container.title)
+            : (ADMONITIONS[container.kind.toLowerCase()] ?? capitalised(container.kind));
+        const blocks = bodyBlocks(container.body);
+        out.push(...(label && blocks.length ? prefixFirst(blocks, `${label}:`) : blocks));
         break;
       }
       case 'colonFence': {
         const fence = token as ColonFence;
-        if (fence.name && fence.bare)
-          out.push(...titledBlocks(fence.argument || fence.name.replace(/^\w/, (c) => c.toUpperCase()), fence.body));
+        if (fence.name && fence.bare) out.push(...titledBlocks(fence.argument || capitalised(fence.name), fence.body));
         else if (fence.name) out.push(...directiveBlocks(fence.name, fence.argument, fence.body));
         else out.push({ type: 'text', text: fence.argument }); // what mkdocstrings documents there
         break;
@@ -156,13 +230,9 @@ function blocksOf(tokens: Token[], out: Block[]): void {
         if (text) out.push({ type: 'text', text });
         break;
       }
-      case 'list': {
-        const text = listLines(token as Tokens.List, 0)
-          .join('\n')
-          .trim();
-        if (text) out.push({ type: 'text', text });
+      case 'list':
+        listBlocks(token as Tokens.List, 0, [], out);
         break;
-      }
       case 'table': {
         const text = tableLines(token as Tokens.Table)
           .join('\n')
@@ -181,6 +251,14 @@ function blocksOf(tokens: Token[], out: Block[]): void {
     }
   }
 }
+
+/** Code as a code block: verbatim but for blank lines at its edges. */
+function codeBlock(text: string, language: string | undefined): Block {
+  const code = text.replace(/^(?:[ \t]*\n)+/, '').trimEnd();
+  return language ? { type: 'code', language, text: code } : { type: 'code', text: code };
+}
+
+const capitalised = (word: string) => word.replace(/^\w/, (c) => c.toUpperCase());
 
 /** Plain text of one line of Markdown (a directive's title). */
 function inlineMarkdown(text: string): string {
@@ -240,7 +318,8 @@ function directiveBlocks(fullName: string, argument: string, body: string): Bloc
   if (CODE_DIRECTIVES.has(name) || name === 'code-cell') {
     const code = content.replace(/^\n+|\s+$/g, '');
     if (!code.trim()) return [];
-    return [...(options.caption ? [{ type: 'text' as const, text: options.caption }] : []), { type: 'text', text: code }];
+    const language = fenceLanguage(argument) ?? fenceLanguage(options.language) ?? DIRECTIVE_LANGUAGE[name];
+    return [...(options.caption ? [{ type: 'text' as const, text: options.caption }] : []), codeBlock(code, language)];
   }
   if (name === 'eval-rst')
     return rstToDocument(content).blocks.map((block) => (block.type === 'heading' ? { type: 'text', text: block.text } : block));
@@ -345,6 +424,11 @@ export const markdownParser: Parser = {
       typeof metadata.title === 'string' || typeof metadata.title === 'number'
         ? String(metadata.title).replace(/\s+/g, ' ').trim().slice(0, 300)
         : '';
-    return { title: title || firstHeading(blocks) || fileStem(path), mediaType: 'text/markdown', blocks, metadata };
+    return {
+      title: title || titleFromHeadings(blocks, { firstH1: true }) || titleFromFileName(path),
+      mediaType: 'text/markdown',
+      blocks,
+      metadata,
+    };
   },
 };

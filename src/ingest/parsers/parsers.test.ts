@@ -70,7 +70,7 @@ test('markdown keeps headings with levels; fenced code stays verbatim', async ()
     ],
   );
   assert.ok(doc.blocks.some((b) => b.text === 'Intro bold link & more.'));
-  assert.ok(doc.blocks.some((b) => b.text === 'const a = 1 < 2;'));
+  assert.ok(doc.blocks.some((b) => b.type === 'code' && b.language === 'js' && b.text === 'const a = 1 < 2;'));
   assert.ok(doc.blocks.some((b) => b.text === 'name: Ada; year: 1843'));
 });
 
@@ -93,6 +93,30 @@ test('html drops nav, script and style text and keeps headings', async () => {
   );
   assert.ok(text.includes('name: Ada; year: 1843'));
   assert.equal(doc.title, 'T');
+});
+
+test('html: <pre><code> is a code block with the language its classes name; a plain <pre> stays text', async () => {
+  const doc = await parseDocument({
+    path: 'docs/routing.html',
+    bytes: encode(
+      [
+        '<p>Add a route:</p>',
+        '<pre><code class="language-python">Route("/users/{username}", user)\n</code></pre>',
+        '<div class="highlight-console notranslate"><div class="highlight"><pre><span class="gp">$ </span>pip install x</pre></div></div>',
+        '<pre>  preformatted\n  text</pre>',
+      ].join(''),
+    ),
+  });
+  assert.equal(doc.title, 'Routing', 'no <title> and no heading: the file name');
+  assert.deepEqual(
+    doc.blocks.map((b) => [b.type, b.type === 'code' ? (b.language ?? '') : '', b.text]),
+    [
+      ['text', '', 'Add a route:'],
+      ['code', 'python', 'Route("/users/{username}", user)'],
+      ['code', 'console', '$ pip install x'],
+      ['text', '', '  preformatted\n  text'],
+    ],
+  );
 });
 
 test('html on real pages: scripts gone, readable text kept, UTF-16 page decoded', data, async () => {
@@ -301,7 +325,7 @@ test('epub/odt/pptx built in memory: glue reads the parts it should', async () =
 test('ipynb: markdown and code cells', data, async () => {
   const doc = await parseFile('markitdown/test_notebook.ipynb');
   assert.ok(doc.blocks.some((b) => b.type === 'heading' && b.text === 'Test Notebook'));
-  assert.ok(doc.blocks.some((b) => b.text === 'print("markitdown")'));
+  assert.ok(doc.blocks.some((b) => b.type === 'code' && b.language === 'python' && b.text === 'print("markitdown")'));
 });
 
 test('unsupported: HEIC images, audio, archives, legacy Office', data, async () => {

@@ -12,6 +12,9 @@ import { DOCS_MIXED } from './test-data.ts';
 const encode = (text: string) => new TextEncoder().encode(text);
 const parse = (text: string, path = 'doc.rst') => parseDocument({ path, bytes: encode(text) });
 const texts = (doc: ParsedDocument) => doc.blocks.filter((b) => b.type === 'text').map((b) => b.text);
+/** Code blocks as [language, code]; '' when the language is unknown. */
+const codes = (doc: ParsedDocument) =>
+  doc.blocks.filter((b): b is Extract<Block, { type: 'code' }> => b.type === 'code').map((b) => [b.language ?? '', b.text] as const);
 const headings = (doc: ParsedDocument) =>
   doc.blocks.filter((b): b is Extract<Block, { type: 'heading' }> => b.type === 'heading').map((h) => [h.level, h.text] as const);
 
@@ -199,15 +202,17 @@ test('rst: code blocks stay verbatim; toctrees, includes, substitutions, comment
   assert.deepEqual(doc.metadata, { orphan: true, tocdepth: 2, author: 'Ada' });
   const all = texts(doc);
   assert.ok(all.includes('Install Dossier like this:'));
-  assert.ok(all.includes('$ pip install dossier\n$ dossier --help'));
   assert.ok(all.includes('example.py'));
-  assert.ok(all.includes('env = Environment()\nif env:\n    print("ok")'), 'indentation inside code is kept');
-  assert.ok(all.includes('{{ name|e }}'));
-  assert.ok(all.includes('echo done'));
+  assert.deepEqual(codes(doc), [
+    ['', '$ pip install dossier\n$ dossier --help'],
+    ['python', 'env = Environment()\nif env:\n    print("ok")'],
+    ['html+jinja', '{{ name|e }}'],
+    ['bash', 'echo done'],
+  ]);
   assert.ok(all.includes('See the Docs and PyPI.'));
   assert.ok(all.includes('class Environment([options])'));
   assert.ok(all.includes('True for shared environments.'));
-  const joined = all.join('\n');
+  const joined = [...all, ...codes(doc).map(([, code]) => code)].join('\n');
   for (const gone of [
     'maxdepth',
     'intro\napi',
@@ -330,7 +335,11 @@ test('rst: Jinja titles, heading paths and code samples are right', jinja, async
     [3, 'Optional Dependencies'],
   ]);
   assert.deepEqual(headingPathOf(intro, 'MarkupSafe escapes untrusted input'), ['Introduction', 'Installation', 'Dependencies']);
-  assert.ok(texts(intro).includes('$ pip install Jinja2'), 'the code-block is its own block');
+  assert.deepEqual(
+    codes(intro).find(([, code]) => code === '$ pip install Jinja2'),
+    ['text', '$ pip install Jinja2'],
+    'the code-block is its own block, with its language',
+  );
   assert.ok(texts(intro).includes('Install the most recent Jinja version using pip:'));
 
   const api = await readJinja('api.rst');
@@ -338,13 +347,15 @@ test('rst: Jinja titles, heading paths and code samples are right', jinja, async
   assert.deepEqual(headingPathOf(api, 'The simplest way to configure Jinja'), ['API', 'Basics']);
   assert.ok(texts(api).includes('The simplest way to configure Jinja to load templates for your application is to use PackageLoader.'));
   assert.ok(
-    texts(api).includes(
-      'from jinja2 import Environment, PackageLoader, select_autoescape\nenv = Environment(\n    loader=PackageLoader("yourapp"),\n    autoescape=select_autoescape()\n)',
+    codes(api).some(
+      ([, code]) =>
+        code ===
+        'from jinja2 import Environment, PackageLoader, select_autoescape\nenv = Environment(\n    loader=PackageLoader("yourapp"),\n    autoescape=select_autoescape()\n)',
     ),
     'the Basics sample is kept whole, indentation included',
   );
   assert.ok(texts(api).includes('The most common way to create an undefined object is by providing a name only:'), '"::" becomes ":"');
-  assert.ok(texts(api).includes("return environment.undefined(name='some_name')"));
+  assert.ok(codes(api).some(([, code]) => code === "return environment.undefined(name='some_name')"));
   assert.deepEqual(headingPathOf(api, 'unify linebreaks and surrounding whitespace'), ['API', 'Policies']);
 
   const templates = await readJinja('templates.rst');
@@ -359,5 +370,65 @@ test('rst: Jinja titles, heading paths and code samples are right', jinja, async
     'grid table rows keep their header',
   );
   assert.ok(texts(templates).includes('==: Compares two objects for equality.'));
-  assert.ok(texts(templates).includes('{% for item in seq -%}\n    {{ item }}\n{%- endfor %}'));
+  assert.deepEqual(
+    codes(templates).find(([, code]) => code === '{% for item in seq -%}\n    {{ item }}\n{%- endfor %}'),
+    ['html+jinja', '{% for item in seq -%}\n    {{ item }}\n{%- endfor %}'],
+    'a "::" literal block takes the language of `.. highlight::`',
+  );
+});
+
+test('rst: literal blocks, doctest blocks and code directives are code blocks with their language', async () => {
+  const doc = await parse(
+    [
+      'Title',
+      '=====',
+      '',
+      'A literal block::',
+      '',
+      '    plain literal',
+      '',
+      '>>> 1 + 1',
+      '2',
+      '',
+      '.. doctest::',
+      '',
+      '   >>> env.name',
+      "   'x'",
+      '',
+      '.. highlight:: html+jinja',
+      '',
+      'Now literal blocks are templates::',
+      '',
+      '    {{ user.name }}',
+      '',
+      '.. code-block::',
+      '',
+      '   {% if user %}{% endif %}',
+      '',
+      '.. sourcecode:: ini',
+      '',
+      '   [tool]',
+    ].join('\n'),
+  );
+  assert.deepEqual(codes(doc), [
+    ['', 'plain literal'],
+    ['pycon', '>>> 1 + 1\n2'],
+    ['pycon', ">>> env.name\n'x'"],
+    ['html+jinja', '{{ user.name }}'],
+    ['html+jinja', '{% if user %}{% endif %}'],
+    ['ini', '[tool]'],
+  ]);
+  assert.ok(texts(doc).includes('Now literal blocks are templates:'));
+});
+
+test('rst: the title is :title:, else a section title that opens the page, else the file name', async () => {
+  assert.equal((await parse(':title: Given\n\nSection\n=======\n\nText.')).title, 'Given');
+  assert.equal((await parse('.. _target:\n\n.. module:: jinja2\n\nOpening\n=======\n\nText.\n\nSub\n---\n\nText.')).title, 'Opening');
+  assert.equal((await parse('Text before any section.\n\nSection\n=======\n\nText.', 'docs/native_types.rst')).title, 'Native types');
+  assert.equal(
+    (await parse('One\n===\n\nText.\n\nTwo\n===\n\nText.', 'docs/changes.rst')).title,
+    'Changes',
+    'two top-level sections: neither is the title',
+  );
+  assert.equal((await parse('Text only.', 'docs/api/index.rst')).title, 'Api');
 });

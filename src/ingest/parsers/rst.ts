@@ -10,9 +10,12 @@ import Papa from 'papaparse';
 import { DossierError } from '../../errors/index.ts';
 import { decodeText, looksLikeText } from '../encoding.ts';
 import type { Block, Parser } from '../types.ts';
-import { asParseError, fileStem } from './util.ts';
+import { asParseError, titleFromFileName, titleFromHeadings } from './util.ts';
 
-type Item = { kind: 'heading'; level: number; text: string } | { kind: 'text'; text: string } | { kind: 'code'; text: string };
+type Item =
+  | { kind: 'heading'; level: number; text: string }
+  | { kind: 'text'; text: string }
+  | { kind: 'code'; text: string; language?: string };
 
 interface State {
   /** Adornment styles in the order they first appear: index + 1 is the section level. */
@@ -26,6 +29,8 @@ interface State {
   unfollowed: Set<string>;
   /** Nesting of blocks being parsed (block quotes, list items, directive content). */
   depth: number;
+  /** The language `.. highlight::` set for literal blocks (`::`) and code blocks that name none. */
+  highlight?: string;
 }
 
 /** Deeper nesting than real documents have is read as plain paragraphs: indentation staircases stay linear. */
@@ -354,13 +359,24 @@ function heading(text: string, style: string, state: State, out: Item[], nested:
   out.push({ kind: 'heading', level: Math.min(level, 6), text: title });
 }
 
-function literalBlock(lines: string[], from: number, out: Item[]): number {
+/** A code item, with its language when one is known. */
+function codeItem(text: string, language: string | undefined): Item {
+  return language ? { kind: 'code', text, language } : { kind: 'code', text };
+}
+
+/** A directive argument or option as a language name ("python", "pycon"), or none. */
+function languageOf(argument: string | undefined): string | undefined {
+  const word = /^[\w+#.-]+/.exec((argument ?? '').trim())?.[0];
+  return word ? word.toLowerCase() : undefined;
+}
+
+function literalBlock(lines: string[], from: number, state: State, out: Item[]): number {
   let i = from;
   while (i < lines.length && isBlank(lines[i])) i++;
   if (i >= lines.length || indentOf(lines[i]) === 0) return from;
   const end = indentedEnd(lines, i);
   const code = trimBlankEdges(dedent(lines.slice(i, end))).join('\n');
-  if (code.trim()) out.push({ kind: 'code', text: code });
+  if (code.trim()) out.push(codeItem(code, state.highlight));
   return end;
 }
 
@@ -485,7 +501,7 @@ function parseBlocks(lines: string[], state: State, out: Item[], nested: boolean
     if (/^>>>( |$)/.test(line)) {
       const start = i;
       while (i < lines.length && !isBlank(lines[i])) i++;
-      out.push({ kind: 'code', text: lines.slice(start, i).join('\n') });
+      out.push(codeItem(lines.slice(start, i).join('\n'), 'pycon')); // a doctest block: an interactive Python session
       continue;
     }
     const under = adornmentOf(lines[i + 1]);
@@ -523,7 +539,7 @@ function parseBlocks(lines: string[], state: State, out: Item[], nested: boolean
     if (literal) text = text === '::' ? '' : /\s::$/.test(text) ? text.slice(0, -3) : text.slice(0, -1);
     const rendered = inline(text, state);
     if (rendered) out.push({ kind: 'text', text: rendered });
-    if (literal) i = literalBlock(lines, i, out);
+    if (literal) i = literalBlock(lines, i, state, out);
   }
 }
 
@@ -541,6 +557,8 @@ export const CODE_DIRECTIVES = new Set([
   'ipython',
   'prompt',
 ]);
+/** Languages of the code directives that imply one (the rest name theirs in the argument). */
+export const DIRECTIVE_LANGUAGE: Record<string, string> = { doctest: 'pycon', testcode: 'python', ipython: 'ipython' };
 export const DROPPED_DIRECTIVES = new Set([
   'toctree',
   'include',
@@ -688,14 +706,20 @@ function directiveItems(fullName: string, argument: string, body: string[], stat
   };
 
   if (fullName === 'include' || fullName === 'literalinclude') state.unfollowed.add(fullName);
+  if (name === 'highlight' || name === 'highlightlang') state.highlight = languageOf(argument);
   if (DROPPED_DIRECTIVES.has(fullName) || DROPPED_DIRECTIVES.has(name)) return [];
   if (CODE_DIRECTIVES.has(name)) {
     const code = trimBlankEdges(dedent(content.length ? content : head));
     if (!code.length) return [];
     const caption = options.caption ? inline(options.caption, state) : '';
+    // code-block without a language highlights as `.. highlight::` says; parsed-literal is not highlighted.
+    const language =
+      name === 'parsed-literal'
+        ? undefined
+        : (languageOf(argument) ?? languageOf(options.language) ?? DIRECTIVE_LANGUAGE[name] ?? state.highlight);
     return [
       ...(caption ? [{ kind: 'text' as const, text: caption }] : []),
-      { kind: 'code', text: name === 'parsed-literal' ? code.map((line) => inline(line, state)).join('\n') : code.join('\n') },
+      codeItem(name === 'parsed-literal' ? code.map((line) => inline(line, state)).join('\n') : code.join('\n'), language),
     ];
   }
   if (name === 'math') {
@@ -703,7 +727,7 @@ function directiveItems(fullName: string, argument: string, body: string[], stat
       .filter((line) => !isBlank(line))
       .join('\n')
       .trim();
-    return text ? [{ kind: 'code', text }] : [];
+    return text ? [{ kind: 'text', text }] : []; // LaTeX source, shown as it is written
   }
   if (ADMONITIONS[name]) {
     const items = parse([argument, ...head, ...(head.length || argument ? [''] : []), ...content]);
@@ -833,7 +857,12 @@ export function rstToDocument(source: string): {
   parseLines(lines, state, state.root, false);
   const blocks: Block[] = state.root
     .filter((item) => item.text.trim())
-    .map((item) => (item.kind === 'heading' ? { type: 'heading', level: item.level, text: item.text } : { type: 'text', text: item.text }));
+    .map((item): Block => {
+      if (item.kind === 'heading') return { type: 'heading', level: item.level, text: item.text };
+      if (item.kind === 'code')
+        return item.language ? { type: 'code', language: item.language, text: item.text } : { type: 'code', text: item.text };
+      return { type: 'text', text: item.text };
+    });
   const title = state.root.find((item) => item.kind === 'heading')?.text;
   return { title, blocks, metadata: state.metadata, unfollowed: [...state.unfollowed] };
 }
@@ -852,8 +881,8 @@ export const rstParser: Parser = {
     } catch (error) {
       throw asParseError('reStructuredText', error); // e.g. indentation nested past the stack
     }
-    const { title, blocks, metadata, unfollowed } = parsed;
-    if (!blocks.some((block) => block.type === 'text')) {
+    const { blocks, metadata, unfollowed } = parsed;
+    if (!blocks.some((block) => block.type !== 'heading')) {
       // A page that only pulls in another file (changes.rst → ../CHANGES.rst) is not broken: it has nothing of its own.
       if (unfollowed.length)
         throw new DossierError(
@@ -862,7 +891,9 @@ export const rstParser: Parser = {
         );
       throw new DossierError('empty-document', 'no text in reStructuredText file');
     }
-    const docTitle = typeof metadata.title === 'string' && metadata.title ? metadata.title : title;
-    return { title: (docTitle || fileStem(path)).replace(/\s+/g, ' ').slice(0, 300), mediaType: 'text/x-rst', blocks, metadata };
+    // Section levels are relative in reStructuredText (the first title is always level 1): only a title that opens the page counts.
+    const docTitle =
+      (typeof metadata.title === 'string' && metadata.title) || titleFromHeadings(blocks, { firstH1: false }) || titleFromFileName(path);
+    return { title: docTitle.replace(/\s+/g, ' ').trim().slice(0, 300), mediaType: 'text/x-rst', blocks, metadata };
   },
 };

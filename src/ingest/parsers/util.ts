@@ -15,6 +15,38 @@ export function firstHeading(blocks: Block[]): string | undefined {
   return undefined;
 }
 
+/**
+ * The title a document's headings give (the title rule of Markdown, reStructuredText and HTML): its
+ * first H1 (`firstH1`, for formats whose levels are absolute); else its first heading, when that
+ * heading opens the document (no text or code before it) and heads all of it (no later heading at
+ * its level or above; a page that opens with "## 0.47.3" followed by "## 0.47.2" has no title
+ * heading). A heading deep in a page names a section, not the page.
+ */
+export function titleFromHeadings(blocks: readonly Block[], options: { firstH1: boolean }): string | undefined {
+  const clean = (text: string) => text.replace(/\s+/g, ' ').trim().slice(0, 200);
+  if (options.firstH1) {
+    const h1 = blocks.find((block) => block.type === 'heading' && block.level === 1 && block.text.trim());
+    if (h1) return clean(h1.text);
+  }
+  const first = blocks[0];
+  if (first?.type !== 'heading' || !first.text.trim()) return undefined;
+  const sibling = blocks.some((block, i) => i > 0 && block.type === 'heading' && block.level <= first.level);
+  return sibling ? undefined : clean(first.text);
+}
+
+/**
+ * A title made from a file name, for a page whose headings give none: words from the stem with the
+ * first one capitalised (`config_file.md` → "Config file"); an index or README page takes its
+ * folder's name (`guides/index.md` → "Guides").
+ */
+export function titleFromFileName(path: string): string {
+  const parts = path.split(/[\\/]+/).filter(Boolean);
+  let stem = fileStem(parts.at(-1) ?? path);
+  if (/^(?:index|readme|_index)$/i.test(stem) && parts.length >= 2) stem = fileStem(parts[parts.length - 2]);
+  const words = stem.replace(/[-_\s]+/g, ' ').trim();
+  return words ? words[0].toUpperCase() + words.slice(1) : stem || path;
+}
+
 /** Default or tool-made titles ("PowerPoint Presentation", "Microsoft Word - x.doc") say nothing. */
 export function usefulTitle(title: string | undefined): string | undefined {
   const clean = (title ?? '').replace(/\s+/g, ' ').trim();

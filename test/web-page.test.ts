@@ -168,6 +168,13 @@ describe('the web page, in Chromium, against a live server', { skip }, () => {
     await page.keyboard.press('Escape');
     assert.equal(await panel.isVisible(), false);
     assert.equal(await marker.evaluate((node: any) => node === node.ownerDocument.activeElement), true, 'focus returns to the marker');
+    // Switching tabs closes it: a cited chunk belongs to the answer it was opened from.
+    await marker.click();
+    await panel.waitFor();
+    await page.click('#tab-documents');
+    assert.equal(await panel.isVisible(), false, 'the panel closes when the tab changes');
+    await page.click('#tab-ask');
+    assert.equal(await panel.isVisible(), false);
   });
 
   it('shows the timeline with tool calls, latency and tokens', async () => {

@@ -4,7 +4,7 @@ import { setUpCitationMarkers } from './answer.ts';
 import { loadConversations, setUpConversations } from './conversations.ts';
 import { loadCollections, loadDocuments, setUpDocuments } from './documents.ts';
 import { byId, showStatus } from './dom.ts';
-import { setUpPanel } from './panel.ts';
+import { closePanel, setUpPanel } from './panel.ts';
 
 /** The API key form (only when the server runs with --auth keys). */
 function setUpKeyForm(): void {
@@ -37,6 +37,8 @@ function setUpKeyForm(): void {
 function setUpTabs(): void {
   const tabs = [...document.querySelectorAll<HTMLElement>('[role="tab"]')];
   const select = (tab: HTMLElement) => {
+    // What the panel shows belongs to the tab it was opened from.
+    if (tab.getAttribute('aria-selected') !== 'true') closePanel();
     for (const other of tabs) {
       const selected = other === tab;
       other.setAttribute('aria-selected', String(selected));

@@ -13,7 +13,8 @@ export function openPanel(title: string, body: Node[], opener?: HTMLElement | nu
   byId('panel').focus();
 }
 
-function closePanel(): void {
+export function closePanel(): void {
+  if (byId('panel').hidden) return;
   byId('panel').hidden = true;
   panelOpener?.focus();
   panelOpener = null;

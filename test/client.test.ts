@@ -554,6 +554,7 @@ const JSON_BODIES: { [K in RoutesWith<'body'>]: Samples<RouteBody<K>> } = {
       collections: ['default'],
       stream: false,
       maxSteps: 8,
+      critiqueModel: 'offline',
     },
     fewest: { question: 'When was it founded?' },
   },

@@ -2,6 +2,7 @@
 // protocol test server searches many times, then cites the first passage it was shown. With a small
 // budget the early results are compacted in the requests it receives; the citation still resolves.
 import assert from 'node:assert/strict';
+import type { AgentEvent } from '../src/protocol/events.ts';
 import { describe, it } from 'node:test';
 import { runAgent } from '../src/agent/run-agent.ts';
 import { parseEvidence } from '../src/evidence/evidence-format.ts';
@@ -33,8 +34,10 @@ describe('the context budget, through a real provider client and the protocol se
       }) as never,
       20,
     );
+    const events: AgentEvent[] = [];
     const result = await runAgent({
       knowledge: suite.dossier,
+      onEvent: (event) => events.push(event),
       question: 'Tell me about Halvorsen Instruments.',
       model: await resolveModel('openai-compatible:scripted', { env: { DOSSIER_BASE_URL: suite.openai.baseURL } }),
       maxSteps: 10,
@@ -44,7 +47,7 @@ describe('the context budget, through a real provider client and the protocol se
       ...(contextTokens !== undefined ? { contextTokens } : {}),
     });
     const bodies = suite.openai.chat.requests.map((request) => request.body as ChatBody);
-    return { result, bodies, first: first! };
+    return { result, bodies, first: first!, events };
   };
 
   it('compacts the oldest results in later requests; a citation of a compacted passage still resolves to its chunk', async () => {
@@ -76,6 +79,12 @@ describe('the context budget, through a real provider client and the protocol se
     const shown = (run: typeof whole) => last(run).join('').length;
     assert.ok(size(budgeted) < size(whole), `the last request is smaller: ${size(budgeted)} < ${size(whole)} characters`);
     assert.ok(shown(budgeted) < shown(whole), `its tool results are smaller: ${shown(budgeted)} < ${shown(whole)} characters`);
+    // The trace says which model calls had compacted input, and by how much (what `--trace` and the event stream carry).
+    const compactions = (run: typeof whole) =>
+      run.events.flatMap((event) => (event.type === 'model-output' && event.compacted ? [event.compacted] : []));
+    assert.deepEqual(compactions(whole), []);
+    assert.ok(compactions(budgeted).length >= 1);
+    for (const c of compactions(budgeted)) assert.ok(c.results >= 1 && c.tokensAfter < c.tokensBefore, JSON.stringify(c));
     // The first requests, before the budget is passed, are the same.
     assert.deepEqual(toolResults(budgeted.bodies[1]), toolResults(whole.bodies[1]));
   });

@@ -15,6 +15,7 @@ import { runResearch, type ResearchOptions } from '../src/research/run-research.
 import { toAskResult } from '../src/ask/ask.ts';
 import { parseEvidence } from '../src/evidence/evidence-format.ts';
 import { startOpenAIServer } from '../src/testing/protocol-server/openai.ts';
+import { runQuestion } from '../src/eval/run-question.ts';
 import { regressionIndex } from './helpers.ts';
 import {
   call,
@@ -26,6 +27,8 @@ import {
   systemOf,
   toolResults,
   type ChatBody,
+  SCRIPTED_MODEL,
+  startScriptedModel,
 } from './scripted-model.ts';
 
 const QUESTION = 'Who founded Halvorsen Instruments, and when?';
@@ -196,6 +199,25 @@ describe('research critique with a real model, through the protocol server', () 
       assert.match(systemOf(body), /The research question: Who founded Halvorsen Instruments, and when\?/);
       assert.match(systemOf(body), /The research brief: Name the founder and the year\./);
       assert.match(systemOf(body), /This part: S1: Who founded Halvorsen Instruments\?/);
+    }
+  });
+
+  it('an eval run takes its critique model apart from its answering model (eval research-dev --critique-model)', async () => {
+    const scripted = await startScriptedModel();
+    try {
+      const model = await resolveModel(SCRIPTED_MODEL, { env: scripted.env });
+      const asked = (critiqueModel?: Awaited<ReturnType<typeof resolveModel>>) =>
+        runQuestion('research', { dossier, question: 'Who founded Halvorsen Instruments?', model, critiqueModel });
+      const byModel = await asked();
+      assert.equal(byModel.research?.critique.model, model.id);
+      assert.ok(scripted.server.chat.requests.some((r) => isCritic(r.body as ChatBody)));
+      scripted.reset();
+      const byWords = await asked(await resolveModel('offline', {}));
+      assert.equal(byWords.research?.critique.model, 'offline');
+      assert.ok(byWords.research!.critique.checks.length >= 1, 'the word-match critique judged the claims');
+      assert.equal(scripted.server.chat.requests.filter((r) => isCritic(r.body as ChatBody)).length, 0);
+    } finally {
+      await scripted.close();
     }
   });
 });

@@ -9,7 +9,7 @@ import { optionalRouteGroups } from '../src/server/groups.ts';
 import { startServer } from '../src/server/index.ts';
 import { openServerState } from '../src/server/state/index.ts';
 import { tempDir, parseFrames } from './helpers.ts';
-import { NOT_FOUND, startScriptedModel, type ScriptedModel } from './scripted-model.ts';
+import { type ChatBody, NOT_FOUND, type ScriptedModel, startScriptedModel, systemOf } from './scripted-model.ts';
 
 // The chat endpoints read by the clients people will point at them: the AI SDK's own transport and
 // message reader for /v1/chat, the official OpenAI client for /v1/chat/completions.
@@ -201,6 +201,27 @@ describe('POST /v1/chat: the AI SDK UI message stream', () => {
     assert.equal(partsOf(message, 'data-run')[0].data.finishReason, 'stop');
     // Nested agents' searches are tool parts too, named by their agent.
     assert.ok(partsOf(message, 'dynamic-tool').some((p) => /^rag:\d+: search_knowledge$/.test(p.title ?? '')));
+  });
+
+  it('POST /v1/ask critiqueModel picks the model that judges the draft; it needs research mode', async () => {
+    const critiques = () =>
+      model.server.chat.requests.filter((r) => systemOf(r.body as ChatBody).startsWith('You check a research report claim by claim'))
+        .length;
+    const ask = (body: object) =>
+      fetch(`${s.server.url}/v1/ask`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const question = 'Who leads the team that built the Tern-4 salinity sensor?';
+    // Default: the run's model (the scripted one) judges the draft.
+    assert.equal((await ask({ question, mode: 'research' })).status, 200);
+    assert.ok(critiques() >= 1, 'the run model critiqued');
+    model.reset();
+    // The offline critique instead: the scripted model is never asked to judge.
+    const offline = (await (await ask({ question, mode: 'research', critiqueModel: 'offline' })).json()) as any;
+    assert.equal(offline.finishReason, 'stop');
+    assert.equal(critiques(), 0);
+    assert.ok(offline.critique, 'the offline critique still ran');
+    const refused = await ask({ question, critiqueModel: 'offline' });
+    assert.equal(refused.status, 400);
+    assert.match(((await refused.json()) as any).error.message, /critiqueModel needs mode "research"/);
   });
 
   it('a failed run ends with an error part carrying the message', async () => {

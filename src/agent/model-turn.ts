@@ -17,6 +17,8 @@ export interface ModelTurnParams {
   signal?: AbortSignal;
   timeoutMs?: number;
   maxRetries?: number;
+  /** What the context budget compacted of `messages` just before this call, reported on `model-output`. */
+  compacted?: { results: number; tokensBefore: number; tokensAfter: number };
   emit: (event: AgentEvent) => void;
 }
 
@@ -53,6 +55,7 @@ export async function modelTurn(params: ModelTurnParams): Promise<{ action: Turn
     ...(result.metadata.notFound ? { notFound: true as const } : {}),
     ...(result.metadata.answeredBy ? { answeredBy: result.metadata.answeredBy } : {}),
     ...(result.metadata.questionRule ? { questionRule: result.metadata.questionRule } : {}),
+    ...(params.compacted ? { compacted: params.compacted } : {}),
   });
   return { action, usage, notFound: result.metadata.notFound === true };
 }

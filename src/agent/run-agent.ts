@@ -181,7 +181,7 @@ export async function runAgent(options: AgentOptions): Promise<AgentResult> {
   let answer: string | undefined;
 
   const turn = async (allowTools: boolean) => {
-    compactTranscript(messages, results, compacted, contextTokens, ledger);
+    const compaction = compactTranscript(messages, results, compacted, contextTokens, ledger);
     const {
       action,
       usage: spent,
@@ -197,6 +197,9 @@ export async function runAgent(options: AgentOptions): Promise<AgentResult> {
       signal: options.signal,
       timeoutMs: options.modelTimeoutMs,
       maxRetries: options.maxRetries,
+      ...(compaction.compacted
+        ? { compacted: { results: compaction.compacted, tokensBefore: compaction.before, tokensAfter: compaction.after } }
+        : {}),
       emit,
     });
     usage.inputTokens += spent.inputTokens;

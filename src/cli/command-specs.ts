@@ -91,6 +91,13 @@ const agentMode: OptionSpec = {
   help: 'rag: one agent loop; research: a plan of sub-questions answered by nested agents',
   default: 'rag',
 };
+const critiqueModel: OptionSpec = {
+  name: 'critique-model',
+  type: 'string',
+  value: 'M',
+  help: 'research mode: the model that critiques the claims (offline: the word-match critique)',
+  default: '--model',
+};
 const searchMode = (help: string): OptionSpec => ({
   name: 'mode',
   short: 'm',
@@ -200,13 +207,7 @@ export const COMMAND_SPECS: CommandSpec[] = [
       collection('answer from this collection only (repeatable)'),
       { name: 'tools', type: 'string', value: 'DIR', help: 'load user tools from DIR' },
       { name: 'reasoning-model', type: 'string', value: 'M', help: 'research mode: the model of the reasoning tool', default: '--model' },
-      {
-        name: 'critique-model',
-        type: 'string',
-        value: 'M',
-        help: 'research mode: the model that critiques the claims',
-        default: '--model',
-      },
+      critiqueModel,
       config,
       {
         name: 'context-tokens',
@@ -365,6 +366,7 @@ export const COMMAND_SPECS: CommandSpec[] = [
     options: [
       corpus('one folder per corpus the questions name (default $DOSSIER_DATA_DIR/docs-dev)'),
       model('the model that answers'),
+      critiqueModel,
       { ...agentMode, default: 'research' },
     ],
     examples: ['dossier eval research-dev --json'],

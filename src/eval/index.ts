@@ -150,6 +150,8 @@ export async function runResearchDevEval(
     file?: string;
     corpus?: string;
     model?: string;
+    /** Research mode: the model that judges drafts claim by claim (default `model`). */
+    critiqueModel?: string;
     mode?: EvalMode;
     env?: Record<string, string | undefined>;
     onProgress?: EvalProgress;
@@ -157,7 +159,14 @@ export async function runResearchDevEval(
 ): Promise<ResearchDevReport> {
   const questions = loadResearchDev(options.file ? resolve(options.file) : undefined);
   return withIndex({ env: options.env }, async (dossier) => {
-    const model = await resolveModel(options.model ?? 'offline', { env: dossier.env, language: dossier.language });
-    return runResearchDev(dossier, model, questions, { mode: options.mode, corpusRoot: options.corpus, onProgress: options.onProgress });
+    const resolving = { env: dossier.env, language: dossier.language };
+    const model = await resolveModel(options.model ?? 'offline', resolving);
+    const critiqueModel = options.critiqueModel === undefined ? undefined : await resolveModel(options.critiqueModel, resolving);
+    return runResearchDev(dossier, model, questions, {
+      mode: options.mode,
+      corpusRoot: options.corpus,
+      critiqueModel,
+      onProgress: options.onProgress,
+    });
   });
 }

@@ -109,7 +109,13 @@ export async function runResearchDev(
   dossier: Dossier,
   model: ResolvedModel,
   questions: readonly ResearchDevQuestion[],
-  options: { mode?: EvalMode; corpusRoot?: string; onProgress?: (phase: string, done: number, total: number) => void } = {},
+  options: {
+    mode?: EvalMode;
+    corpusRoot?: string;
+    /** Research mode: the model that judges drafts (default `model`). */
+    critiqueModel?: ResolvedModel;
+    onProgress?: (phase: string, done: number, total: number) => void;
+  } = {},
 ): Promise<ResearchDevReport> {
   const mode = options.mode ?? 'research';
   const corpora = [...new Set(questions.map((q) => q.corpus))];
@@ -124,6 +130,7 @@ export async function runResearchDev(
       dossier,
       question: item.question,
       model,
+      critiqueModel: options.critiqueModel,
       scope: await dossier.scope({ collections: [item.corpus] }),
     });
     const answer = normal(result.answer);

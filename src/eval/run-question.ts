@@ -1,7 +1,7 @@
 import { configFromEnv } from '../config/index.ts';
 import type { Dossier } from '../dossier.ts';
 import type { AgentEvent } from '../protocol/events.ts';
-import { runAgent, type AgentOptions, type AgentResult } from '../agent/run-agent.ts';
+import { runAgent, type AgentModel, type AgentOptions, type AgentResult } from '../agent/run-agent.ts';
 
 /** How an evaluation asks its questions: one RAG agent, or research mode's planner over nested agents. */
 export type EvalMode = 'rag' | 'research';
@@ -21,10 +21,13 @@ export interface EvalRun extends AgentResult {
   research?: Pick<import('../research/run-research.ts').ResearchResult, 'plan' | 'subagents' | 'critique'>;
 }
 
-/** Runs one question in the given mode, counting model calls (research mode gets python and the configured web tools). */
+/**
+ * Runs one question in the given mode, counting model calls (research mode gets python and the
+ * configured web tools, and `critiqueModel` judges its draft; default the run's model).
+ */
 export async function runQuestion(
   mode: EvalMode,
-  { dossier, ...options }: Omit<AgentOptions, 'knowledge'> & { dossier: Dossier },
+  { dossier, critiqueModel, ...options }: Omit<AgentOptions, 'knowledge'> & { dossier: Dossier; critiqueModel?: AgentModel },
 ): Promise<EvalRun> {
   let modelCalls = 0;
   let inputTokens = 0;
@@ -58,6 +61,7 @@ export async function runQuestion(
     knowledge: dossier,
     ledger: ledger && !('addHits' in ledger) ? ledger : undefined,
     tools: configuredResearchTools(configFromEnv(dossier.env).web),
+    critiqueModel,
     maxSteps: undefined,
     onEvent,
   });

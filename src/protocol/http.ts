@@ -25,6 +25,8 @@ export interface AskRequest {
   /** `true`: the run's events as Server-Sent Events instead of the finished `AskResult`. */
   stream?: boolean;
   maxSteps?: number;
+  /** Research mode: the model that judges the draft claim by claim ("provider:model"); default the run's model. */
+  critiqueModel?: string;
 }
 
 /** `POST /v1/search`. */

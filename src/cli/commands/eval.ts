@@ -152,6 +152,7 @@ export async function evaluate(argv: string[], context: CommandContext): Promise
         file: positionals[0],
         corpus: stringOption(values, 'corpus'),
         model: stringOption(values, 'model'),
+        critiqueModel: stringOption(values, 'critique-model'),
         mode: values.mode === undefined ? 'research' : agentMode(values),
         env,
         onProgress,

@@ -16,6 +16,8 @@ export const AskBody = z
     collections: z.array(z.string()).optional(),
     stream: z.boolean().optional(),
     maxSteps: z.number().int().min(1).max(100).optional(),
+    /** Research mode: the model that judges the draft claim by claim (`--critique-model`); default the run's model. */
+    critiqueModel: z.string().optional(),
   })
   .openapi('AskRequest');
 
@@ -73,6 +75,7 @@ export function registerAsk(app: OpenAPIHono<Env>): void {
         conversationId: body.conversationId,
         parentId: body.parentId,
         maxSteps: body.maxSteps,
+        critiqueModel: body.critiqueModel,
       });
       c.header('x-dossier-run-id', runId);
       if (body.stream) return streamRun(c, runId, 0);

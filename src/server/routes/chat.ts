@@ -69,6 +69,8 @@ export const ChatBody = z
     collections: z.array(z.string()).optional(),
     conversationId: z.string().optional(),
     maxSteps: z.number().int().min(1).max(100).optional(),
+    /** Research mode: the model that judges the draft claim by claim; default the run's model. */
+    critiqueModel: z.string().optional(),
   })
   .loose()
   .openapi('ChatRequest');
@@ -357,7 +359,15 @@ export function registerChat(app: OpenAPIHono<Env>): void {
       const started = await startChatRun(
         depsOf(c),
         principalOf(c),
-        { messages, mode, model: body.model, collections: body.collections, conversationId: body.conversationId, maxSteps: body.maxSteps },
+        {
+          messages,
+          mode,
+          model: body.model,
+          collections: body.collections,
+          conversationId: body.conversationId,
+          maxSteps: body.maxSteps,
+          critiqueModel: body.critiqueModel,
+        },
         (text, what) => checkLength(c, text, what),
       );
       return chatStream(c, started, mode, body.collections);

@@ -24,6 +24,7 @@ export interface ChatRunRequest {
   collections?: string[];
   conversationId?: string;
   maxSteps?: number;
+  critiqueModel?: string;
 }
 
 /**
@@ -96,7 +97,14 @@ export async function startChatRun(
   const question = last >= 0 ? request.messages[last]!.text.trim() : '';
   if (!question) throw new DossierError('bad-input', 'messages: the last user message has no text to ask');
   checkLength(question, 'question');
-  const run = { question, mode: request.mode, model: request.model, collections: request.collections, maxSteps: request.maxSteps };
+  const run = {
+    question,
+    mode: request.mode,
+    model: request.model,
+    collections: request.collections,
+    maxSteps: request.maxSteps,
+    critiqueModel: request.critiqueModel,
+  };
   if (request.conversationId) return startConversationRun(deps, principal, { ...run, conversationId: request.conversationId });
   // Only user and assistant turns are context; a client's system prompt cannot change the agent's rules.
   const history: MessageRecord[] = request.messages

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { AskOptions, AskResult } from '../../ask/ask.ts';
 import type { AgentEvent } from '../../protocol/events.ts';
 import type { Dossier } from '../../dossier.ts';
-import { oneLine } from '../../errors/index.ts';
+import { DossierError, oneLine } from '../../errors/index.ts';
 import type { NodeLeases } from '../leases.ts';
 import type { Principal } from '../principal.ts';
 import type { ServerState, StoredEvent } from '../state/index.ts';
@@ -14,6 +14,8 @@ export interface RunRequest {
   collections?: string[];
   conversationId?: string;
   maxSteps?: number;
+  /** Research mode: the model that judges the draft claim by claim; default the run's model. */
+  critiqueModel?: string;
 }
 
 type Listener = (event: StoredEvent) => void;
@@ -86,6 +88,8 @@ export class RunManager {
     extra: Pick<AskOptions, 'question'> & { context?: string } = { question: request.question },
     hooks: RunHooks = {},
   ): Promise<{ runId: string; done: Promise<AskResult> }> {
+    if (request.critiqueModel !== undefined && request.mode !== 'research')
+      throw new DossierError('bad-input', 'critiqueModel needs mode "research" (only research mode critiques its draft)');
     const runId = randomUUID();
     const scope = principal.readScope(request.collections);
     await this.state.createRun(
@@ -128,6 +132,7 @@ export class RunManager {
           question: extra.question,
           mode: request.mode,
           ...(request.model ? { model: request.model } : {}),
+          ...(request.critiqueModel ? { critiqueModel: request.critiqueModel } : {}),
           maxSteps: request.maxSteps,
           scope,
           runId,

@@ -62,3 +62,18 @@ describe('offline research planner: relative clauses', () => {
     ]);
   });
 });
+
+describe('offline research planner: the subject of every part', () => {
+  it('a part naming nothing of its own keeps the subject its first part asks about', () => {
+    // The subject is the thing the auxiliary introduces ("does Kestrel support"), not the first name ("Rust").
+    assert.deepEqual(decomposeQuestion('Which Rust editions does Kestrel support, and how do I install the editor plugin?'), [
+      'Which Rust editions does Kestrel support?',
+      'How do I install the editor plugin in Kestrel?',
+    ]);
+    // A part that names its own thing is left as asked.
+    assert.deepEqual(decomposeQuestion('How do I mount static files in Kestrel, and what does StaticFiles need to serve a folder?'), [
+      'How do I mount static files in Kestrel?',
+      'What does StaticFiles need to serve a folder?',
+    ]);
+  });
+});

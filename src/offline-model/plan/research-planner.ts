@@ -90,16 +90,31 @@ export function decomposeQuestion(question: string): string[] {
   }
   if (pieces.length < 2 || !WH_START.test(pieces[0]) || !pieces.slice(1).every((p) => WH_START.test(p))) return [question.trim()];
   const first = pieces[0];
-  const subject = analyseQuestion(`${first}?`).entities[0];
+  const subject = subjectOf(first);
   const rest = first.replace(WH_START, '').trim();
   const parts = pieces.map((piece, i) => {
     let part = piece;
     if (i > 0 && subject) part = part.replace(/\b(?:it|they|them)\b/i, subject).replace(/\b(?:its|their)\b/i, possessive(subject));
     const words = part.split(/\s+/).length;
     if (i > 0 && words <= 3 && !(subject && part.includes(subject))) part = `${part}: ${rest}`;
+    // A part that names nothing of its own asks about the question's subject: it keeps it, or its search drifts to another thing's page.
+    else if (i > 0 && subject && !part.includes(subject) && analyseQuestion(`${part}?`).entities.length === 0) part = `${part} in ${subject}`;
     return `${part.charAt(0).toUpperCase()}${part.slice(1)}?`;
   });
   return parts.length <= 4 ? parts : [question.trim()];
+}
+
+/**
+ * What a question part is about: the named thing its verb's auxiliary introduces ("which versions
+ * does Black support" → Black), else its first named thing.
+ */
+function subjectOf(part: string): string | undefined {
+  const entities = analyseQuestion(`${part}?`).entities;
+  const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const afterAuxiliary = entities.find((entity) =>
+    new RegExp(`\\b(?:does|do|did|is|are|was|were|can|could|should|will|would|has|have|had)\\s+(?:the\\s+)?${escape(entity)}\\b`, 'i').test(part),
+  );
+  return afterAuxiliary ?? entities[0];
 }
 
 /** The nested answers, from the rag results ("SUB-QUESTION S2 (rag:2): …" … "ANSWER:" … "END ANSWER"). */

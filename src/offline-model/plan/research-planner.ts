@@ -98,7 +98,8 @@ export function decomposeQuestion(question: string): string[] {
     const words = part.split(/\s+/).length;
     if (i > 0 && words <= 3 && !(subject && part.includes(subject))) part = `${part}: ${rest}`;
     // A part that names nothing of its own asks about the question's subject: it keeps it, or its search drifts to another thing's page.
-    else if (i > 0 && subject && !part.includes(subject) && analyseQuestion(`${part}?`).entities.length === 0) part = `${part} in ${subject}`;
+    else if (i > 0 && subject && !part.includes(subject) && analyseQuestion(`${part}?`).entities.length === 0)
+      part = `${part} in ${subject}`;
     return `${part.charAt(0).toUpperCase()}${part.slice(1)}?`;
   });
   return parts.length <= 4 ? parts : [question.trim()];
@@ -112,7 +113,9 @@ function subjectOf(part: string): string | undefined {
   const entities = analyseQuestion(`${part}?`).entities;
   const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
   const afterAuxiliary = entities.find((entity) =>
-    new RegExp(`\\b(?:does|do|did|is|are|was|were|can|could|should|will|would|has|have|had)\\s+(?:the\\s+)?${escape(entity)}\\b`, 'i').test(part),
+    new RegExp(`\\b(?:does|do|did|is|are|was|were|can|could|should|will|would|has|have|had)\\s+(?:the\\s+)?${escape(entity)}\\b`, 'i').test(
+      part,
+    ),
   );
   return afterAuxiliary ?? entities[0];
 }

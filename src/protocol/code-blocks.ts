@@ -24,15 +24,37 @@ export type TextBlock =
 
 const OPENING_FENCE = /^([ \t]*)(`{3,}|~{3,})[ \t]*([^\n]*?)[ \t]*$/;
 
-/** The closing fence for `fence`, and what follows it when that is only citation markers. */
-function closes(line: string, fence: string): { citations?: string } | undefined {
-  const match = /^[ \t]*(`{3,}|~{3,})(.*)$/.exec(line);
-  if (!match || match[1][0] !== fence[0] || match[1].length < fence.length) return undefined;
+export interface OpeningFence {
+  /** The fence as written ("```", "~~~~"): a closing fence is the same character, at least as many. */
+  fence: string;
+  /** The white space before it, which the block's lines lose too. */
+  indent: string;
+  language?: string;
+}
+
+/** `line` as a fence that opens a code block, or undefined. */
+export function openingFence(line: string): OpeningFence | undefined {
+  const match = OPENING_FENCE.exec(line.replace(/\r$/, ''));
+  // A backtick fence's info string has no backtick (CommonMark): "```x``` y" is inline code.
+  if (!match || (match[2][0] === '`' && match[3].includes('`'))) return undefined;
+  const language = /^[\w+#.-]+/.exec(match[3])?.[0];
+  return { fence: match[2], indent: match[1], ...(language ? { language } : {}) };
+}
+
+/** `line` as the fence that closes `opened`, with the citation markers after it if any; or undefined. */
+export function closingFence(line: string, opened: OpeningFence): { citations?: string } | undefined {
+  const match = /^[ \t]*(`{3,}|~{3,})(.*)$/.exec(line.replace(/\r$/, ''));
+  if (!match || match[1][0] !== opened.fence[0] || match[1].length < opened.fence.length) return undefined;
   const rest = match[2].trim();
   if (!rest) return {};
   const markers = parseCitationMarkers(rest);
   const covered = markers.reduce((text, marker) => text.replace(marker.text, ''), rest);
   return markers.length && !covered.trim() ? { citations: rest } : undefined;
+}
+
+/** A line of a code block without its fence's indentation. */
+export function codeLine(line: string, opened: OpeningFence): string {
+  return line.startsWith(opened.indent) ? line.slice(opened.indent.length) : line.trimStart();
 }
 
 /** `text` as prose and fenced code blocks, in order; prose blocks keep their own line breaks. */
@@ -46,25 +68,23 @@ export function splitCodeBlocks(text: string): TextBlock[] {
   };
   const lines = text.split(/\r?\n/);
   for (let i = 0; i < lines.length; i++) {
-    const opening = OPENING_FENCE.exec(lines[i]);
-    // A backtick fence's info string has no backtick (CommonMark): "```x``` y" is inline code.
-    if (!opening || (opening[2][0] === '`' && opening[3].includes('`'))) {
+    const opened = openingFence(lines[i]);
+    if (!opened) {
       prose.push(lines[i]);
       continue;
     }
     endProse();
-    const [, indent, fence, info] = opening;
     const code: string[] = [];
     let citations: string | undefined;
     for (i++; i < lines.length; i++) {
-      const closing = closes(lines[i], fence);
+      const closing = closingFence(lines[i], opened);
       if (closing) {
         citations = closing.citations;
         break;
       }
-      code.push(lines[i].startsWith(indent) ? lines[i].slice(indent.length) : lines[i].trimStart());
+      code.push(codeLine(lines[i], opened));
     }
-    const language = /^[\w+#.-]+/.exec(info)?.[0];
+    const { language } = opened;
     blocks.push({ kind: 'code', text: code.join('\n'), ...(language ? { language } : {}), ...(citations ? { citations } : {}) });
   }
   endProse();

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { after, before, describe, it } from 'node:test';
@@ -69,6 +69,7 @@ const subQuestions = (question: string) =>
 
 describe('the web page, in Chromium, against a live server', { skip }, () => {
   let dossier: Dossier;
+  let indexDir: string;
   let server: Awaited<ReturnType<typeof startServer>>;
   let keyed: Awaited<ReturnType<typeof startServer>>;
   let apiKey: string;
@@ -84,6 +85,7 @@ describe('the web page, in Chromium, against a live server', { skip }, () => {
     const index = await regressionIndex('sqlite', { env: { ...process.env, ...model.env } });
     ({ dossier, removeFiles: cleanup } = index);
     const { db, dir } = index;
+    indexDir = dir;
     server = await startServer({ dossier, db, port: 0, extra: [webRoutes] });
     // A second server on the same index with keys, as `dossier users create` + `keys create` set it up.
     const keyedDb = join(dir, 'keyed.db');
@@ -312,6 +314,76 @@ describe('the web page, in Chromium, against a live server', { skip }, () => {
       errors.filter((e) => !/401 \(Unauthorized\)/.test(e)),
       [],
     );
+  });
+
+  it('shows code as code: the fenced block of a cited passage as <pre><code>, inline code as <code>, prose apart', async () => {
+    const code = 'import quillfeather as qf\nqf.spark([3, 1, 4], width=40)  # <b>not markup</b>';
+    const file = join(indexDir, 'quillfeather.md');
+    writeFileSync(
+      file,
+      `# Quillfeather sparklines\n\nQuillfeather draws a sparkline with \`qf.spark(values)\` in one call.\n\n\`\`\`python\n${code}\n\`\`\`\n`,
+    );
+    await dossier.ingest([file]);
+    await page.goto(`${server.url}/`);
+    await page.waitForSelector('body[data-ready="true"]');
+    await page.check('input[name="mode"][value="rag"]');
+    await page.fill('#question', 'How does Quillfeather draw a sparkline?');
+    await page.click('#ask-button');
+    const answer = page.locator('.msg.assistant .answer').last();
+    await page.locator('.msg.assistant .answer[aria-busy="false"]').last().waitFor();
+    // The script quotes the passage's first sentence (ingest keeps a code span's text, not its backticks).
+    assert.match(await answer.innerText(), /^Quillfeather draws a sparkline with qf\.spark\(values\) in one call\./);
+    await answer.locator('button.cite').first().click();
+    const passage = page.locator('#panel blockquote.chunk-text').first();
+    await passage.waitFor();
+    const block = passage.locator('pre code');
+    assert.equal(await block.count(), 1);
+    assert.equal(await block.textContent(), code, 'the code line by line, exactly, markup as text');
+    assert.equal(await block.getAttribute('class'), 'language-python');
+    assert.doesNotMatch((await block.textContent()) ?? '', /Quillfeather draws/, 'the prose is not inside the code');
+    assert.equal(await passage.locator('b').count(), 0);
+    assert.equal(await passage.locator('> p', { hasText: 'Quillfeather draws a sparkline' }).count(), 1);
+    // The block keeps its lines (no wrapping) and scrolls sideways when wide.
+    const style = await block.evaluate((node: any) => {
+      const pre = node.ownerDocument.defaultView.getComputedStyle(node.parentElement);
+      return {
+        whiteSpace: pre.whiteSpace,
+        overflowX: pre.overflowX,
+        font: node.ownerDocument.defaultView.getComputedStyle(node).fontFamily,
+      };
+    });
+    assert.deepEqual({ ...style, font: /monospace/.test(style.font) }, { whiteSpace: 'pre', overflowX: 'auto', font: true });
+    await page.click('#panel-close');
+
+    // An answer that quotes a fenced block, its citation after the closing fence (as the offline reader
+    // writes it), and inline code; and a passage with a code span (plain text keeps its backticks).
+    const [renderedAnswer, renderedPassage] = await page.evaluate(async (assets: string) => {
+      const { renderAnswer } = await import(`${assets}/answer.js`);
+      const { passageNodes } = await import(`${assets}/rich-text.js`);
+      const { document } = globalThis as any;
+      const answer = document.createElement('div');
+      renderAnswer(
+        answer,
+        'Draw one with `qf.spark`:\n```python\nqf.spark([1, 2])\n    qf.show()\n``` [E1]\nThat is all. [E2]',
+        () => undefined,
+      );
+      const passage = document.createElement('div');
+      passage.append(...passageNodes('Call `f(<i>x</i>)` first.\n\n```\n<i>y</i>\n```'));
+      // No named functions in here: tsx would wrap them in a helper the page does not have.
+      return [answer, passage].map((box: any) =>
+        [...box.children].map((child: any) => `${child.tagName.toLowerCase()}: ${child.innerHTML}`),
+      );
+    }, `${server.url}/assets/ui`);
+    const cite = (id: string) =>
+      `<span class="cites"><button type="button" class="cite pending" data-cite="${id}" aria-label="Citation ${id}">${id}</button></span>`;
+    assert.deepEqual(renderedAnswer, [
+      'p: Draw one with <code>qf.spark</code>:',
+      'pre: <code class="language-python">qf.spark([1, 2])\n    qf.show()</code>',
+      `p: ${cite('E1')}`,
+      `p: That is all. ${cite('E2')}`,
+    ]);
+    assert.deepEqual(renderedPassage, ['p: Call <code>f(&lt;i&gt;x&lt;/i&gt;)</code> first.', 'pre: <code>&lt;i&gt;y&lt;/i&gt;</code>']);
+    assert.deepEqual(errors, []);
   });
 });
 

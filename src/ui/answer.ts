@@ -1,42 +1,59 @@
-// Answers with clickable citation markers, read by the client's one citation grammar.
+// Answers with clickable citation markers, read by the client's one citation grammar, and code as code.
 import { parseCitationMarkers, type Citation } from '../client/index.ts';
+import { splitCodeBlocks } from '../protocol/code-blocks.ts';
 import { el } from './dom.ts';
 import { openCitation, openPanel } from './panel.ts';
+import { codeBlock, inlineNodes } from './rich-text.ts';
 
 type CitationLookup = (id: string) => Citation | undefined;
 
 /**
- * Renders an answer into `container`: one block per line (`#` lines as headings, `-` lines as list
- * items), every `[E3]` a button that opens the cited chunk. `lookup(id)` gives the citation, once known.
+ * Renders an answer into `container`: fenced code as a code block (the citations after its closing
+ * fence beside it), and one block per other line (`#` lines as headings, `-` lines as list items),
+ * `inline code` as code and every `[E3]` a button that opens the cited chunk. `lookup(id)` gives the
+ * citation, once known. An answer still streaming may end inside a fence: it shows as code so far.
  */
 export function renderAnswer(container: HTMLElement, text: string, lookup: CitationLookup): void {
   const blocks: HTMLElement[] = [];
-  let list: HTMLUListElement | undefined;
-  for (const line of text.split('\n')) {
-    if (!line.trim()) {
-      list = undefined;
+  const cited = (block: HTMLElement, line: string) => {
+    block.append(...inlineNodes(line, (plain) => withCitations(plain, lookup)));
+    return block;
+  };
+  for (const part of splitCodeBlocks(text)) {
+    if (part.kind === 'code') {
+      blocks.push(codeBlock(part));
+      if (part.citations) blocks.push(cited(el('p', { className: 'code-cites' }), part.citations));
       continue;
     }
-    const heading = /^(#{1,6})\s+(.*)$/.exec(line);
-    const item = /^\s*[-*]\s+(.*)$/.exec(line);
-    if (heading) {
-      list = undefined;
-      blocks.push(withCitations(el(heading[1].length <= 2 ? 'h3' : 'h4'), heading[2], lookup));
-    } else if (item) {
-      if (!list) blocks.push((list = el('ul')));
-      list.append(withCitations(el('li'), item[1], lookup));
-    } else {
-      list = undefined;
-      blocks.push(withCitations(el('p'), line, lookup));
+    let list: HTMLUListElement | undefined;
+    for (const line of part.text.split('\n')) {
+      if (!line.trim()) {
+        list = undefined;
+        continue;
+      }
+      const heading = /^(#{1,6})\s+(.*)$/.exec(line);
+      const item = /^\s*[-*]\s+(.*)$/.exec(line);
+      if (heading) {
+        list = undefined;
+        blocks.push(cited(el(heading[1].length <= 2 ? 'h3' : 'h4'), heading[2]));
+      } else if (item) {
+        if (!list) blocks.push((list = el('ul')));
+        list.append(cited(el('li'), item[1]));
+      } else {
+        list = undefined;
+        blocks.push(cited(el('p'), line));
+      }
     }
   }
   container.replaceChildren(...blocks);
 }
 
-function withCitations(block: HTMLElement, text: string, lookup: CitationLookup): HTMLElement {
+/** Plain answer text as text and marker buttons. */
+function withCitations(text: string, lookup: CitationLookup): Array<Node | string> {
+  const nodes: Array<Node | string> = [];
   let at = 0;
   for (const marker of parseCitationMarkers(text)) {
-    if (marker.start > at) block.append(text.slice(at, marker.start));
+    if (marker.start > at) nodes.push(text.slice(at, marker.start));
     const group = el('span', { className: 'cites' });
     for (const id of marker.ids) {
       if (marker.unresolved) {
@@ -56,11 +73,11 @@ function withCitations(block: HTMLElement, text: string, lookup: CitationLookup)
         }),
       );
     }
-    block.append(group);
+    nodes.push(group);
     at = marker.end;
   }
-  if (at < text.length) block.append(text.slice(at));
-  return block;
+  if (at < text.length) nodes.push(text.slice(at));
+  return nodes;
 }
 
 /** The citations an answer element holds, by id (set by the run view or the loaded message). */

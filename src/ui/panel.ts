@@ -2,6 +2,7 @@
 import type { Citation } from '../client/index.ts';
 import { api } from './api.ts';
 import { byId, el } from './dom.ts';
+import { passageNodes } from './rich-text.ts';
 
 let panelOpener: HTMLElement | null = null;
 
@@ -49,7 +50,7 @@ export function openCitation(citation: Citation, opener: HTMLElement): void {
         ['Characters', `${citation.charStart}–${citation.charEnd}`],
       ]),
       el('h3', { text: 'Cited passage' }),
-      el('blockquote', { className: 'chunk-text', 'data-chunk-id': citation.chunkId, text: citation.text }),
+      el('blockquote', { className: 'chunk-text', 'data-chunk-id': citation.chunkId }, ...passageNodes(citation.text)),
       docBox,
     ],
     opener,
@@ -68,7 +69,7 @@ async function loadDocumentContext(citation: Citation, box: HTMLElement): Promis
     if (!chunk) continue;
     around.append(
       el('p', { className: 'muted', text: chunk.ordinal < chunks[at].ordinal ? 'Before' : 'After' }),
-      el('blockquote', { className: 'chunk-text dim', text: chunk.text }),
+      el('blockquote', { className: 'chunk-text dim' }, ...passageNodes(chunk.text)),
     );
   }
   box.replaceChildren(
@@ -101,7 +102,7 @@ export async function openDocument(id: number, opener: HTMLElement): Promise<voi
               [chunk.headingPath?.join(' › '), chunk.page ? `page ${chunk.page}` : ''].filter(Boolean).join(' · ') ||
               `passage ${chunk.ordinal + 1}`,
           }),
-          el('blockquote', { className: 'chunk-text', text: chunk.text }),
+          el('blockquote', { className: 'chunk-text' }, ...passageNodes(chunk.text)),
         ),
       );
     }

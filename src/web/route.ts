@@ -16,10 +16,12 @@ export const PAGE_MODULES = [
   'ui/documents.js',
   'ui/dom.js',
   'ui/panel.js',
+  'ui/rich-text.js',
   'ui/run-view.js',
   'client/index.js',
   'client/sse.js',
   'protocol/citations.js',
+  'protocol/code-blocks.js',
 ];
 const JAVASCRIPT = 'text/javascript; charset=utf-8';
 const ASSETS: Record<string, string> = {

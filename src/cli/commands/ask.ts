@@ -1,6 +1,7 @@
 import type { AgentEvent } from '../../protocol/events.ts';
 import type { AskResult } from '../../ask/ask.ts';
 import { intOption, listOption, numberOption, parse, stringOption, type Values } from '../args.ts';
+import { CodeBlockFormatter, formatCodeBlocks } from '../code-text.ts';
 import { UsageError, type CommandContext } from '../io.ts';
 import { withIndex } from './open.ts';
 import { userInfo } from 'node:os';
@@ -8,15 +9,18 @@ import { configFromEnv } from '../../config/index.ts';
 import { loadPolicy } from '../../config/policy.ts';
 
 /**
- * Human output: tool activity dimmed on stderr, the answer streamed to stdout. In research mode
- * stderr is a live tree: the plan, each nested agent (indented by its path) with its searches as
- * they happen, and the critique.
+ * Human output: tool activity dimmed on stderr, the answer streamed to stdout (its fenced code as
+ * indented blocks). In research mode stderr is a live tree: the plan, each nested agent (indented by
+ * its path) with its searches as they happen, and the critique. `finish()` prints what the answer
+ * still held back (a last line that may have been a fence).
  */
-function humanListener(context: CommandContext): (event: AgentEvent) => void {
+function humanListener(context: CommandContext): { onEvent: (event: AgentEvent) => void; finish: () => void } {
   const { io, err } = context;
   let streamed = false;
+  const answer = new CodeBlockFormatter(context.out);
   const shown = new Map<string, string>();
-  return (event) => {
+  const finish = () => void io.stdout.write(answer.end());
+  const onEvent = (event: AgentEvent) => {
     const indent = '  '.repeat(1 + (event.path?.length ?? 0));
     const nested = event.path !== undefined;
     const who = nested ? `${event.path!.at(-1)} ` : '';
@@ -56,9 +60,10 @@ function humanListener(context: CommandContext): (event: AgentEvent) => void {
     else if (event.type === 'text-delta' && !nested) {
       if (!streamed) io.stdout.write('\n');
       streamed = true;
-      io.stdout.write(event.delta);
+      io.stdout.write(answer.push(event.delta));
     }
   };
+  return { onEvent, finish };
 }
 
 function printSources(result: AskResult, context: CommandContext): void {
@@ -122,6 +127,7 @@ export async function ask(argv: string[], context: CommandContext): Promise<numb
     context.io.signal?.addEventListener('abort', onSignal);
     const interactive = context.io.signal === undefined;
     if (interactive) process.once('SIGINT', onSignal);
+    const listener = context.json ? undefined : humanListener(context);
     try {
       const result = await dossier.ask({
         question,
@@ -138,11 +144,12 @@ export async function ask(argv: string[], context: CommandContext): Promise<numb
         policy,
         runsDir: runsDirFor(values, context),
         signal: controller.signal,
-        onEvent: context.json ? undefined : humanListener(context),
+        onEvent: listener?.onEvent,
       });
+      listener?.finish();
       if (context.json) context.printJson(result);
       else {
-        if (result.finishReason === 'needs-approval') context.print(result.answer);
+        if (result.finishReason === 'needs-approval') context.print(formatCodeBlocks(result.answer, context.out));
         printSources(result, context);
       }
       return exitCodeOf(result, context);
@@ -178,7 +185,7 @@ export async function approve(argv: string[], context: CommandContext): Promise<
     });
     if (context.json) context.printJson(result);
     else {
-      context.print(result.answer);
+      context.print(formatCodeBlocks(result.answer, context.out));
       if (result.decision === 'approved') printSources(result, context);
       else context.print(context.out.dim(`run ${result.runId} denied by ${by}`));
     }
@@ -194,7 +201,9 @@ export async function replay(argv: string[], context: CommandContext): Promise<n
     missing: 'replay needs a trace file (from ask --trace)',
   });
   return withIndex(values, context, 'read', async (dossier) => {
-    const result = await dossier.replay(positionals[0], { onEvent: context.json ? undefined : humanListener(context) });
+    const listener = context.json ? undefined : humanListener(context);
+    const result = await dossier.replay(positionals[0], { onEvent: listener?.onEvent });
+    listener?.finish();
     if (context.json) context.printJson(result);
     else {
       printSources(result, context);

@@ -1,5 +1,6 @@
 import { SEARCH_MODES, type SearchMode } from '../../retrieve/search.ts';
 import { intOption, jsonOption, listOption, parse, stringOption, type Values } from '../args.ts';
+import { passagePreview } from '../code-text.ts';
 import { UsageError, type CommandContext } from '../io.ts';
 import { withIndex } from './open.ts';
 
@@ -32,7 +33,8 @@ export async function search(argv: string[], context: CommandContext): Promise<n
         `${out.bold(`${i + 1}. ${hit.title}`)} ${out.dim(`[chunk ${hit.chunkId} · doc ${hit.documentId} · ${hit.score.toFixed(4)}]`)}`,
       );
       context.print(`   ${out.dim(hit.source + (where ? ` (${where})` : ''))}`);
-      context.print(`   ${hit.text.replace(/\s+/g, ' ').slice(0, 240)}${hit.text.length > 240 ? '…' : ''}`);
+      // The passage's prose on a line, its code as an indented block (lines verbatim).
+      for (const line of passagePreview(hit.text, out)) context.print(line ? `   ${line}` : '');
     });
     context.print(out.dim(`${hits.length} hits in ${ms} ms (${mode})`));
     return 0;

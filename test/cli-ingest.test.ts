@@ -236,6 +236,11 @@ describe('dossier ingest --strict', () => {
       assert.equal(strict.status, 1);
       assert.match(strict.stderr, /^dossier: 1 failed with --strict \(first: .*broken\.json: /m);
       assert.match(strict.stdout, /ingested 1/, 'the good file is still ingested');
+      // Run again on the same index: the failed file is not parsed again, yet it still counts and still fails --strict.
+      const again = await runCli(['ingest', files, '--db', join(dir, 'b.db'), '--strict']);
+      assert.equal(again.status, 1);
+      assert.match(again.stdout, /failed 1/);
+      assert.match(again.stdout, /broken\.json: .*\(unchanged since it failed: not parsed again\)$/m);
     } finally {
       cleanup();
     }

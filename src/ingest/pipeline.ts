@@ -202,8 +202,10 @@ export class IngestPipeline {
         report.skipped++;
         outcomes.set(path, { kind: 'document' });
       } else if (prepared.kind === 'remembered') {
+        // Not read again, but still what it was: a failure stays a failure (the summary and --strict count it).
         const { outcome, reason } = prepared.recorded;
-        skipInto(report, path, `unchanged since it ${outcome === 'failed' ? 'failed' : 'was skipped'}: ${reason}`);
+        if (outcome === 'failed') report.failed.push({ path, error: `${reason} (unchanged since it failed: not parsed again)` });
+        else skipInto(report, path, `unchanged since it was skipped: ${reason}`);
         outcomes.set(path, { kind: 'none', reason });
       } else if (prepared.kind === 'error') {
         const reason = oneLine(prepared.error);

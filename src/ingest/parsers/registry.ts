@@ -9,6 +9,7 @@ import { DossierError } from '../../errors/index.ts';
 import { decodeText, looksLikeText } from '../encoding.ts';
 import { IMAGE_MEDIA_TYPES, imageFormat } from '../ocr/formats.ts';
 import type { ParsedDocument, ParseInput, Parser } from '../types.ts';
+import { TEXT_EXTENSIONS } from './text-extensions.ts';
 
 /**
  * Every format with the extensions and media types its parser claims, in the order that decides a
@@ -16,48 +17,7 @@ import type { ParsedDocument, ParseInput, Parser } from '../types.ts';
  */
 export const FORMATS = {
   txt: {
-    extensions: [
-      'txt',
-      'text',
-      'log',
-      'org',
-      'adoc',
-      'asciidoc',
-      'tex',
-      'yaml',
-      'yml',
-      'toml',
-      'ini',
-      'cfg',
-      'conf',
-      'py',
-      'js',
-      'mjs',
-      'cjs',
-      'ts',
-      'tsx',
-      'jsx',
-      'go',
-      'rs',
-      'java',
-      'kt',
-      'c',
-      'h',
-      'cc',
-      'cpp',
-      'hpp',
-      'cs',
-      'rb',
-      'php',
-      'sh',
-      'bash',
-      'sql',
-      'r',
-      'swift',
-      'scala',
-      'lua',
-      'pl',
-    ],
+    extensions: TEXT_EXTENSIONS,
     mediaTypes: ['text/plain'],
     load: async () => (await import('./txt.ts')).txtParser,
   },

@@ -5,7 +5,6 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { chunkBlocks } from '../chunk.ts';
 import type { Block, ParsedDocument } from '../types.ts';
-import { assertDossierError } from './contract.ts';
 import { parseDocument, parserFor } from './index.ts';
 import { DOCS_MIXED } from './test-data.ts';
 

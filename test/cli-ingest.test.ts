@@ -232,10 +232,24 @@ describe('dossier ingest --strict', () => {
       const lenient = await runCli(['ingest', files, '--db', join(dir, 'a.db'), '--json']);
       assert.equal(lenient.status, 0, lenient.stderr);
       assert.deepEqual([lenient.json.ingested, lenient.json.failed.length], [1, 1]);
+      // A dotfile beside a broken file is no document: nothing was ingested, so the exit code is 1 without --strict.
+      const lone = join(dir, 'lone');
+      mkdirSync(lone);
+      writeFileSync(join(lone, '.gitignore'), 'dist\n');
+      writeFileSync(join(lone, 'broken.json'), '{"not": json');
+      const nothing = await runCli(['ingest', lone, '--db', join(dir, 'c.db')]);
+      assert.equal(nothing.status, 1);
+      assert.match(nothing.stderr, /^dossier: nothing was ingested; 1 failed/m);
+      assert.match(nothing.stdout, /\.gitignore: skipped, hidden file/);
       const strict = await runCli(['ingest', files, '--db', join(dir, 'b.db'), '--strict']);
       assert.equal(strict.status, 1);
       assert.match(strict.stderr, /^dossier: 1 failed with --strict \(first: .*broken\.json: /m);
       assert.match(strict.stdout, /ingested 1/, 'the good file is still ingested');
+      // Run again on the same index: the failed file is not parsed again, yet it still counts and still fails --strict.
+      const again = await runCli(['ingest', files, '--db', join(dir, 'b.db'), '--strict']);
+      assert.equal(again.status, 1);
+      assert.match(again.stdout, /failed 1/);
+      assert.match(again.stdout, /broken\.json: .*\(unchanged since it failed: not parsed again\)$/m);
     } finally {
       cleanup();
     }

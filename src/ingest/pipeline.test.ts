@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { describe, it } from 'node:test';
 import { createDossier } from '../dossier.ts';
@@ -123,6 +123,163 @@ describe('ingest pipeline', () => {
         const covered = [...expectedWords].filter((w) => extracted.has(w)).length / expectedWords.size;
         assert.ok(covered > 0.8, `${file}: ${(covered * 100).toFixed(0)}% of the expected words were extracted`);
       }
+      await dossier.close();
+    } finally {
+      cleanup();
+    }
+  });
+});
+
+/** Writes files under `root` from a path → text map, making folders as needed. */
+function writeTree(root: string, files: Record<string, string>): void {
+  for (const [path, text] of Object.entries(files)) {
+    mkdirSync(join(root, path, '..'), { recursive: true });
+    writeFileSync(join(root, path), text);
+  }
+}
+
+const reasonFor = (report: { skippedFiles: { path: string; reason: string }[] }, name: string) =>
+  report.skippedFiles.find((skip) => basename(skip.path) === name)?.reason;
+
+describe('ingest pipeline: documentation trees as they are written', () => {
+  it('follows .. include:: and MyST {include} only within the ingested tree; an include-only file is never a failure', async () => {
+    const { dir, cleanup } = tempDir();
+    try {
+      const project = join(dir, 'project');
+      writeTree(project, {
+        'CHANGES.rst': 'Changelog\n=========\n\n1.2\n---\n\nThe gasket release replaced every flange.\n',
+        'docs/changes.rst': 'Changes\n=======\n\n.. include:: ../CHANGES.rst\n',
+        'docs/index.md': '# Guide\n\nThe guide covers pumps.\n',
+        'docs/setup.md': '# Setup\n\n```{include} ../../outside.md\n```\n',
+      });
+      writeFileSync(join(dir, 'outside.md'), '# Outside\n\nThe walrus secret lives outside the tree.\n');
+      const dossier = await createDossier({ db: join(dir, 'index.db') });
+
+      // Only docs/: both includes point outside it, so they are reported and never read.
+      const docsOnly = await dossier.ingest([join(project, 'docs')]);
+      assert.deepEqual(docsOnly.failed, []);
+      assert.equal(docsOnly.ingested, 1);
+      assert.match(
+        reasonFor(docsOnly, 'changes.rst') ?? '',
+        /^include-only: its include \.\.\/CHANGES\.rst lies outside the ingested tree$/,
+      );
+      assert.match(
+        reasonFor(docsOnly, 'setup.md') ?? '',
+        /^include-only: its include \.\.\/\.\.\/outside\.md lies outside the ingested tree$/,
+      );
+      assert.equal((await dossier.search({ query: 'walrus', mode: 'fulltext' })).length, 0, 'a target outside the tree is not read');
+      assert.equal((await dossier.search({ query: 'gasket', mode: 'fulltext' })).length, 0);
+
+      // The whole project: CHANGES.rst is a document of the run, so changes.rst is skipped naming it.
+      const whole = await dossier.ingest([project]);
+      assert.deepEqual(whole.failed, []);
+      assert.equal(reasonFor(whole, 'changes.rst'), `include-only: its content is ingested from ${join(project, 'CHANGES.rst')}`);
+      const gasket = await dossier.search({ query: 'gasket', mode: 'fulltext' });
+      assert.deepEqual(
+        gasket.map((hit) => basename(hit.source)),
+        ['CHANGES.rst'],
+      );
+      assert.equal((await dossier.search({ query: 'walrus', mode: 'fulltext' })).length, 0);
+      await dossier.close();
+    } finally {
+      cleanup();
+    }
+  });
+
+  it('ingests an include-only file through a target in its tree that is no document of the run', async () => {
+    const { dir, cleanup } = tempDir();
+    try {
+      const docs = join(dir, 'docs');
+      writeTree(docs, {
+        'install.md': '# Installing\n\n```{include} parts/steps.md\n```\n',
+        'parts/steps.md': 'Run the bellows installer, then restart the daemon.\n',
+        'usage.rst': 'Usage\n=====\n\n.. include:: parts/usage.inc\n',
+        'parts/usage.inc': 'Call the ``crank`` command with a handle.\n',
+      });
+      const dossier = await createDossier({ db: join(dir, 'index.db') });
+      // Files named one by one: the targets are in their folder's tree but not files of this run.
+      const report = await dossier.ingest([join(docs, 'install.md'), join(docs, 'usage.rst')]);
+      assert.deepEqual([report.ingested, report.failed, report.skippedFiles], [2, [], []]);
+      const bellows = await dossier.search({ query: 'bellows installer', mode: 'fulltext' });
+      assert.deepEqual([basename(bellows[0].source), bellows[0].title], ['install.md', 'Installing']);
+      const crank = await dossier.search({ query: 'crank handle', mode: 'fulltext' });
+      assert.deepEqual([basename(crank[0].source), crank[0].title], ['usage.rst', 'Usage']);
+
+      // Unchanged including file and target: nothing new. A changed target re-ingests the including file.
+      const again = await dossier.ingest([join(docs, 'install.md'), join(docs, 'usage.rst')]);
+      assert.deepEqual([again.ingested, again.skipped], [0, 2]);
+      writeFileSync(join(docs, 'parts', 'steps.md'), 'Run the harmonium installer instead.\n');
+      const changed = await dossier.ingest([join(docs, 'install.md'), join(docs, 'usage.rst')]);
+      assert.deepEqual([changed.ingested, changed.updated], [1, 1]);
+      assert.equal((await dossier.search({ query: 'harmonium', mode: 'fulltext' }))[0]?.title, 'Installing');
+      assert.equal((await dossier.search({ query: 'bellows', mode: 'fulltext' })).length, 0);
+      await dossier.close();
+    } finally {
+      cleanup();
+    }
+  });
+
+  it('reports dotfiles and hidden folders as skipped, with the reason; ingests an extensionless INI file as text', async () => {
+    const { dir, cleanup } = tempDir();
+    try {
+      const tree = join(dir, 'tree');
+      writeTree(tree, {
+        'README.md': '# Readme\n\nSee pylintrc.\n',
+        '.env': 'TOKEN=not-for-the-index\n',
+        '.cache/notes.md': '# Hidden\n\nThe heron note.\n',
+        pylintrc: '[MESSAGES CONTROL]\ndisable=missing-docstring\n\n[FORMAT]\nmax-line-length=100\n',
+        '.git/config': '[core]\n',
+      });
+      const dossier = await createDossier({ db: join(dir, 'index.db') });
+      const report = await dossier.ingest([tree]);
+      assert.deepEqual(report.failed, [], 'pylintrc is not "malformed JSON"');
+      assert.equal(report.ingested, 2);
+      assert.equal(reasonFor(report, '.env'), 'hidden file (its name starts with a dot)');
+      assert.equal(reasonFor(report, '.cache'), 'hidden folder (its name starts with a dot): nothing in it is read');
+      assert.equal(reasonFor(report, '.git'), undefined, 'version-control folders stay silent');
+      assert.equal(report.skippedFiles.length, 2);
+      assert.equal((await dossier.search({ query: 'heron', mode: 'fulltext' })).length, 0);
+      const pylintrc = (await dossier.search({ query: 'docstring', mode: 'fulltext' }))[0];
+      assert.equal(basename(pylintrc.source), 'pylintrc');
+      const listed = await dossier.store.listDocuments(ALL);
+      assert.equal(listed.find((doc) => basename(doc.source) === 'pylintrc')?.mediaType, 'text/plain');
+      await dossier.close();
+    } finally {
+      cleanup();
+    }
+  });
+
+  it('does not parse a failed file again while its bytes are unchanged, and retries it once they change', async () => {
+    const { dir, cleanup } = tempDir();
+    try {
+      const tree = join(dir, 'tree');
+      writeTree(tree, { 'good.md': '# Good\n\nThe otter swims.\n', 'broken.json': '{"name": "otter",' });
+      const broken = join(tree, 'broken.json');
+      const dossier = await createDossier({ db: join(dir, 'index.db') });
+      const first = await dossier.ingest([tree]);
+      assert.equal(first.failed.length, 1);
+      const reason = first.failed[0].error;
+      assert.match(reason, /JSON/);
+      assert.doesNotMatch(reason, /not parsed again/);
+      assert.equal((await dossier.store.ingestOutcomeOf!('default', broken))?.outcome, 'failed');
+
+      // Unchanged: still a failure in the report (the summary and --strict count it), without being parsed.
+      const second = await dossier.ingest([tree]);
+      assert.deepEqual(second.failed, [{ path: broken, error: `${reason} (unchanged since it failed: not parsed again)` }]);
+      assert.equal(second.ingested, 0);
+
+      // Changed and still broken: parsed again, a fresh reason.
+      writeFileSync(broken, '{"name": ');
+      const third = await dossier.ingest([tree]);
+      assert.equal(third.failed.length, 1);
+      assert.doesNotMatch(third.failed[0].error, /not parsed again/);
+
+      // Fixed: ingested, and the remembered failure is forgotten.
+      writeFileSync(broken, '{"name": "otter", "habitat": "estuary"}');
+      const fixed = await dossier.ingest([tree]);
+      assert.deepEqual([fixed.ingested, fixed.failed], [1, []]);
+      assert.equal(await dossier.store.ingestOutcomeOf!('default', broken), undefined);
+      assert.equal(basename((await dossier.search({ query: 'estuary', mode: 'fulltext' }))[0].source), 'broken.json');
       await dossier.close();
     } finally {
       cleanup();

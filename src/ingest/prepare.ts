@@ -126,12 +126,32 @@ export interface PrepareFileTask {
   metadata?: Record<string, unknown>;
 }
 
+/**
+ * A file with no text of its own besides what it includes (`changes.rst` → `.. include:: ../CHANGES.rst`):
+ * the pipeline follows its includes within the ingested tree (pipeline.ts).
+ */
+export interface IncludeOnlyDocument {
+  kind: 'include-only';
+  source: string;
+  title: string;
+  mediaType: string;
+  /** As written in the file: relative to it (or, starting with "/", to the ingested tree). */
+  includes: string[];
+  metadata: Record<string, unknown>;
+}
+
+export type PrepareResult = PreparedDocument | IncludeOnlyDocument;
+
+export function isIncludeOnly(result: PrepareResult): result is IncludeOnlyDocument {
+  return (result as Partial<IncludeOnlyDocument>).kind === 'include-only';
+}
+
 /** Parse + prepare one file; used by the worker and by the in-thread fallback alike. */
 export async function prepareFile(
   task: PrepareFileTask,
   cache: { tokenizer?: Tokenizer; embedder?: HashedEmbedder; key?: string } = {},
-): Promise<PreparedDocument> {
-  const { parseDocument } = await import('./parsers/index.ts');
+): Promise<PrepareResult> {
+  const { parseDocument } = await import('./parsers/registry.ts');
   const key = JSON.stringify(task.settings);
   if (cache.key !== key) {
     cache.key = key;
@@ -139,6 +159,10 @@ export async function prepareFile(
     cache.embedder = task.settings.embedder?.kind === 'offline-hashed' ? new HashedEmbedder(task.settings.embedder.options) : undefined;
   }
   const parsed = await parseDocument({ path: task.path, bytes: task.bytes, ocr: task.settings.ocr !== false });
+  if (parsed.hasOwnText === false && parsed.includes?.length) {
+    const { title, mediaType, includes } = parsed;
+    return { kind: 'include-only', source: task.path, title, mediaType, includes, metadata: { ...parsed.metadata, ...task.metadata } };
+  }
   return prepareRecord(
     {
       source: task.path,

@@ -26,6 +26,17 @@ export interface ParsedDocument {
   blocks: Block[];
   /** Format-specific facts worth filtering on (author, page count, sheet names, e-mail headers …). */
   metadata: Record<string, unknown>;
+  /**
+   * Files this one includes (rst `.. include::` / `.. literalinclude::`, MyST `{include}`), as
+   * written: paths relative to this file. The pipeline follows them within the ingested tree.
+   */
+  includes?: string[];
+  /**
+   * false when the file has no text of its own besides its includes (a page that only pulls in
+   * ../CHANGES.rst): then `blocks` holds at most its headings, and the pipeline ingests it through
+   * its include targets or skips it with the reason.
+   */
+  hasOwnText?: boolean;
 }
 
 export interface ParseInput {

@@ -1,13 +1,16 @@
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { DossierError, type ErrorCode } from '../errors/index.ts';
-import type { PreparedDocument, PrepareFileTask } from './prepare.ts';
+import type { PrepareFileTask, PrepareResult } from './prepare.ts';
+import { retryable } from './retryable.ts';
 
 // Built code runs the built .js worker, so the published package needs no TypeScript loader; from
 // sources a small shim registers tsx inside the worker first (workers do not inherit the loader).
 const WORKER_URL = new URL(import.meta.url.endsWith('.ts') ? './prepare-worker-dev.mjs' : './prepare-worker-main.js', import.meta.url);
 
-type Reply = { id: number; ok: true; prepared: PreparedDocument } | { id: number; ok: false; code: ErrorCode; error: string };
+type Reply =
+  | { id: number; ok: true; prepared: PrepareResult }
+  | { id: number; ok: false; code: ErrorCode; error: string; retryable: boolean };
 
 /**
  * A small pool of worker threads that parse and prepare files, so ingestion uses every core while
@@ -40,10 +43,10 @@ export class PreparePool {
     this.waiting.shift()?.();
   }
 
-  async prepare(task: PrepareFileTask): Promise<PreparedDocument> {
+  async prepare(task: PrepareFileTask): Promise<PrepareResult> {
     const worker = await this.acquire();
     const id = this.nextId++;
-    return new Promise<PreparedDocument>((resolve, reject) => {
+    return new Promise<PrepareResult>((resolve, reject) => {
       const cleanup = () => {
         worker.off('message', onMessage);
         worker.off('error', onError);
@@ -54,13 +57,16 @@ export class PreparePool {
         cleanup();
         this.release(worker);
         if (reply.ok) resolve(reply.prepared);
-        else reject(new DossierError(reply.code, reply.error));
+        else {
+          const error = new DossierError(reply.code, reply.error);
+          reject(reply.retryable ? retryable(error) : error);
+        }
       };
       const onError = (error: Error) => {
         cleanup();
         this.workers.delete(worker);
         this.release(worker);
-        reject(new DossierError('parse-failed', `reader crashed: ${error.message}`, { cause: error }));
+        reject(retryable(new DossierError('parse-failed', `reader crashed: ${error.message}`, { cause: error })));
       };
       const onExit = (code: number) => onError(new Error(`worker exited with code ${code}`));
       worker.on('message', onMessage);

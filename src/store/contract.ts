@@ -105,6 +105,39 @@ export function storeContract(
         assert.equal((await store.stats(ALL)).chunks, 2);
       }));
 
+    it('records the outcome of a file that gave no document, by collection and source, without a new write generation', () =>
+      withStore(async (store) => {
+        if (!store.recordIngestOutcome || !store.ingestOutcomeOf || !store.forgetIngestOutcome || !store.ingestOutcomeSources) return; // an optional capability: a store without it re-reads failed files, which is slower, not wrong
+        const before = (await store.identity()).generation;
+        assert.equal(await store.ingestOutcomeOf('default', '/docs/scan.png'), undefined);
+        const failed = {
+          collection: 'default',
+          source: '/docs/scan.png',
+          contentHash: 'h1',
+          outcome: 'failed',
+          reason: 'malformed image',
+        } as const;
+        await store.recordIngestOutcome(failed);
+        await store.recordIngestOutcome({ ...failed, collection: 'other', outcome: 'skipped', reason: 'no text found in the image (OCR)' });
+        assert.deepEqual(await store.ingestOutcomeOf('default', '/docs/scan.png'), failed);
+        // Recorded again (the file changed and failed again): replaced, not added.
+        await store.recordIngestOutcome({ ...failed, contentHash: 'h2', reason: 'empty image file' });
+        assert.deepEqual(await store.ingestOutcomeOf('default', '/docs/scan.png'), {
+          ...failed,
+          contentHash: 'h2',
+          reason: 'empty image file',
+        });
+        assert.equal((await store.ingestOutcomeOf('other', '/docs/scan.png'))?.outcome, 'skipped');
+        assert.deepEqual(await store.ingestOutcomeSources('default'), ['/docs/scan.png']);
+        assert.equal((await store.identity()).generation, before, 'bookkeeping, not content: replay still trusts the index');
+        assert.equal((await store.stats(ALL)).documents, 0);
+        assert.equal(await store.forgetIngestOutcome('default', '/docs/scan.png'), true);
+        assert.equal(await store.forgetIngestOutcome('default', '/docs/scan.png'), false);
+        assert.equal(await store.ingestOutcomeOf('default', '/docs/scan.png'), undefined);
+        assert.deepEqual(await store.ingestOutcomeSources('default'), []);
+        assert.deepEqual(await store.ingestOutcomeSources('other'), ['/docs/scan.png']);
+      }));
+
     it('deletes a document with its chunks, vectors and full-text rows', () =>
       withStore(async (store) => {
         const { id } = await store.upsertDocument(doc('a.txt'), [chunk(0, 'zebra')], [unit(0)]);

@@ -89,6 +89,20 @@ export interface StoreStats {
   embedder: IndexInfo | null;
 }
 
+/**
+ * What became of a file that was read but gave no document: it failed, or was skipped with a reason
+ * (an image without text). Kept with the file's content hash, so an unchanged file is not parsed or
+ * OCR'd again on the next run.
+ */
+export interface IngestOutcome {
+  collection: string;
+  source: string;
+  contentHash: string;
+  outcome: 'failed' | 'skipped';
+  /** The one-line error or skip reason, as the ingest report gave it. */
+  reason: string;
+}
+
 /** Mongo-style filter over document fields (id, title, source, mediaType, collection, createdAt, updatedAt) and `metadata.<path>`. */
 export type Filter = Record<string, unknown>;
 
@@ -117,6 +131,18 @@ export interface Store {
 
   /** Content hash stored for a source, to skip unchanged files before parsing them. */
   contentHashOf(collection: string, source: string): Promise<string | undefined>;
+  /**
+   * Optional capability (both stores have it): the recorded outcome of a file that gave no document,
+   * if one is recorded. Outcomes are bookkeeping of ingestion, not content: writing them does not
+   * move the index's write generation.
+   */
+  ingestOutcomeOf?(collection: string, source: string): Promise<IngestOutcome | undefined>;
+  /** Optional capability: records (or replaces) the outcome of a source. */
+  recordIngestOutcome?(outcome: IngestOutcome): Promise<void>;
+  /** Optional capability: forgets a source's outcome (it was ingested, or its file is gone). False if none was recorded. */
+  forgetIngestOutcome?(collection: string, source: string): Promise<boolean>;
+  /** Optional capability: the sources of a collection with a recorded outcome, for `--sync`. */
+  ingestOutcomeSources?(collection: string): Promise<string[]>;
   /** One transaction: inserts, or replaces all chunks of a changed document; unchanged hash → no write. */
   upsertDocument(document: DocumentInput, chunks: ChunkInput[], vectors: Float32Array[]): Promise<{ id: number; status: UpsertStatus }>;
   /** Removes the document with its chunks, vectors and full-text rows. Returns false if it was not there (or out of scope). */

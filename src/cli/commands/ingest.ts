@@ -62,7 +62,9 @@ export async function ingest(argv: string[], context: CommandContext): Promise<n
         err.yellow(`dossier: ${fallbacks} of ${fallbacks + written} descriptions fell back to the extractive one (${reason})\n`),
       );
     }
-    if (report.ingested + report.skipped === 0 && report.failed.length > 0) {
+    // Skips with a reason (a dotfile, an image without text) are not documents: only unchanged ones count here.
+    const unchanged = report.skipped - report.skippedFiles.length;
+    if (report.ingested + unchanged === 0 && report.failed.length > 0) {
       const [first] = report.failed;
       io.stderr.write(`dossier: nothing was ingested; ${report.failed.length} failed (first: ${first.path}: ${first.error})\n`);
       return 1;

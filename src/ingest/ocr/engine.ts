@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import type { Worker as NodeWorker } from 'node:worker_threads';
 import type Tesseract from 'tesseract.js';
 import { DossierError, oneLine } from '../../errors/index.ts';
+import { retryable } from '../retryable.ts';
 import { imageFormat, imageSize, type ImageFormat } from './formats.ts';
 import { paragraphsOf, type OcrParagraph } from './layout.ts';
 
@@ -62,11 +63,11 @@ export function ocrData(): { langPath: string; file: string } {
   try {
     root = dirname(require.resolve('@tesseract.js-data/eng/package.json'));
   } catch {
-    throw new DossierError('parse-failed', 'OCR data is not installed (the @tesseract.js-data/eng package is missing)');
+    throw retryable(new DossierError('parse-failed', 'OCR data is not installed (the @tesseract.js-data/eng package is missing)'));
   }
   const langPath = join(root, '4.0.0_best_int');
   const file = join(langPath, `${OCR_LANGUAGE}.traineddata.gz`);
-  if (!existsSync(file)) throw new DossierError('parse-failed', `OCR data is missing: ${file}`);
+  if (!existsSync(file)) throw retryable(new DossierError('parse-failed', `OCR data is missing: ${file}`));
   return { langPath, file };
 }
 
@@ -117,7 +118,9 @@ interface Running {
 
 /** "OCR took longer than 120 s" (or "… 5 ms" for the tiny limits of tests). */
 export function ocrTimeoutError(ms: number): DossierError {
-  return new DossierError('parse-failed', `OCR took longer than ${ms < 1000 ? `${Math.round(ms)} ms` : `${Math.round(ms / 1000)} s`}`);
+  return retryable(
+    new DossierError('parse-failed', `OCR took longer than ${ms < 1000 ? `${Math.round(ms)} ms` : `${Math.round(ms / 1000)} s`}`),
+  );
 }
 
 function readError(error: unknown): DossierError {
@@ -185,7 +188,7 @@ class OcrEngine {
         createWorker(OCR_LANGUAGE, OEM.LSTM_ONLY, options),
         new Promise<never>((_, reject) => {
           timer = setTimeout(
-            () => reject(new DossierError('parse-failed', `OCR engine did not start within ${START_TIMEOUT_MS / 1000} s`)),
+            () => reject(retryable(new DossierError('parse-failed', `OCR engine did not start within ${START_TIMEOUT_MS / 1000} s`))),
             START_TIMEOUT_MS,
           );
         }),
@@ -194,7 +197,7 @@ class OcrEngine {
       // headings, columns and paragraphs. debug_file keeps tesseract's own messages off stderr.
       await worker.setParameters({ tessedit_pageseg_mode: PSM.AUTO, debug_file: '/dev/null' });
       const exited = new Promise<never>((_, reject) => {
-        worker.worker?.once('exit', (code) => reject(new DossierError('parse-failed', `OCR engine exited with code ${code}`)));
+        worker.worker?.once('exit', (code) => reject(retryable(new DossierError('parse-failed', `OCR engine exited with code ${code}`))));
       });
       exited.catch(() => undefined);
       return { worker, exited };

@@ -248,3 +248,11 @@ test('markdown: the title is the front-matter title, else the first H1, else an 
   assert.equal(await title('Text first.', 'docs/guides/index.md'), 'Guides');
   assert.equal(await title('Text first.', 'project/README.md'), 'Project');
 });
+
+test('markdown: MyST {include} targets are reported, with whether the page has text of its own', async () => {
+  const only = await parse(['# Changelog', '', `${fence}{include} ../CHANGES.md`, '', fence].join('\n'));
+  assert.deepEqual([only.title, only.includes, only.hasOwnText], ['Changelog', ['../CHANGES.md'], false]);
+  const mixed = await parse(['# Guide', '', 'Intro text.', '', ':::{include} parts/setup.md', ':::'].join('\n'));
+  assert.deepEqual([mixed.includes, mixed.hasOwnText], [['parts/setup.md'], true]);
+  assert.equal((await parse('# Plain\n\nNo includes.\n')).includes, undefined);
+});

@@ -314,6 +314,7 @@ function prefixFirst(blocks: Block[], prefix: string): Block[] {
 function directiveBlocks(fullName: string, argument: string, body: string): Block[] {
   const name = (fullName.toLowerCase().split(':').pop() ?? '').trim();
   const { options, content } = directiveOptions(body);
+  if ((name === 'include' || name === 'literalinclude') && argument.trim()) includeSink?.push(argument.trim());
   if (DROPPED_DIRECTIVES.has(name)) return [];
   if (CODE_DIRECTIVES.has(name) || name === 'code-cell') {
     const code = content.replace(/^\n+|\s+$/g, '');
@@ -403,10 +404,20 @@ export async function splitFrontMatter(text: string): Promise<FrontMatter> {
   return { body: text, metadata: {} };
 }
 
-export function markdownToBlocks(source: string): Block[] {
-  const blocks: Block[] = [];
-  blocksOf(markdown.lexer(source), blocks);
-  return blocks;
+/** Where `{include}` targets go while markdownToBlocks runs (it is synchronous; nested calls share the outer list). */
+let includeSink: string[] | undefined;
+
+/** `includes`, when given, collects the targets of MyST `{include}` / `{literalinclude}` directives. */
+export function markdownToBlocks(source: string, includes?: string[]): Block[] {
+  const outer = includeSink;
+  includeSink = includes ?? outer;
+  try {
+    const blocks: Block[] = [];
+    blocksOf(markdown.lexer(source), blocks);
+    return blocks;
+  } finally {
+    includeSink = outer;
+  }
 }
 
 export const markdownParser: Parser = {
@@ -418,8 +429,10 @@ export const markdownParser: Parser = {
     if (text.trim().length === 0) throw new DossierError('empty-document', 'empty Markdown file');
     if (!looksLikeText(text)) throw new DossierError('parse-failed', 'binary data, not Markdown');
     const { body, metadata } = await splitFrontMatter(text);
-    const blocks = markdownToBlocks(body);
-    if (blocks.length === 0) throw new DossierError('empty-document', 'no text in Markdown file');
+    const includes: string[] = [];
+    const blocks = markdownToBlocks(body, includes);
+    const hasOwnText = blocks.some((block) => block.type !== 'heading');
+    if (blocks.length === 0 && !includes.length) throw new DossierError('empty-document', 'no text in Markdown file');
     const title =
       typeof metadata.title === 'string' || typeof metadata.title === 'number'
         ? String(metadata.title).replace(/\s+/g, ' ').trim().slice(0, 300)
@@ -429,6 +442,7 @@ export const markdownParser: Parser = {
       mediaType: 'text/markdown',
       blocks,
       metadata,
+      ...(includes.length ? { includes, hasOwnText } : {}),
     };
   },
 };

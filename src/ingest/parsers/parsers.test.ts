@@ -7,7 +7,7 @@ import { zipSync, strToU8 } from 'fflate';
 import { DossierError } from '../../errors/index.ts';
 import type { Block, ParsedDocument } from '../types.ts';
 import { assertDossierError } from './contract.ts';
-import { parseDocument, parserFor, supportedExtensions } from './index.ts';
+import { FORMATS, parseDocument, parserFor, parsers, supportedExtensions } from './index.ts';
 import { DOCS_MIXED, docsMixedFile, hasDocsMixed, SKIP_REASON } from './test-data.ts';
 
 const encode = (text: string) => new TextEncoder().encode(text);
@@ -49,6 +49,18 @@ test('registry: extensions, media types, unknown formats', async () => {
   // No extension: the bytes decide.
   const sniffed = await parseDocument({ path: 'README', bytes: encode('# Title\n\nSome words here.') });
   assert.equal(sniffed.mediaType, 'text/plain');
+  // Extensionless config files: an INI file opens like a JSON array but is text; real JSON stays JSON.
+  const ini = await parseDocument({
+    path: '/repo/pylintrc',
+    bytes: encode('[format]\nmax-line-length = 88\n\n[messages control]\ndisable = C0330\n'),
+  });
+  assert.deepEqual([ini.mediaType, ini.title], ['text/plain', 'pylintrc']);
+  assert.ok(ini.blocks.some((block) => block.text.includes('max-line-length = 88')));
+  assert.equal(
+    (await parseDocument({ path: '/repo/settings', bytes: encode('{"name": "Ada", "year": 1843}') })).mediaType,
+    'application/json',
+  );
+  assert.equal((await parseDocument({ path: '/repo/.flake8', bytes: encode('[flake8]\nmax-line-length = 88\n') })).mediaType, 'text/plain');
   const html = await parseDocument({ path: 'page', bytes: encode('<!doctype html><html><body><h1>Hi</h1><p>There</p></body></html>') });
   assert.equal(html.mediaType, 'text/html');
 });
@@ -338,5 +350,16 @@ test('unsupported: HEIC images, audio, archives, legacy Office', data, async () 
   ]) {
     const error = await parseError(file);
     assert.equal(error.code, 'unsupported-format', file);
+  }
+});
+
+test('the lazy registry claims for each format exactly what its parser claims, in the same order', () => {
+  assert.deepEqual(
+    parsers.map((parser) => parser.name),
+    Object.keys(FORMATS),
+  );
+  for (const parser of parsers) {
+    const format = FORMATS[parser.name as keyof typeof FORMATS];
+    assert.deepEqual([[...format.extensions], [...format.mediaTypes]], [[...parser.extensions], [...parser.mediaTypes]], parser.name);
   }
 });

@@ -1,5 +1,6 @@
 import { Worker } from 'node:worker_threads';
 import { DossierError, oneLine } from '../../errors/index.ts';
+import { retryable } from '../retryable.ts';
 import { ocrLimits, OCR_RENDER_DPI, ocrTimeoutError, recognise, type OcrResult } from '../ocr/index.ts';
 import type { Block, Parser } from '../types.ts';
 import { ocrBlocks } from './image.ts';
@@ -89,17 +90,17 @@ class PdfWorker {
       };
       const onError = (error: Error) => {
         finish();
-        reject(new DossierError('parse-failed', `PDF reader crashed: ${oneLine(error)}`, { cause: error }));
+        reject(retryable(new DossierError('parse-failed', `PDF reader crashed: ${oneLine(error)}`, { cause: error })));
       };
       const onExit = (code: number) => {
         finish();
-        reject(new DossierError('parse-failed', `PDF reader exited with code ${code}`));
+        reject(retryable(new DossierError('parse-failed', `PDF reader exited with code ${code}`)));
       };
       const timer = setTimeout(() => {
         finish();
         if (this.worker === worker) this.worker = undefined;
         void worker.terminate();
-        reject(new DossierError('parse-failed', `${slow} took longer than ${Math.round(timeoutMs / 1000)} s`));
+        reject(retryable(new DossierError('parse-failed', `${slow} took longer than ${Math.round(timeoutMs / 1000)} s`)));
       }, timeoutMs);
       worker.on('message', onMessage);
       worker.on('error', onError);

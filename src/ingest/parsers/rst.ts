@@ -27,6 +27,8 @@ interface State {
   root: Item[];
   /** Directives whose content lives elsewhere (include, literalinclude): named when a file has no text of its own. */
   unfollowed: Set<string>;
+  /** Targets of those directives, as written (relative to this file), for the pipeline to follow. */
+  includes: string[];
   /** Nesting of blocks being parsed (block quotes, list items, directive content). */
   depth: number;
   /** The language `.. highlight::` set for literal blocks (`::`) and code blocks that name none. */
@@ -157,7 +159,7 @@ function roleText(role: string | undefined, raw: string, state: State): string {
 }
 
 function emptyState(): State {
-  return { styles: [], substitutions: new Map(), labels: new Map(), metadata: {}, root: [], unfollowed: new Set(), depth: 0 };
+  return { styles: [], substitutions: new Map(), labels: new Map(), metadata: {}, root: [], unfollowed: new Set(), includes: [], depth: 0 };
 }
 
 /** A role's rendered text outside an RST document (MyST's {role}`text`). */
@@ -705,7 +707,10 @@ function directiveItems(fullName: string, argument: string, body: string[], stat
     return items;
   };
 
-  if (fullName === 'include' || fullName === 'literalinclude') state.unfollowed.add(fullName);
+  if (fullName === 'include' || fullName === 'literalinclude') {
+    state.unfollowed.add(fullName);
+    if (argument) state.includes.push(argument);
+  }
   if (name === 'highlight' || name === 'highlightlang') state.highlight = languageOf(argument);
   if (DROPPED_DIRECTIVES.has(fullName) || DROPPED_DIRECTIVES.has(name)) return [];
   if (CODE_DIRECTIVES.has(name)) {
@@ -847,6 +852,7 @@ export function rstToDocument(source: string): {
   blocks: Block[];
   metadata: Record<string, unknown>;
   unfollowed: string[];
+  includes: string[];
 } {
   const lines = source
     .replace(/\r\n?/g, '\n')
@@ -864,7 +870,7 @@ export function rstToDocument(source: string): {
       return { type: 'text', text: item.text };
     });
   const title = state.root.find((item) => item.kind === 'heading')?.text;
-  return { title, blocks, metadata: state.metadata, unfollowed: [...state.unfollowed] };
+  return { title, blocks, metadata: state.metadata, unfollowed: [...state.unfollowed], includes: state.includes };
 }
 
 export const rstParser: Parser = {
@@ -881,19 +887,19 @@ export const rstParser: Parser = {
     } catch (error) {
       throw asParseError('reStructuredText', error); // e.g. indentation nested past the stack
     }
-    const { blocks, metadata, unfollowed } = parsed;
-    if (!blocks.some((block) => block.type !== 'heading')) {
-      // A page that only pulls in another file (changes.rst → ../CHANGES.rst) is not broken: it has nothing of its own.
-      if (unfollowed.length)
-        throw new DossierError(
-          'skipped',
-          `nothing but ${unfollowed.map((name) => `.. ${name}::`).join(' and ')} of another file (includes are not followed)`,
-        );
-      throw new DossierError('empty-document', 'no text in reStructuredText file');
-    }
+    const { blocks, metadata, includes } = parsed;
+    const hasOwnText = blocks.some((block) => block.type !== 'heading');
+    // A page that only pulls in another file (changes.rst → ../CHANGES.rst) is not broken: the pipeline ingests it through its includes.
+    if (!hasOwnText && !includes.length) throw new DossierError('empty-document', 'no text in reStructuredText file');
     // Section levels are relative in reStructuredText (the first title is always level 1): only a title that opens the page counts.
     const docTitle =
       (typeof metadata.title === 'string' && metadata.title) || titleFromHeadings(blocks, { firstH1: false }) || titleFromFileName(path);
-    return { title: docTitle.replace(/\s+/g, ' ').trim().slice(0, 300), mediaType: 'text/x-rst', blocks, metadata };
+    return {
+      title: docTitle.replace(/\s+/g, ' ').trim().slice(0, 300),
+      mediaType: 'text/x-rst',
+      blocks,
+      metadata,
+      ...(includes.length ? { includes, hasOwnText } : {}),
+    };
   },
 };

@@ -2,6 +2,7 @@ import { extname } from 'node:path';
 import { DossierError } from '../../errors/index.ts';
 import { decodeText, looksLikeText } from '../encoding.ts';
 import type { Parser } from '../types.ts';
+import { TEXT_EXTENSIONS } from './text-extensions.ts';
 import { fileStem, paragraphsOf } from './util.ts';
 
 export { paragraphsOf } from './util.ts';
@@ -12,48 +13,7 @@ export { paragraphsOf } from './util.ts';
  */
 export const txtParser: Parser = {
   name: 'txt',
-  extensions: [
-    'txt',
-    'text',
-    'log',
-    'org',
-    'adoc',
-    'asciidoc',
-    'tex',
-    'yaml',
-    'yml',
-    'toml',
-    'ini',
-    'cfg',
-    'conf',
-    'py',
-    'js',
-    'mjs',
-    'cjs',
-    'ts',
-    'tsx',
-    'jsx',
-    'go',
-    'rs',
-    'java',
-    'kt',
-    'c',
-    'h',
-    'cc',
-    'cpp',
-    'hpp',
-    'cs',
-    'rb',
-    'php',
-    'sh',
-    'bash',
-    'sql',
-    'r',
-    'swift',
-    'scala',
-    'lua',
-    'pl',
-  ],
+  extensions: [...TEXT_EXTENSIONS],
   mediaTypes: ['text/plain'],
   async parse({ path, bytes }) {
     const text = decodeText(bytes).replace(/\r\n?/g, '\n');

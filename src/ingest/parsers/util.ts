@@ -1,6 +1,7 @@
 import { basename, extname } from 'node:path';
 import { unzipSync, type Unzipped } from 'fflate';
 import { DossierError, oneLine } from '../../errors/index.ts';
+import { retryable } from '../retryable.ts';
 import type { Block } from '../types.ts';
 
 export function fileStem(path: string): string {
@@ -70,7 +71,10 @@ export function asParseError(format: string, error: unknown): DossierError {
 export async function withTimeout<T>(work: Promise<T>, ms: number, what: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new DossierError('parse-failed', `${what} took longer than ${Math.round(ms / 1000)} s`)), ms);
+    timer = setTimeout(
+      () => reject(retryable(new DossierError('parse-failed', `${what} took longer than ${Math.round(ms / 1000)} s`))),
+      ms,
+    );
     timer.unref();
   });
   try {

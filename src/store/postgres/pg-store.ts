@@ -8,6 +8,7 @@ import type {
   IndexExport,
   IndexIdentity,
   IndexInfo,
+  IngestOutcome,
   Scope,
   ScoredChunkId,
   SearchOptions,
@@ -35,6 +36,7 @@ import { postgres } from '../sql/dialect.ts';
 import { sql, type Sql } from '../sql/sql.ts';
 import { inRequestedOrder, selectChunkRange, selectChunksById } from '../queries/chunks.ts';
 import { insertCollection, selectCollectionId, selectCollections } from '../queries/collections.ts';
+import { deleteIngestOutcome, selectIngestOutcome, selectIngestOutcomeSources, upsertIngestOutcome } from '../queries/ingest-outcomes.ts';
 import {
   checkDocumentWrite,
   patchMetadata,
@@ -376,6 +378,37 @@ export class PgStore implements Store {
   contentHashOf(collection: string, source: string): Promise<string | undefined> {
     return this.run(
       async () => (await queryRows<{ content_hash: string }>(this.pool, selectContentHash(collection, source)))[0]?.content_hash,
+    );
+  }
+
+  ingestOutcomeOf(collection: string, source: string): Promise<IngestOutcome | undefined> {
+    return this.run(async () => {
+      const [row] = await queryRows<{ content_hash: string; outcome: IngestOutcome['outcome']; reason: string }>(
+        this.pool,
+        selectIngestOutcome(collection, source),
+      );
+      return row && { collection, source, contentHash: row.content_hash, outcome: row.outcome, reason: row.reason };
+    });
+  }
+
+  recordIngestOutcome(outcome: IngestOutcome): Promise<void> {
+    return this.run(async () => {
+      this.assertWritable();
+      await queryRows(this.pool, upsertIngestOutcome(outcome, new Date().toISOString()));
+    });
+  }
+
+  forgetIngestOutcome(collection: string, source: string): Promise<boolean> {
+    return this.run(async () => {
+      this.assertWritable();
+      const { text, params } = postgres.render(deleteIngestOutcome(collection, source));
+      return ((await this.pool.query(text, params)).rowCount ?? 0) > 0;
+    });
+  }
+
+  ingestOutcomeSources(collection: string): Promise<string[]> {
+    return this.run(async () =>
+      (await queryRows<{ source: string }>(this.pool, selectIngestOutcomeSources(collection))).map((row) => row.source),
     );
   }
 

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import { DossierError } from '../../errors/index.ts';
+import { INGEST_OUTCOMES_TABLE } from '../queries/ingest-outcomes.ts';
 
 /**
  * The PostgreSQL schema as numbered migrations, mirroring the SQLite store's tables and meaning.
@@ -131,6 +132,12 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
         CREATE INDEX IF NOT EXISTS document_term_postings ON document_terms (term, document_id) INCLUDE (tf_title, tf_body, length);
       `);
     },
+  },
+  {
+    version: 4,
+    name: 'outcomes of files that gave no document',
+    // A file that failed or was skipped (an image without text) is not parsed or OCR'd again while its bytes are the same.
+    up: async (client) => void (await client.query(INGEST_OUTCOMES_TABLE)),
   },
 ];
 

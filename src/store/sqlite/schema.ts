@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type Database from 'better-sqlite3';
 import { DossierError } from '../../errors/index.ts';
+import { INGEST_OUTCOMES_TABLE } from '../queries/ingest-outcomes.ts';
 
 /**
  * The SQLite schema as numbered migrations. `meta.schema_version` holds the last one applied; each
@@ -108,6 +109,12 @@ export const MIGRATIONS: readonly Migration[] = [
       set.run('index_id', randomUUID());
       set.run('generation', '0');
     },
+  },
+  {
+    version: 5,
+    name: 'outcomes of files that gave no document',
+    // A file that failed or was skipped (an image without text) is not parsed or OCR'd again while its bytes are the same.
+    up: (db) => db.exec(INGEST_OUTCOMES_TABLE),
   },
 ];
 

@@ -17,6 +17,7 @@ import type {
   ScoredChunkId,
   SearchOptions,
   Store,
+  IngestOutcome,
   StoreStats,
   StoredChunk,
   StoredDocument,
@@ -36,6 +37,7 @@ import { sqlite } from '../sql/dialect.ts';
 import { sql, type Sql } from '../sql/sql.ts';
 import { inRequestedOrder, selectChunkRange, selectChunksById } from '../queries/chunks.ts';
 import { insertCollection, selectCollectionId, selectCollections } from '../queries/collections.ts';
+import { deleteIngestOutcome, selectIngestOutcome, selectIngestOutcomeSources, upsertIngestOutcome } from '../queries/ingest-outcomes.ts';
 import {
   checkDocumentWrite,
   patchMetadata,
@@ -200,6 +202,33 @@ export class SqliteStore implements Store {
 
   contentHashOf(collection: string, source: string): Promise<string | undefined> {
     return this.run(() => this.get<{ content_hash: string }>(selectContentHash(collection, source))?.content_hash);
+  }
+
+  ingestOutcomeOf(collection: string, source: string): Promise<IngestOutcome | undefined> {
+    return this.run(() => {
+      const row = this.get<{ content_hash: string; outcome: IngestOutcome['outcome']; reason: string }>(
+        selectIngestOutcome(collection, source),
+      );
+      return row && { collection, source, contentHash: row.content_hash, outcome: row.outcome, reason: row.reason };
+    });
+  }
+
+  recordIngestOutcome(outcome: IngestOutcome): Promise<void> {
+    return this.run(() => {
+      this.assertWritable();
+      this.execute(upsertIngestOutcome(outcome, new Date().toISOString()));
+    });
+  }
+
+  forgetIngestOutcome(collection: string, source: string): Promise<boolean> {
+    return this.run(() => {
+      this.assertWritable();
+      return this.execute(deleteIngestOutcome(collection, source)).changes > 0;
+    });
+  }
+
+  ingestOutcomeSources(collection: string): Promise<string[]> {
+    return this.run(() => this.all<{ source: string }>(selectIngestOutcomeSources(collection)).map((row) => row.source));
   }
 
   upsertDocument(document: DocumentInput, chunks: ChunkInput[], vectors: Float32Array[]): Promise<{ id: number; status: UpsertStatus }> {

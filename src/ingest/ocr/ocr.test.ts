@@ -361,9 +361,10 @@ describe('OCR', { timeout: 240_000 }, () => {
       const json = await runCli(['ingest', files, '--db', db, '--json']);
       assert.equal(json.status, 0);
       assert.equal(json.json.skipped, 3, 'unchanged files and the blank image');
+      // The blank image is remembered by its content hash: not OCR'd again, and the reason says so.
       assert.deepEqual(
         json.json.skippedFiles.map((s: { reason: string }) => s.reason),
-        ['no text found in the image (OCR)'],
+        ['unchanged since it was skipped: no text found in the image (OCR)'],
       );
     } finally {
       cleanup();

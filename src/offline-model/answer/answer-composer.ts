@@ -6,7 +6,6 @@ import { questionCoverage, withPlainerWords, type QuestionCoverage } from '../qu
 import { isLeadIn, segmentsOf, type Segment } from '../text/sentences.ts';
 import { convertTime, datesIn, lifeDates } from '../text/quantities.ts';
 import { sharedProperty } from './shared-property.ts';
-import { entryAnswer, renderEntry } from './definition-list.ts';
 import { compareSections, renderComparison } from './section-comparison.ts';
 import {
   candidateSpans,
@@ -267,25 +266,6 @@ const ANSWERERS: readonly Answerer[] = [
       if (!analysis.multiValue) return undefined;
       const result = multipleValues(analysis, sentences, tokenizer);
       return result && joined([result.line, ...supportLines(result.support)]);
-    },
-  },
-  {
-    name: 'entry',
-    // A question about a named option, flag, argument or variable (or for the one that does a thing): its entry.
-    answer: ({ analysis, state, score, chosen }) => {
-      if (['how-to', 'list', 'yes-no', 'calculation', 'comparison', 'why'].includes(analysis.type)) return undefined;
-      const found = entryAnswer(state.question, state.evidence, score);
-      if (!found) return undefined;
-      const lines = renderEntry(found);
-      const shown = new Set([found.entry.item?.text, ...found.shown.map((segment) => segment.text)]);
-      // Support only from a sentence that names what the question names (no filler).
-      const identifiers =
-        state.question.match(/[\w.-]*[_A-Z][\w.-]*/g)?.filter((word) => /[a-z]/.test(word) && /[_.A-Z]/.test(word.slice(1))) ?? [];
-      const support = chosen.filter(
-        (c) =>
-          !shown.has(c.segment.text) && c.segment.kind !== 'code' && identifiers.some((identifier) => c.segment.text.includes(identifier)),
-      );
-      return joined([...lines, ...supportLines(support, 1)]);
     },
   },
   { name: 'span', answer: spanAnswer },

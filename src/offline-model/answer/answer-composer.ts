@@ -6,6 +6,7 @@ import { questionCoverage, withPlainerWords, type QuestionCoverage } from '../qu
 import { isLeadIn, segmentsOf, type Segment } from '../text/sentences.ts';
 import { convertTime, datesIn, lifeDates } from '../text/quantities.ts';
 import { sharedProperty } from './shared-property.ts';
+import { compareSections, renderComparison } from './section-comparison.ts';
 import {
   candidateSpans,
   isRoleTitle,
@@ -73,7 +74,8 @@ import {
   SPAN_TITLE_WEIGHT,
   SUPPORT_SENTENCES,
 } from '../tuning.ts';
-import { NOT_FOUND_LEAD } from './not-found.ts';
+import { isNotFoundAnswer, NOT_FOUND_LEAD } from './not-found.ts';
+import { questionParts } from '../question/question-parts.ts';
 
 export const NOT_FOUND = `${NOT_FOUND_LEAD}: none of the retrieved passages answers the question.`;
 
@@ -197,6 +199,13 @@ const joined = (lines: string[]) => lines.join('\n');
  */
 const ANSWERERS: readonly Answerer[] = [
   {
+    name: 'section-comparison',
+    answer: ({ state }) => {
+      const sides = compareSections(state.question, state.evidence);
+      return sides && joined(renderComparison(sides));
+    },
+  },
+  {
     name: 'shared-property',
     answer: ({ analysis, sentences, tokenizer }) => {
       const shared = sharedProperty(analysis, sentences, tokenizer);
@@ -277,8 +286,66 @@ const ANSWERERS: readonly Answerer[] = [
  */
 export function readAnswer(state: PromptState, tokenizer: Tokenizer, maxSentences: number): ReadAnswer {
   if (state.evidence.length === 0) return { text: NOT_FOUND, answeredBy: 'not-found:no-evidence' };
+  const parts = questionParts(state.question);
+  if (parts) {
+    const answered = answerInParts(parts, state, tokenizer, maxSentences);
+    if (answered) return answered;
+  }
   const analysis = analyseQuestion(state.question);
   return { ...answerTo(analysis, state, tokenizer, maxSentences), questionRule: analysis.rule };
+}
+
+/** Lines of a part's answer shown in a two-part answer: its direct answer and its best support. */
+const PART_LINES = 2;
+
+/**
+ * A two-part question answered part by part, from the same evidence: each part's answer (its direct
+ * answer and best support) in the order asked, a part the documents do not answer said last. When
+ * no part is answered, the whole question is read as one (undefined).
+ */
+function answerInParts(parts: [string, string], state: PromptState, tokenizer: Tokenizer, maxSentences: number): ReadAnswer | undefined {
+  const answerPart = (part: string) => {
+    const analysis = analyseQuestion(part);
+    return { ...answerTo(analysis, { ...state, question: part }, tokenizer, maxSentences), questionRule: analysis.rule };
+  };
+  const first = answerPart(parts[0]);
+  // "… and which class is its parent?": "it" is what the first part's direct answer names.
+  const named = isNotFoundAnswer(first.text) ? undefined : /^([^\s`[][^[\n]{0,40}?) \[E\d+\]$/.exec(first.text.split('\n')[0])?.[1];
+  const second =
+    named && named.split(/\s+/).length <= 4 && /\b(?:it|its)\b/i.test(parts[1])
+      ? parts[1].replace(/\bits\b/gi, `${named}'s`).replace(/\bit\b/gi, named)
+      : parts[1];
+  const answers = [first, answerPart(second)];
+  const found = answers.filter((answer) => !isNotFoundAnswer(answer.text));
+  if (found.length === 0) return undefined;
+  const seen = new Set<string>();
+  const lines: string[] = [];
+  for (const answer of [...found, ...answers.filter((a) => isNotFoundAnswer(a.text))]) {
+    const own = splitAnswerLines(answer.text).filter((line) => !seen.has(line));
+    for (const line of own.slice(0, PART_LINES)) {
+      seen.add(line);
+      lines.push(line);
+    }
+  }
+  return { text: joined(lines), answeredBy: `parts:${answers.map((a) => a.answeredBy).join('+')}`, questionRule: 'two-part' };
+}
+
+/** An answer's lines, a fenced code block kept as one line. */
+function splitAnswerLines(text: string): string[] {
+  const lines: string[] = [];
+  let fence: string[] | undefined;
+  for (const line of text.split('\n')) {
+    if (fence) {
+      fence.push(line);
+      if (/^```/.test(line)) {
+        lines.push(fence.join('\n'));
+        fence = undefined;
+      }
+    } else if (/^```/.test(line)) fence = [line];
+    else lines.push(line);
+  }
+  if (fence) lines.push(fence.join('\n'));
+  return lines;
 }
 
 /** The answer to a question read (readAnswer, once there is evidence). */

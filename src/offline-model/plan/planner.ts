@@ -1,4 +1,5 @@
 import type { Tokenizer } from '../../text/tokenize.ts';
+import { questionParts } from '../question/question-parts.ts';
 import { entitiesIn } from '../text/entities.ts';
 import { analyseQuestion } from '../question/question.ts';
 import { isDemonym, NATIONALITY } from '../text/spans.ts';
@@ -42,11 +43,17 @@ export function nextSearches(state: PromptState, tokenizer: Tokenizer, options: 
   return fresh.length > 0 ? fresh : undefined;
 }
 
-/** Round 1: the whole question, plus each named entity or quoted phrase in it as its own, narrower search. */
+/** Round 1: the whole question (and each part of a two-part one), plus each named entity or quoted phrase in it as its own, narrower search. */
 export function firstQueries(question: string, k = QUESTION_SEARCH_K): PlannedSearch[] {
   // a demonym alone ("American", "South Korean") names no document worth a read
   const named = entitiesIn(question).filter((entity) => !isDemonym(entity));
-  return [{ query: question, k }, ...named.slice(0, QUESTION_ENTITY_SEARCHES).map((entity) => ({ query: entity, k: ENTITY_SEARCH_K }))];
+  // A two-part question's parts may live in different documents: each part is searched as well.
+  const parts = questionParts(question) ?? [];
+  return [
+    { query: question, k },
+    ...parts.map((part) => ({ query: part, k })),
+    ...named.slice(0, QUESTION_ENTITY_SEARCHES).map((entity) => ({ query: entity, k: ENTITY_SEARCH_K })),
+  ];
 }
 
 /**

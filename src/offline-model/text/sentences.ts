@@ -147,6 +147,14 @@ export function segmentsOf(text: string): Segment[] {
     return false;
   };
   lines.forEach((line, i) => {
+    // A hard-wrapped line of prose that happens to open with a command word ("make eventually, …") goes on the sentence.
+    if (
+      line.kind === 'code' &&
+      lines[i - 1]?.kind === 'prose' &&
+      !/[:.!?]$/.test(lines[i - 1].text.trim()) &&
+      /^\p{Ll}[\p{L}'’-]*(?:\s+[\p{L}'’,.;-]+){2,}$/u.test(line.text.trim())
+    )
+      line.kind = 'prose';
     if (line.kind === 'comment') line.kind = nearestCode(i + 1, 1) || nearestCode(i - 1, -1) ? 'code' : 'prose';
   });
   const segments: Segment[] = [];

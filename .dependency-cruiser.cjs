@@ -10,6 +10,7 @@ const LAYERS = [
   { name: 'ask', paths: ['^src/ask/'] },
   { name: 'research', paths: ['^src/research/'] },
   { name: 'agent', paths: ['^src/agent/'] },
+  { name: 'graph', paths: ['^src/graph/'] },
   { name: 'engine', paths: ['^src/(providers|retrieve|ingest|embed)/'] },
   { name: 'offline-model', paths: ['^src/offline-model/'] },
   { name: 'evidence', paths: ['^src/evidence/'] },

@@ -9,6 +9,7 @@ export { storeContract } from './store/contract.ts';
 export { embedderContract } from './embed/contract.ts';
 export { parserContract, assertParsedDocument, assertDossierError, garbageBytes, type ContractSample } from './ingest/parsers/contract.ts';
 export { toolContract, assertFenced } from './testing/tool-contract.ts';
+export { graphExtractorContract, CONTRACT_CHUNKS as GRAPH_CONTRACT_CHUNKS } from './graph/contract.ts';
 
 // The protocol test server: scripted OpenAI (chat completions, embeddings), Anthropic (Messages) and
 // Cohere (rerank) endpoints over real sockets.

@@ -14,7 +14,7 @@ import { regressionIndex, tempDir } from './helpers.ts';
 
 /** Finds the evidence ids the agent showed the model in the last tool results of a request body. */
 function evidenceIdsIn(body: unknown): string[] {
-  return [...new Set([...JSON.stringify(body).matchAll(/id=(E\d+)/g)].map((m) => m[1]))];
+  return [...new Set([...JSON.stringify(body).matchAll(/<<<EVIDENCE (E\d+)/g)].map((m) => m[1]))];
 }
 
 const search = (query: string) => ({ name: 'search_knowledge', arguments: JSON.stringify({ query }) });

@@ -47,7 +47,7 @@ describe('regression set (eval/regression: 22 questions of five kinds)', () => {
           calls: [{ name: 'search_knowledge', arguments: JSON.stringify({ query: question.question, k: 4 }) }],
         });
         server.chat.enqueue((body) => {
-          const match = JSON.stringify(body).match(/<<<EVIDENCE id=(E\d+) [^"]*?title=\\"([^\\]*)\\"/);
+          const match = JSON.stringify(body).match(/<<<EVIDENCE (E\d+) [^"]*?\\"([^\\]*)\\"/);
           return { type: 'text', text: match ? `According to "${match[2]}" [${match[1]}].` : 'Not found in the documents.' };
         });
       }

@@ -34,7 +34,7 @@ import {
 const QUESTION = 'Who founded Halvorsen Instruments, and when?';
 const BRIEF = 'Name the founder and the year.';
 const SUBS = ['Who founded Halvorsen Instruments?', 'What colour is the CEO car?'];
-const evidenceIds = (text: string) => [...new Set([...text.matchAll(/id=(E\d+)/g)].map((m) => m[1]))];
+const evidenceIds = (text: string) => [...new Set([...text.matchAll(/<<<EVIDENCE (E\d+)/g)].map((m) => m[1]))];
 const lastUser = (body: ChatBody) => contentText([...body.messages].reverse().find((m) => m.role === 'user')?.content);
 const isCritic = (body: ChatBody) => systemOf(body).startsWith('You check a research report claim by claim');
 const claimsOf = (body: ChatBody) =>
@@ -120,7 +120,7 @@ describe('research critique with a real model, through the protocol server', () 
         .map((c) => c.replace('E1', result.citations[0]?.id ?? 'E1')),
     );
     assert.match(prompt, /QUESTION: Who founded Halvorsen Instruments, and when\?/);
-    assert.match(prompt, /<<<EVIDENCE id=E\d+ title="[^"]*"[\s\S]*Marit Halvorsen[\s\S]*EVIDENCE>>>/, 'the cited passage, fenced');
+    assert.match(prompt, /<<<EVIDENCE E\d+ [^\n]*"[^"]*"[\s\S]*Marit Halvorsen[\s\S]*EVIDENCE>>>/, 'the cited passage, fenced');
     assert.match(sentBack, /\[unsupported\] "Its logo is green[^"]*": unsupported, says the script/);
     // Delivered word for word: no "(uncertain …)", no "Open: …" appended.
     assert.equal(result.answer, second(result.citations[0].id));
@@ -181,7 +181,7 @@ describe('research critique with a real model, through the protocol server', () 
       } else
         assert.match(
           firstUser(critiques[0]),
-          /COMPUTED RESULTS[\s\S]*id=P1[\s\S]*print\(10, 1987 \+ 10\)[\s\S]*1997/,
+          /COMPUTED RESULTS[\s\S]*<<<EVIDENCE P1 [\s\S]*print\(10, 1987 \+ 10\)[\s\S]*1997/,
           'the critique model is shown P1',
         );
     }

@@ -19,7 +19,7 @@ const textOf = (content: unknown) => (typeof content === 'string' ? content : JS
 const isPlanner = (body: ChatBody) => textOf(body.messages.find((m) => m.role === 'system')?.content).includes('research planner');
 const toolResults = (body: ChatBody) => body.messages.filter((m) => m.role === 'tool').map((m) => textOf(m.content));
 const calledTools = (body: ChatBody) => body.messages.flatMap((m) => m.tool_calls ?? []).map((c) => c.function.name);
-const evidenceIds = (text: string) => [...new Set([...text.matchAll(/id=(E\d+)/g)].map((m) => m[1]))];
+const evidenceIds = (text: string) => [...new Set([...text.matchAll(/<<<EVIDENCE (E\d+)/g)].map((m) => m[1]))];
 const lastUser = (body: ChatBody) => textOf([...body.messages].reverse().find((m) => m.role === 'user')?.content);
 const call = (name: string, input: unknown) => ({ name, arguments: JSON.stringify(input) });
 

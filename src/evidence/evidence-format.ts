@@ -6,9 +6,9 @@ import type { LedgerEntry } from './ledger.ts';
  * model reads its own prompt with it). Retrieved text is data, never instructions: every piece sits
  * inside a fence that the text itself cannot close, because fence markers inside it are defused.
  *
- *   <<<EVIDENCE id=E3 documentId=30 chunk=5 page=2 rank=1 title="Staff directory" at="Teams › Coastal Team" match=weak
+ *   <<<EVIDENCE E3 documentId=30 chunk=5 page=2 #1 weak "Staff directory" › Teams › Coastal Team
  *   …passage text… [… 412 characters left out] …more passage text…
- *   [cut: 412 characters left out; get_content documentId=30 from=5 reads it whole]
+ *   [cut: 412 characters left out; get_content documentId=30 from=5]
  *   EVIDENCE>>>
  *
  * Every attribute is explained to the model in the search tool's description (agent/tools/).
@@ -20,11 +20,11 @@ export const DOCUMENT_OPEN = '<<<DOCUMENT';
 export const DOCUMENT_CLOSE = 'DOCUMENT>>>';
 /** Appended to a passage cut to its token budget by `cutToTokens`. */
 const CUT_MARK = ' …';
-/** A block's header and fence lines, in tokens (so a budget counts what the model really reads). */
+/** A block's header and fence lines, in tokens, title and section included (so a budget counts what the model really reads). */
 const BLOCK_OVERHEAD_TOKENS = 30;
 /** A passage shown shorter than this is not worth showing: it is listed as "also found" instead. */
 const MIN_PASSAGE_TOKENS = 40;
-/** A passage with fewer than this share of the query's key terms is flagged `match=weak`. */
+/** A passage with fewer than this share of the query's key terms is flagged `weak`. */
 const WEAK_TERM_COVERAGE = 0.5;
 /** A weak match is shown at most this long (around the query's terms): enough to judge it, little to wade through. */
 const WEAK_PASSAGE_TOKENS = 80;
@@ -119,8 +119,7 @@ const CUT_NOTE_PATTERN = /\n\[cut: [^\]\n]*\]$/;
 
 function cutNote(entry: LedgerEntry, shownChars: number): string {
   const { chunk } = entry;
-  const howToRead =
-    chunk.id < 0 ? `web_scrape reads the page` : `get_content documentId=${chunk.documentId} from=${chunk.ordinal} reads it whole`;
+  const howToRead = chunk.id < 0 ? `web_scrape reads the page` : `get_content documentId=${chunk.documentId} from=${chunk.ordinal}`;
   return `[cut: ${chunk.text.length - shownChars} characters left out; ${howToRead}]`;
 }
 
@@ -207,21 +206,30 @@ export interface EvidenceShowing {
   titledAbove?: boolean;
 }
 
-export function fenceEvidence(entry: LedgerEntry, text: string, showing: EvidenceShowing = {}): string {
+/**
+ * A block's header: its id, its address, its rank, flags, then its title in quotes and its section.
+ * Values are bare and flags are words (`weak`), so the header costs few tokens; the title is quoted
+ * (quotes inside it made single) so a parser knows where it ends, and the section runs to the line's end.
+ */
+export function evidenceHeader(entry: LedgerEntry, showing: EvidenceShowing = {}): string {
   const { chunk } = entry;
   const at = locationOf(entry);
   const attributes = [
-    `id=${entry.id}`,
+    entry.id,
     // Web evidence (negative chunk ids) is no document of the index: it has no address to read.
     ...(chunk.id >= 0 ? [`documentId=${chunk.documentId}`, `chunk=${chunk.ordinal}`] : []),
     ...(chunk.page !== undefined ? [`page=${chunk.page}`] : []),
-    ...(showing.rank !== undefined ? [`rank=${showing.rank}`] : []),
-    ...(showing.titledAbove ? [] : [`title="${defuseAttribute(chunk.title)}"`]),
-    ...(at ? [`at="${defuseAttribute(at)}"`] : []),
-    ...(showing.weak ? ['match=weak'] : []),
+    ...(showing.rank !== undefined ? [`#${showing.rank}`] : []),
+    ...(showing.weak ? ['weak'] : []),
     ...(showing.reference ? ['shown=above'] : []),
+    ...(showing.titledAbove ? [] : [`"${defuseAttribute(chunk.title)}"`]),
+    ...(at ? [`› ${defuse(at)}`] : []),
   ];
-  return `${FENCE_OPEN} ${attributes.join(' ')}\n${showing.reference ? `(shown above in this run; cite it as [${entry.id}])` : defuse(text)}\n${FENCE_CLOSE}`;
+  return `${FENCE_OPEN} ${attributes.join(' ')}`;
+}
+
+export function fenceEvidence(entry: LedgerEntry, text: string, showing: EvidenceShowing = {}): string {
+  return `${evidenceHeader(entry, showing)}\n${showing.reference ? `(shown above in this run; cite it as [${entry.id}])` : defuse(text)}\n${FENCE_CLOSE}`;
 }
 
 export interface FormatEvidenceOptions {
@@ -354,7 +362,10 @@ export interface ParsedEvidence {
 }
 
 const EVIDENCE_BLOCK = new RegExp(`${FENCE_OPEN} ([^\\n]*)\\n([\\s\\S]*?)\\n${FENCE_CLOSE}`, 'g');
-const ATTRIBUTE = /([a-zA-Z]+)=(?:"([^"]*)"|(\S+))/g;
+/** A header: the id, then `name=value` attributes and flag words, then an optional "title", then an optional `› section`. */
+const HEADER = /^(\S+)((?: [a-zA-Z]+=\S+| [a-z]+| #\d+)*)(?: "([^"]*)")?(?: › (.*))?$/;
+/** `name=value`, a flag word (value `yes`), or the rank `#3` (name `#`). */
+const ATTRIBUTE = / (#|[a-zA-Z]+)(?:=?(\S+))?/g;
 
 /** Every evidence block in a text, in order. */
 export function parseEvidence(text: string): ParsedEvidence[] {
@@ -362,18 +373,19 @@ export function parseEvidence(text: string): ParsedEvidence[] {
   // A document's title is said on its first block of a result only.
   const titleOf = new Map<string, string>();
   for (const match of text.matchAll(EVIDENCE_BLOCK)) {
-    const attributes = new Map([...match[1].matchAll(ATTRIBUTE)].map((a) => [a[1], a[2] ?? a[3]]));
-    const id = attributes.get('id');
-    if (!id || !/^E\d+$/.test(id)) continue;
-    const heading = attributes.get('at') ?? '';
+    const header = HEADER.exec(match[1]);
+    const id = header?.[1];
+    if (!header || !id || !/^E\d+$/.test(id)) continue;
+    const attributes = new Map([...header[2].matchAll(ATTRIBUTE)].map((a) => [a[1], a[2] ?? 'yes']));
+    const heading = header[4] ?? '';
     const page = attributes.has('page') ? Number(attributes.get('page')) : undefined;
     const reference = attributes.get('shown') === 'above';
     const body = match[2];
     const cut = CUT_NOTE_PATTERN.test(body) || body.endsWith(CUT_MARK);
     const number = (name: string) => (attributes.has(name) ? Number(attributes.get(name)) : undefined);
     const documentId = attributes.get('documentId');
-    const title = attributes.get('title') ?? (documentId !== undefined ? titleOf.get(documentId) : undefined) ?? '';
-    if (documentId !== undefined && attributes.has('title')) titleOf.set(documentId, title);
+    const title = header[3] ?? (documentId !== undefined ? titleOf.get(documentId) : undefined) ?? '';
+    if (documentId !== undefined && header[3] !== undefined) titleOf.set(documentId, title);
     blocks.push({
       id,
       title,
@@ -387,11 +399,11 @@ export function parseEvidence(text: string): ParsedEvidence[] {
             .replace(new RegExp(`${CUT_MARK}$`), '')
             .replace(/ ?\[… \d+ characters left out\] ?\n?/g, '\n\n')
             .trimEnd(),
-      lowConfidence: attributes.get('match') === 'weak',
+      lowConfidence: attributes.has('weak'),
       cut,
       ...(number('documentId') !== undefined ? { documentId: number('documentId') } : {}),
       ...(number('chunk') !== undefined ? { ordinal: number('chunk') } : {}),
-      ...(number('rank') !== undefined ? { rank: number('rank') } : {}),
+      ...(number('#') !== undefined ? { rank: number('#') } : {}),
       ...(reference ? { reference } : {}),
     });
   }

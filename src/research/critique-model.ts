@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { ClaimCheck, PlanItem, Usage } from '../protocol/events.ts';
 import { critiqueDraft, passageText, type ComputedText, type Critique } from '../evidence/claims.ts';
-import { defuse, defuseAttribute, FENCE_CLOSE, FENCE_OPEN, locationOf } from '../evidence/evidence-format.ts';
+import { defuse, FENCE_CLOSE, FENCE_OPEN, fenceEvidence } from '../evidence/evidence-format.ts';
 import type { EvidenceLedger } from '../evidence/ledger.ts';
 import type { AgentModel } from '../agent/run-agent.ts';
 import { oneLine } from '../errors/index.ts';
@@ -97,16 +97,13 @@ export function critiquePrompt(
   const passages = ids.flatMap((id) => {
     const entry = ledger.get(id);
     if (!entry) return [];
-    const at = locationOf(entry);
-    return [
-      `${FENCE_OPEN} id=${entry.id} title="${defuseAttribute(entry.chunk.title)}"${at ? ` at="${defuseAttribute(at)}"` : ''}\n${defuse(entry.chunk.text)}\n${FENCE_CLOSE}`,
-    ];
+    return [fenceEvidence(entry, entry.chunk.text)];
   });
   const computed = ledger
     .computed()
     .map(
       (entry) =>
-        `${FENCE_OPEN} id=${entry.id} title="computed result (python)"\ncode:\n${defuse(entry.input)}\nprinted:\n${defuse(entry.text)}\n${FENCE_CLOSE}`,
+        `${FENCE_OPEN} ${entry.id} "computed result (python)"\ncode:\n${defuse(entry.input)}\nprinted:\n${defuse(entry.text)}\n${FENCE_CLOSE}`,
     );
   return [
     `QUESTION: ${question}`,

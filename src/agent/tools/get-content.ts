@@ -21,7 +21,7 @@ const input = z.object({
 export const getContent: AgentTool<z.infer<typeof input>> = {
   name: 'get_content',
   description:
-    'Read chunks of one document in full, by ordinal: {documentId, from} reads the chunk an evidence block names (documentId=…, chunk=…) whole, ' +
+    'Read chunks of one document in full, by ordinal: {documentId, from} reads the chunk an evidence block names (its documentId=… and chunk=…) whole, ' +
     `{documentId, from, to} a range (its neighbours: from-1 to from+1). At most ${MAX_CHUNKS} chunks per call, within the result's token budget. ` +
     'Each chunk comes back as an evidence block with an id to cite; one already shown whole in this run comes back as a reference.',
   inputSchema: input,

@@ -93,12 +93,13 @@ function fuse(lists: ScoredChunk[][], k: number): ScoredChunk[] {
 export const searchKnowledge: AgentTool<z.infer<typeof input>> = {
   name: 'search_knowledge',
   description:
-    'Search the indexed documents (hybrid BM25 + vector). Returns passages best first, each fenced as <<<EVIDENCE …>>> with: ' +
-    'id (cite it as [E3]); documentId and chunk (the chunk ordinal in its document: read it, its neighbours or a range with get_content); ' +
-    'page where known; rank (1 = best match of this search); title, and at: the section within the document (its headings below the title); ' +
-    'match=weak when the passage holds fewer than half of your key terms or scored low: probably not about your question. ' +
+    'Search the indexed documents (hybrid BM25 + vector). Returns passages best first, each fenced as <<<EVIDENCE …>>>; its first line says, in order: ' +
+    'its id (cite it as [E3]); documentId=… chunk=… (the chunk ordinal in its document: read it, its neighbours or a range with get_content); ' +
+    'page=… where known; #1, #2, … its rank in this search (#1 = best match); ' +
+    'weak when the passage holds fewer than half of your key terms or scored low: probably not about your question; ' +
+    'the document title in quotes (said once per document in a result), then › the section within the document (its headings below the title). ' +
     'The best passages come whole; a passage that had to be shortened keeps the sentences with your terms, marks each gap "[… N characters left out]" ' +
-    'and ends with a [cut: …] note saying how to read it whole. A passage already shown in this run comes back as a short reference (shown=above): its text is above. ' +
+    'and ends with a [cut: …] note: get_content with its documentId and from reads it whole. A passage already shown in this run comes back as a short reference (shown=above): its text is above. ' +
     'Search again with sharper or different words when results miss; several searches may run at once.',
   inputSchema: input,
   searches: true,

@@ -130,7 +130,7 @@ describe('web evidence in the ledger', () => {
     assert.equal(chunk.metadata.kind, 'search-result');
     assert.equal(chunk.metadata.provider, 'searxng');
     assert.ok(!Number.isNaN(Date.parse(chunk.metadata.fetchedAt)));
-    assert.match(result.forModel, new RegExp(`<<<EVIDENCE id=${result.evidence[1].id} rank=2 title="Cliff birds" at="${base}/long"`));
+    assert.match(result.forModel, new RegExp(`<<<EVIDENCE ${result.evidence[1].id} #2 "Cliff birds" › ${base}/long`));
     // Searching again finds the same results: same ledger entries, nothing new.
     const again = await tool.execute({ query: 'falcons again' }, context(ledger));
     assert.equal(again.newEvidence.length, 0);

@@ -295,8 +295,8 @@ export function readAnswer(state: PromptState, tokenizer: Tokenizer, maxSentence
   return { ...answerTo(analysis, state, tokenizer, maxSentences), questionRule: analysis.rule };
 }
 
-/** Lines of a part's answer shown in a two-part answer: its direct answer and its best support. */
-const PART_LINES = 2;
+/** Lines of a part's answer shown in a two-part answer: its direct answer and its best two supports. */
+const PART_LINES = 3;
 
 /**
  * A two-part question answered part by part, from the same evidence: each part's answer (its direct
@@ -321,13 +321,24 @@ function answerInParts(parts: [string, string], state: PromptState, tokenizer: T
   const seen = new Set<string>();
   const lines: string[] = [];
   for (const answer of [...found, ...answers.filter((a) => isNotFoundAnswer(a.text))]) {
-    const own = splitAnswerLines(answer.text).filter((line) => !seen.has(line));
+    const own = withCitedVerdict(splitAnswerLines(answer.text)).filter((line) => !seen.has(line));
     for (const line of own.slice(0, PART_LINES)) {
       seen.add(line);
       lines.push(line);
     }
   }
   return { text: joined(lines), answeredBy: `parts:${answers.map((a) => a.answeredBy).join('+')}`, questionRule: 'two-part' };
+}
+
+/**
+ * A part's bare "Yes"/"No" joined to the one sentence it was read from, so that inside a longer
+ * answer the verdict carries that sentence's citation instead of standing uncited on a line of its
+ * own; that sentence is the verdict's whole support.
+ */
+function withCitedVerdict(lines: string[]): string[] {
+  const [verdict, support] = lines;
+  if (!/^(?:Yes|No)$/.test(verdict ?? '') || !support || !/\[E\d+\]$/.test(support) || support.startsWith('```')) return lines;
+  return [`${verdict}: ${support}`];
 }
 
 /** An answer's lines, a fenced code block kept as one line. */

@@ -74,6 +74,26 @@ function answer(question: string, chunks: StoredChunk[], more: Array<[string, St
   return composeAnswer(readPromptState(promptWith(question, [[question, chunks], ...more])), tokenizer, 3);
 }
 
+describe('offline reader: two-part questions', () => {
+  it('gives a yes/no part its verdict on the line of the sentence it was read from, cited, after the other part answered as on its own', () => {
+    const passages = [
+      chunk(
+        'Installing Gizmo',
+        'Gizmo is installed with pip, and its plugins come with the plugins extra.\n\n```\npip install gizmo[plugins]\n```\n\nThe plugins extra installs every bundled Gizmo plugin. Plugins of Gizmo can also be installed one by one with pip.',
+        ['Installing Gizmo'],
+      ),
+      chunk('Gizmo cache', 'The Gizmo cache is kept between runs in the user cache folder.', ['Gizmo cache']),
+    ];
+    const alone = answer('How do I install Gizmo plugins with pip?', passages).split('\n```')[1];
+    const text = answer('How do I install Gizmo plugins with pip, and is the Gizmo cache kept between runs?', passages);
+    const lines = text.split('\n');
+    assert.ok(!lines.includes('Yes') && !lines.includes('No'), `a verdict stands alone: ${text}`);
+    assert.match(text, /\nYes: The Gizmo cache is kept between runs in the user cache folder\. \[E\d+\]$/);
+    assert.ok(text.startsWith('```\npip install gizmo[plugins]\n```'), text);
+    assert.ok(alone !== undefined && text.includes(alone.split('\n').slice(0, 3).join('\n')), `the first part as answered alone: ${alone}`);
+  });
+});
+
 describe('offline reader: question analysis', () => {
   const cases: Array<[string, string, string, string?]> = [
     ['Who leads the team that built the Tern-4 salinity sensor?', 'who', 'person'],

@@ -142,6 +142,8 @@ export const HOWTO_MIN_VALUE = 0.2;
 /** List items with inline code count this share of a code block, and at most this many are quoted. */
 export const HOWTO_ITEM_WEIGHT = 0.8;
 export const HOWTO_MAX_ITEMS = 3;
+/** A procedure's steps quoted at most (each step is its introduction and its code block). */
+export const HOWTO_MAX_STEPS = 5;
 /**
  * List answers: a run of list items (or a sentence enumerating them, weighted less) scores the
  * question coverage of it and its introducing sentence together, plus the introduction's own

@@ -7,6 +7,8 @@ import { isLeadIn, segmentsOf, type Segment } from '../text/sentences.ts';
 import { convertTime, datesIn, lifeDates } from '../text/quantities.ts';
 import { sharedProperty } from './shared-property.ts';
 import { compareSections, renderComparison } from './section-comparison.ts';
+import { procedureSteps, type Step } from './procedure-steps.ts';
+import { isHeadline } from '../text/headline.ts';
 import {
   candidateSpans,
   isRoleTitle,
@@ -27,19 +29,15 @@ import {
   CHOSEN_SENTENCE_BONUS,
   UNCHOSEN_PASSAGE_PENALTY,
   MIN_SECOND_HOP_GAIN,
-  HOWTO_CODE_WEIGHT,
   SPAN_MIN_SCORE,
   NAMED_PASSAGES_ALWAYS,
   SPAN_SENTENCES,
   ANTECEDENT_MAX_CHARS,
-  HOWTO_ITEM_WEIGHT,
-  HOWTO_MAX_ITEMS,
   LIST_LEAD_WEIGHT,
   LIST_ENTRY_CHARS,
   LIST_MAX_ITEMS,
   LIST_MIN_VALUE,
   LIST_SENTENCE_WEIGHT,
-  HOWTO_MIN_VALUE,
   FIRST_SENTENCE_MIN_GAIN,
   LINK_WEIGHT,
   MIN_CHAIN_COVERAGE,
@@ -101,6 +99,14 @@ interface Chosen {
 function render(segment: Segment, id: string): string {
   if (segment.kind === 'code') return `\`\`\`\n${segment.text}\n\`\`\` [${id}]`;
   return `${segment.text.trim().replace(/:$/, '.')} [${id}]`;
+}
+
+/** A procedure's steps in order, each its introduction (numbered, unless its item is) and then its own code block. */
+function renderSteps(steps: Step[]): string[] {
+  return steps.flatMap((step, n) => [
+    ...(step.lead ? [`${/^\d+[.)]\s/.test(step.lead.text) ? '' : `${n + 1}. `}${render(step.lead.segment, step.lead.evidence.id)}`] : []),
+    ...step.body.map((item) => render(item.segment, item.evidence.id)),
+  ]);
 }
 
 /**
@@ -240,8 +246,10 @@ const ANSWERERS: readonly Answerer[] = [
     name: 'how-to-steps',
     answer: ({ analysis, state, score, chosen }) => {
       if (analysis.type !== 'how-to') return undefined;
-      const instruction = howTo(state.evidence, score);
-      if (!instruction) return undefined;
+      const procedure = procedureSteps(state.evidence, score);
+      if (!procedure) return undefined;
+      if (procedure.steps.length > 1) return joined(renderSteps(procedure.steps));
+      const [instruction] = procedure.steps;
       const context = [
         ...(instruction.lead ? [instruction.lead] : []),
         ...chosen.filter((c) => c.segment.kind !== 'code' && !instruction.body.some((b) => b.segment.text === c.segment.text)),
@@ -961,6 +969,8 @@ function bestSpan(
           ? { ...found, text: `${titled[1]} ${found.text}`, start: found.start - titled[0].length }
           : found;
       if (span.fit < MIN_SPAN_FIT) continue;
+      // A headline is a complete phrase: never a field label, a code fragment, a cross-reference or a lone cell of another column.
+      if (!isHeadline(span, sentence.segment, questionTerms, context.stem)) continue;
       const spanTerms = tokenizer.terms(span.text);
       const numeric = span.kind === 'number' || span.kind === 'year' || span.kind === 'date';
       if (spanTerms.length === 0 && !numeric) continue;
@@ -1214,49 +1224,6 @@ function yesNo(
   const otherDemonym = demonyms.length > 0 && !demonyms.every((d) => new RegExp(`\\b${d}\\b`).test(best.segment.text));
   const yes = covered >= 0.6 && !negated && !otherDemonym;
   return { line: yes ? 'Yes' : 'No', support: [{ evidence: best.evidence, segment: best.segment, text: best.segment.text }] };
-}
-
-/**
- * How-to: the instruction the evidence gives — a code block or command, or the list items that
- * carry inline code — chosen by how well it and the one or two sentences that introduce it cover
- * the question together. The code is the answer; the introducing sentence supports it.
- */
-function howTo(evidence: OfflineEvidence[], score: QuestionCoverage): { body: Chosen[]; lead?: Chosen } | undefined {
-  let pick: { body: Chosen[]; lead?: Chosen; value: number } | undefined;
-  for (const passage of evidence) {
-    const segments = segmentsOf(passage.text);
-    for (let i = 0; i < segments.length; i++) {
-      const segment = segments[i];
-      const isItem = segment.kind === 'item' && /[=()[\]_]|\$ |\w\.\w/.test(segment.text);
-      if (segment.kind !== 'code' && !isItem) continue;
-      // a run of items is one unit
-      let end = i;
-      if (isItem) while (end + 1 < segments.length && segments[end + 1].kind === 'item') end++;
-      let body = segments.slice(i, end + 1);
-      if (isItem && body.length > HOWTO_MAX_ITEMS) {
-        // a long list: only the items that match the question best
-        const gains = body.map((item) => score.gain(score.sentenceTerms(item.text), new Set(), passage));
-        const cut = [...gains].sort((x, y) => y - x)[HOWTO_MAX_ITEMS - 1];
-        body = body.filter((_, k) => gains[k] >= cut && gains[k] > 0).slice(0, HOWTO_MAX_ITEMS);
-        if (body.length === 0) continue;
-      }
-      const leads = segments.slice(Math.max(0, i - 2), i).filter((s) => s.kind === 'sentence');
-      const lead = leads[leads.length - 1];
-      const bodyTerms = body.flatMap((s) => score.sentenceTerms(s.text));
-      const leadTerms = leads.flatMap((s) => score.sentenceTerms(s.text));
-      const together = score.gain([...new Set([...bodyTerms, ...leadTerms])], new Set(), passage);
-      const own = score.gain([...new Set(bodyTerms)], new Set(), passage);
-      const value = (together + HOWTO_CODE_WEIGHT * own) * (isItem ? HOWTO_ITEM_WEIGHT : 1) + RANK_TIE_BREAK / (1 + relevanceRank(passage));
-      if (!pick || value > pick.value)
-        pick = {
-          body: body.map((s) => ({ evidence: passage, segment: s, text: s.text })),
-          ...(lead ? { lead: { evidence: passage, segment: lead, text: lead.text } } : {}),
-          value,
-        };
-      i = end;
-    }
-  }
-  return pick && pick.value >= HOWTO_MIN_VALUE ? pick : undefined;
 }
 
 /** A sentence that enumerates: "These are connect, read, write, and pool timeouts." */

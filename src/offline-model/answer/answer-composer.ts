@@ -7,7 +7,7 @@ import { isLeadIn, segmentsOf, type Segment } from '../text/sentences.ts';
 import { convertTime, datesIn, lifeDates } from '../text/quantities.ts';
 import { sharedProperty } from './shared-property.ts';
 import { compareSections, renderComparison } from './section-comparison.ts';
-import { procedureSteps, type Step } from './procedure-steps.ts';
+import { procedureSteps, type Quoted, type Step } from './procedure-steps.ts';
 import { isHeadline } from '../text/headline.ts';
 import {
   candidateSpans,
@@ -88,12 +88,8 @@ export function linkStrength(text: string, title: string): number {
   return found / words.length >= PARTIAL_LINK_SHARE ? PARTIAL_LINK_STRENGTH : 0;
 }
 
-/** One supporting segment of an answer, with the passage it cites. */
-interface Chosen {
-  evidence: OfflineEvidence;
-  segment: Segment;
-  text: string;
-}
+/** One supporting segment of an answer, with the passage it cites (the shape procedure steps quote in). */
+type Chosen = Quoted;
 
 /** Renders a segment for the answer: code fenced and whole, a lead-in's colon made a full stop. */
 function render(segment: Segment, id: string): string {

@@ -2,6 +2,7 @@ import type { Tokenizer } from '../../text/tokenize.ts';
 import { citedIds } from '../../protocol/citations.ts';
 import type { OfflineEvidence } from '../prompt-state.ts';
 import { howToObject, keyTermsOf, type KeyTerm } from '../question/key-terms.ts';
+import { questionClauses } from '../question/question-parts.ts';
 import type { QuestionAnalysis } from '../question/types.ts';
 import { CLOSEST_PASSAGES, HOWTO_OBJECT_MISSING_SHARE, HOWTO_OBJECT_MISSING_TERMS, SUBJECT_NAME_SHARE } from '../tuning.ts';
 
@@ -82,14 +83,19 @@ export function uncoveredKeyTerms(
   const quoting = QUOTING_ANSWERERS.has(answer.answeredBy);
   // Answers that join passages (spans, values) are not checked yet: on MuSiQue their question names drift from the passages' wording.
   if (!quoting) return undefined;
-  const sources = citedPassages(quoting ? firstCitedLine(answer.text) : answer.text, evidence);
+  // A question that asks several things is answered from several passages: each key term needs one of them.
+  const asksOneThing = questionClauses(analysis.question).length === 1;
+  const sources = citedPassages(asksOneThing ? firstCitedLine(answer.text) : answer.text, evidence);
   if (sources.length === 0) return undefined;
   const sets = sources.map((source) => termsOf.get(source)!);
+  // A passage the answer cites that is about a named thing (its title or heading path names it) is the
+  // hop the answer took through that thing: "Tara Strong" in a bridge question over Tara Strong's page.
+  const citedHeadings = citedPassages(answer.text, evidence).map((e) => new Set(tokenizer.terms(`${e.title} ${e.at}`)));
   const missing = keyTermsOf(analysis, tokenizer)
-    .filter((key) => !sets.some((terms) => covers(terms, key)) && !everywhere(key))
+    .filter((key) => !sets.some((terms) => covers(terms, key)) && !citedHeadings.some((terms) => covers(terms, key)) && !everywhere(key))
     .map((key) => key.text);
   // A how-to's object: most of its words (at least two) missing from the passage the steps come from.
-  const object = quoting ? howToObject(analysis) : undefined;
+  const object = howToObject(analysis);
   if (object) {
     const words = tokenizer.terms(object).filter((term) => !everywhere({ text: term, kind: 'name', terms: [term] }));
     const absent = words.filter((term) => !sets.some((terms) => has(terms, term)));

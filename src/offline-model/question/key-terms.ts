@@ -19,7 +19,7 @@ export interface KeyTerm {
  */
 export function howToObject(analysis: QuestionAnalysis): string | undefined {
   if (analysis.type !== 'how-to') return undefined;
-  return /^how (?:do|can|should|would|could) (?:i|you|we|one) \w+(?: (?:off|up|out|on|in))? (?:(?:a|an|the|my|our|your|every|each|all|any) )?(.+?)(?= (?:with|in|for|from|to|over|on|by|when|without|so|that|into|using|via|through|at|as|inside|within)\b|\?|$)/i.exec(
+  return /^how (?:do|can|should|would|could) (?:i|you|we|one) \w+(?: (?:off|up|out|on|in))? (?:(?:a|an|the|my|our|your|every|each|all|any) )?(.+?)(?=,| (?:and|or|with|in|for|from|to|over|on|by|when|without|so|that|into|using|via|through|at|as|inside|within)\b|\?|$)/i.exec(
     analysis.question.trim(),
   )?.[1];
 }

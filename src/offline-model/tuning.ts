@@ -201,3 +201,12 @@ export const HOWTO_OBJECT_MISSING_TERMS = 2;
 export const HOWTO_OBJECT_MISSING_SHARE = 0.5;
 /** Passages listed as closest beside a "not found". */
 export const CLOSEST_PASSAGES = 3;
+/**
+ * A question term at least this share of the retrieved passages hold is the collection's subject
+ * ("HTTPX", "Jinja"): a supporting line holding only it is filler (withoutFiller). Set on docs-dev and
+ * HotpotQA 0–99: at 0.4 bridge sentences of HotpotQA went too (their names fill the retrieved
+ * passages), at 0.7 only lines such as "Jinja is a fast, expressive, extensible templating engine."
+ */
+export const FILLER_SUBJECT_SHARE = 0.7;
+/** The fewest retrieved passages whose shares can tell the collection's subject (FILLER_SUBJECT_SHARE); a run retrieves 8–15. */
+export const SUBJECT_MIN_PASSAGES = 5;

@@ -74,7 +74,8 @@ import {
 } from '../tuning.ts';
 import { isNotFoundAnswer, NOT_FOUND_LEAD } from './not-found.ts';
 import { questionParts } from '../question/question-parts.ts';
-import { closestPassages, uncoveredKeyTerms } from './answer-coverage.ts';
+import { closestPassages, uncoveredKeyTerms, withoutFiller } from './answer-coverage.ts';
+import { splitAnswerLines } from './answer-lines.ts';
 
 export const NOT_FOUND = `${NOT_FOUND_LEAD}: none of the retrieved passages answers the question.`;
 
@@ -348,23 +349,8 @@ function withCitedVerdict(lines: string[]): string[] {
   return [`${verdict}: ${support}`];
 }
 
-/** An answer's lines, a fenced code block kept as one line. */
-function splitAnswerLines(text: string): string[] {
-  const lines: string[] = [];
-  let fence: string[] | undefined;
-  for (const line of text.split('\n')) {
-    if (fence) {
-      fence.push(line);
-      if (/^```/.test(line)) {
-        lines.push(fence.join('\n'));
-        fence = undefined;
-      }
-    } else if (/^```/.test(line)) fence = [line];
-    else lines.push(line);
-  }
-  if (fence) lines.push(fence.join('\n'));
-  return lines;
-}
+/** Answerers whose answer is a direct answer over supporting sentences, which must not be filler (withoutFiller). */
+const SENTENCE_ANSWERERS = new Set(['span', 'best-sentences', 'yes-no']);
 
 /**
  * The answer to a question read (readAnswer, once there is evidence), checked for coverage: an answer
@@ -375,7 +361,10 @@ function answerTo(analysis: QuestionAnalysis, state: PromptState, tokenizer: Tok
   const read = readEvidence(analysis, state, tokenizer, maxSentences);
   const found = !isNotFoundAnswer(read.text);
   const uncovered = found ? uncoveredKeyTerms(analysis, state.evidence, tokenizer, read) : undefined;
-  if (found && !uncovered) return read;
+  if (found && !uncovered)
+    return SENTENCE_ANSWERERS.has(read.answeredBy)
+      ? { ...read, text: withoutFiller(read.text, analysis, state.evidence, tokenizer) }
+      : read;
   const score = questionCoverage(state, tokenizer, answerWords(analysis, tokenizer), operatorWords(analysis, tokenizer));
   const closest = closestPassages(analysis, state.evidence, tokenizer, (e) => score.passage(e), relevanceRank);
   if (!uncovered) return { ...read, closest };

@@ -1,10 +1,18 @@
 import type { Tokenizer } from '../../text/tokenize.ts';
 import { citedIds } from '../../protocol/citations.ts';
 import type { OfflineEvidence } from '../prompt-state.ts';
+import { splitAnswerLines } from './answer-lines.ts';
 import { howToObject, keyTermsOf, type KeyTerm } from '../question/key-terms.ts';
 import { questionClauses } from '../question/question-parts.ts';
 import type { QuestionAnalysis } from '../question/types.ts';
-import { CLOSEST_PASSAGES, HOWTO_OBJECT_MISSING_SHARE, HOWTO_OBJECT_MISSING_TERMS, SUBJECT_NAME_SHARE } from '../tuning.ts';
+import {
+  CLOSEST_PASSAGES,
+  FILLER_SUBJECT_SHARE,
+  HOWTO_OBJECT_MISSING_SHARE,
+  HOWTO_OBJECT_MISSING_TERMS,
+  SUBJECT_MIN_PASSAGES,
+  SUBJECT_NAME_SHARE,
+} from '../tuning.ts';
 
 /** Stems that share a start of 4+ letters count as the same word ("limiter" / "limits"). */
 function related(a: string, b: string): boolean {
@@ -35,20 +43,7 @@ function citedPassages(text: string, evidence: readonly OfflineEvidence[]): Offl
 
 /** An answer's first line that cites, a fenced code block counted as one line. */
 function firstCitedLine(answer: string): string {
-  const lines: string[] = [];
-  let fence: string[] | undefined;
-  for (const line of answer.split('\n')) {
-    if (fence) {
-      fence.push(line);
-      if (/^```/.test(line)) {
-        lines.push(fence.join('\n'));
-        fence = undefined;
-      }
-    } else if (/^```/.test(line)) fence = [line];
-    else lines.push(line);
-  }
-  if (fence) lines.push(fence.join('\n'));
-  return lines.find((line) => citedIds(line).length > 0) ?? '';
+  return splitAnswerLines(answer).find((line) => citedIds(line).length > 0) ?? '';
 }
 
 /**
@@ -126,4 +121,61 @@ export function closestPassages(
     .sort((a, b) => keyed.get(b)! - keyed.get(a)! || share(b) - share(a) || rank(a) - rank(b))
     .slice(0, CLOSEST_PASSAGES)
     .map((e) => e.id);
+}
+
+/** Lines an answer keeps whatever words they hold: code, list items and steps, section headings, verdicts, "not found". */
+const STRUCTURAL_LINE = /^(?:```|\s*(?:[-*+]|\d+[.)])\s|#{1,6}\s|(?:Yes|No)\b|Not found in the documents)/;
+
+/** An answer line's index terms, its citation markers left out. */
+function lineTerms(line: string, tokenizer: Tokenizer): string[] {
+  return tokenizer.terms(line.replace(/\[[^\]]*\]/g, ' '));
+}
+
+/**
+ * An answer without filler: a supporting prose line (any line after the first) stays only when it
+ * holds one of the question's terms or of the direct answer's. The collection's subject does not
+ * count: a name of the question that at least FILLER_SUBJECT_SHARE of the retrieved passages hold
+ * ("HTTPX requires Python 3.9+" in HTTPX's docs). Other words always count: a search for a question
+ * fills its results with the question's words ("released" in "Was the Apple Remote released …?"). Code blocks, list items and steps, headings and verdicts stay: their
+ * place in the answer is their structure, not their words.
+ */
+export function withoutFiller(
+  text: string,
+  analysis: Pick<QuestionAnalysis, 'question' | 'entities'>,
+  evidence: readonly OfflineEvidence[],
+  tokenizer: Tokenizer,
+): string {
+  const { question } = analysis;
+  const names = new Set(analysis.entities.flatMap((entity) => tokenizer.terms(entity)));
+  const passages = evidence.map((e) => new Set(tokenizer.terms(`${e.title} ${e.at} ${e.text}`)));
+  // Over a handful of passages a share says nothing about the collection: then nothing is its subject.
+  const subject = (term: string) =>
+    names.has(term) &&
+    passages.length >= SUBJECT_MIN_PASSAGES &&
+    passages.filter((terms) => has(terms, term)).length / passages.length >= FILLER_SUBJECT_SHARE;
+  const [headline, ...rest] = splitAnswerLines(text);
+  // The direct answer's own words count too: the sentence that says it is its support.
+  const asked = [...new Set([...tokenizer.terms(question), ...lineTerms(headline, tokenizer)])].filter((term) => !subject(term));
+  if (asked.length === 0) return text;
+  // A passage the question or the answer's other lines name by its title supports the answer whatever
+  // its line says: the other end of a bridge ("Shirley Temple" in "… starring Shirley Temple as …").
+  const named = (line: string) => {
+    const elsewhere = new Set([
+      ...tokenizer.terms(question),
+      ...rest.filter((other) => other !== line).flatMap((other) => lineTerms(other, tokenizer)),
+      ...lineTerms(headline, tokenizer),
+    ]);
+    return evidence.some((e) => {
+      if (!citedIds(line).includes(e.id.toUpperCase())) return false;
+      const title = tokenizer.terms(e.title.replace(/\([^)]*\)/g, ' ')).filter((term) => !subject(term)); // "Poison (American band)" is Poison
+      return title.length > 0 && title.every((term) => has(elsewhere, term));
+    });
+  };
+  const kept = rest.filter((line) => {
+    if (STRUCTURAL_LINE.test(line) || line.trim() === '') return true;
+    if (named(line)) return true;
+    const terms = new Set(lineTerms(line, tokenizer));
+    return asked.some((term) => has(terms, term));
+  });
+  return [headline, ...kept].join('\n');
 }

@@ -6,6 +6,7 @@ import { Tokenizer } from '../../text/tokenize.ts';
 import { formatEvidence } from '../../evidence/evidence-format.ts';
 import { EvidenceLedger } from '../../evidence/ledger.ts';
 import { composeAnswer } from './answer-composer.ts';
+import { withoutFiller } from './answer-coverage.ts';
 import { readPromptState } from '../prompt-state.ts';
 import { add, datesIn, decimal, divide, formatDecimal, quantitiesIn, subtract } from '../text/quantities.ts';
 import { analyseQuestion } from '../question/question.ts';
@@ -1539,6 +1540,40 @@ describe('offline reader: answers', () => {
     assert.match(object, /^Not found in the documents/, object);
     const covered = answer('How do I load templates from a package?', docs());
     assert.ok(covered.startsWith('```\nenv = Environment(loader=PackageLoader("app"))\n``` [E1]'), covered);
+  });
+
+  it("keeps no filler: a supporting line that holds only the collection's subject is left out, a bridge's other end stays", () => {
+    const passage = (id: string, title: string, text: string) => ({ id, title, text, at: title, round: 1, rank: 0, foundBy: [] });
+    const evidence = [
+      passage('E1', 'Server', 'The Gizmo server listens on port 8080 by default.'),
+      passage('E2', 'Gizmo', 'Gizmo is a fast, friendly dashboard tool for small teams.'),
+      passage('E3', 'Install', 'Gizmo is installed with pip install gizmo.'),
+      passage('E4', 'Themes', 'Gizmo ships a light and a dark theme. The port of the theme server is 8081.'),
+      passage('E5', 'Plugins', 'Gizmo plugins are Python packages. Ada Lovelace wrote the first plugin.'),
+      passage('E6', 'Ada Lovelace', 'Ada Lovelace maintains the plugin index.'),
+    ];
+    const answer = [
+      'The Gizmo server listens on port 8080 by default. [E1]',
+      'Gizmo is a fast, friendly dashboard tool for small teams. [E2]',
+      'The port of the theme server is 8081. [E4]',
+      '```\npip install gizmo\n``` [E3]',
+      'Ada Lovelace wrote the first plugin. [E5]',
+      'Ada Lovelace maintains the plugin index. [E6]',
+    ].join('\n');
+    const kept = withoutFiller(
+      answer,
+      { question: 'Which port does the Gizmo server listen on, and who wrote its first plugin?', entities: ['Gizmo'] },
+      evidence,
+      tokenizer,
+    ).split('\n');
+    assert.ok(!kept.some((line) => line.includes('dashboard tool')), 'a line holding only the subject "Gizmo" is filler');
+    for (const line of [
+      'The port of the theme server is 8081. [E4]',
+      '```',
+      'Ada Lovelace wrote the first plugin. [E5]',
+      'Ada Lovelace maintains the plugin index. [E6]',
+    ])
+      assert.ok(kept.includes(line), `kept: ${line}`);
   });
 
   it('does not abstain on a question that asks several things, or on a name whose own passage the answer cites', () => {

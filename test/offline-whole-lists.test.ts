@@ -123,6 +123,8 @@ describe('offline reader: whole lists', () => {
       const cited = result.citations.find((citation) => citation.id === id);
       assert.ok(cited?.text.includes(format), `${id} resolves to a chunk holding "${format}"`);
     }
+    // The list stops at the end of its section.
+    for (const [, text] of OTHER_SECTIONS) assert.ok(!result.answer.includes(text), `nothing of another section:\n${result.answer}`);
     assert.doesNotMatch(result.answer, /chart comes out empty/);
   };
 

@@ -17,6 +17,8 @@ export interface OfflineEvidence {
   questionRank?: number;
   /** Queries whose results included it. */
   foundBy: string[];
+  /** Its heading path alone, without a page ("Teams › Coastal Team"): two chunks of one section share it. */
+  section?: string;
   /** Its address in the index (what get_content reads): document id and chunk ordinal. */
   documentId?: number;
   ordinal?: number;
@@ -148,6 +150,7 @@ export function readPromptState(prompt: LanguageModelV3Prompt): PromptState {
               rank,
               foundBy: query ? [query] : [],
               ...(isQuestion ? { questionRank: rank } : {}),
+              section: block.headingPath.join(' › '),
               ...(block.documentId !== undefined ? { documentId: block.documentId } : {}),
               ...(block.ordinal !== undefined ? { ordinal: block.ordinal } : {}),
               cut: block.cut,

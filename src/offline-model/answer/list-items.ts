@@ -187,7 +187,8 @@ function pieces(pick: Pick, evidence: readonly OfflineEvidence[]): Piece[] {
   const listed = [...first.segments];
   for (let last = first; count < LIST_MAX_ITEMS && last.end === last.all.length - 1 && endsWhole(last.passage); ) {
     const next = nextChunk(last.passage, evidence);
-    if (!next || next.at !== last.passage.at) break;
+    // The same section: the same headings (a page break within it does not end it).
+    if (!next || (next.section ?? next.at) !== (last.passage.section ?? last.passage.at)) break;
     const all = segmentsOf(next.text);
     const seen = new Set(last.all.map((s) => s.text));
     let start = 0;

@@ -47,6 +47,7 @@ describe('evidence format', () => {
         text: chunks[0].text,
         lowConfidence: false,
         cut: false,
+        gaps: [],
         documentId: 101,
         ordinal: 3,
         rank: 1,
@@ -60,6 +61,7 @@ describe('evidence format', () => {
         text: chunks[1].text,
         lowConfidence: false,
         cut: false,
+        gaps: [],
         documentId: 102,
         ordinal: 0,
         rank: 2,
@@ -73,6 +75,7 @@ describe('evidence format', () => {
         text: chunks[2].text,
         lowConfidence: true,
         cut: false,
+        gaps: [],
         documentId: 103,
         ordinal: 0,
         rank: 3,
@@ -150,6 +153,14 @@ describe('evidence format', () => {
     assert.equal(parsed.cut, true);
     assert.doesNotMatch(parsed.text, /characters left out|\[cut:/, 'the parsed text is the passage without the markers');
     assert.match(parsed.text, /five seconds/);
+    // Where text was left out is said by offset: before the kept sentence and after it (the cut end).
+    assert.ok(parsed.gaps.length >= 1);
+    for (const gap of parsed.gaps) assert.ok(gap <= parsed.text.length);
+    const kept = parsed.text.indexOf('The default pool timeout');
+    assert.ok(
+      parsed.gaps.some((gap) => gap >= kept + 'The default pool timeout is five seconds.'.length),
+      'a gap follows the kept sentence',
+    );
   });
 
   it('never cuts inside a line of code', () => {

@@ -352,6 +352,8 @@ export interface ParsedEvidence {
   lowConfidence: boolean;
   /** The text was cut to the token budget. */
   cut: boolean;
+  /** Where in `text` something was left out (a gap, or the cut end), as character offsets, in order. */
+  gaps: number[];
   /** The passage's address: its document id and chunk ordinal (what get_content reads). */
   documentId?: number;
   ordinal?: number;
@@ -359,6 +361,28 @@ export interface ParsedEvidence {
   rank?: number;
   /** A reference to a passage shown earlier in the run (no text of its own). */
   reference?: boolean;
+}
+
+const GAP_MARK = / ?\[… \d+ characters left out\] ?\n?/g;
+
+/** A block's body as text without the cut's markers (a gap becomes a paragraph break), and where each gap was. */
+function shownText(body: string): { text: string; gaps: number[] } {
+  let rest = body.replace(CUT_NOTE_PATTERN, '');
+  const cutEnd = rest.endsWith(CUT_MARK);
+  if (cutEnd) rest = rest.slice(0, -CUT_MARK.length);
+  const gaps: number[] = [];
+  let text = '';
+  let from = 0;
+  for (const mark of rest.matchAll(GAP_MARK)) {
+    text += rest.slice(from, mark.index);
+    gaps.push(text.length);
+    text += '\n\n';
+    from = mark.index + mark[0].length;
+  }
+  text = (text + rest.slice(from)).trimEnd();
+  // Cut short at the end ("…"): what follows the text is left out too.
+  if (cutEnd && gaps.at(-1) !== text.length) gaps.push(text.length);
+  return { text, gaps: gaps.map((gap) => Math.min(gap, text.length)) };
 }
 
 const EVIDENCE_BLOCK = new RegExp(`${FENCE_OPEN} ([^\\n]*)\\n([\\s\\S]*?)\\n${FENCE_CLOSE}`, 'g');
@@ -382,6 +406,7 @@ export function parseEvidence(text: string): ParsedEvidence[] {
     const reference = attributes.get('shown') === 'above';
     const body = match[2];
     const cut = CUT_NOTE_PATTERN.test(body) || body.endsWith(CUT_MARK);
+    const shown = reference ? { text: '', gaps: [] } : shownText(body);
     const number = (name: string) => (attributes.has(name) ? Number(attributes.get(name)) : undefined);
     const documentId = attributes.get('documentId');
     const title = header[3] ?? (documentId !== undefined ? titleOf.get(documentId) : undefined) ?? '';
@@ -392,15 +417,10 @@ export function parseEvidence(text: string): ParsedEvidence[] {
       at: [heading, page !== undefined ? `page ${page}` : ''].filter(Boolean).join(', '),
       headingPath: heading ? heading.split(' › ') : [],
       ...(page !== undefined ? { page } : {}),
-      text: reference
-        ? ''
-        : body
-            .replace(CUT_NOTE_PATTERN, '')
-            .replace(new RegExp(`${CUT_MARK}$`), '')
-            .replace(/ ?\[… \d+ characters left out\] ?\n?/g, '\n\n')
-            .trimEnd(),
+      text: shown.text,
       lowConfidence: attributes.has('weak'),
       cut,
+      gaps: shown.gaps,
       ...(number('documentId') !== undefined ? { documentId: number('documentId') } : {}),
       ...(number('chunk') !== undefined ? { ordinal: number('chunk') } : {}),
       ...(number('#') !== undefined ? { rank: number('#') } : {}),

@@ -1,8 +1,8 @@
 import type { LanguageModelV3, LanguageModelV3CallOptions, LanguageModelV3Content, LanguageModelV3GenerateResult } from '@ai-sdk/provider';
 import { streamResult } from '../protocol/stream-result.ts';
 import { Tokenizer } from '../text/tokenize.ts';
-import { readAnswer } from './answer/answer-composer.ts';
-import { nextSearches } from './plan/planner.ts';
+import { listReadBeforeAnswer, readAnswer } from './answer/answer-composer.ts';
+import { mayRead, nextSearches } from './plan/planner.ts';
 import { readPromptState } from './prompt-state.ts';
 import { researchTurn } from './plan/research-planner.ts';
 import { ANSWER_SENTENCES, MAX_ROUNDS, QUERIES_PER_ROUND, QUESTION_SEARCH_K } from './tuning.ts';
@@ -19,6 +19,10 @@ import { type DossierModelMetadata, providerMetadataOf } from '../protocol/model
  * question plus the named entities and quoted phrases in it); later rounds follow bridge entities —
  * names that appear in the new evidence but not in the question — and stop when a round brings no
  * new evidence or after `maxRounds`.
+ *
+ * Read on (list-items.ts): before answering a list question whose list a search result cut, or
+ * that runs on to the end of its chunk, it reads the rest with get_content (the chunk whole, or the
+ * next one of the same section; at most LIST_READS).
  *
  * Answer (answer-composer.ts, the reader): the question is analysed first (question.ts: its type,
  * the answer type it expects, its entities, options, calculation and multi-hop chain); the
@@ -91,8 +95,23 @@ export class OfflineModel implements LanguageModelV3 {
     // Research mode (the run offers the planner's tools): plan, nested agents, python, critique, report.
     if ((options.tools ?? []).some((tool) => tool.name === 'rag') && (options.tools ?? []).some((tool) => tool.name === 'plan'))
       return { content: researchTurn(options, state.question, state.lastUserText), answeredBy: 'research-report' };
-    const canSearch = (options.tools ?? []).some((tool) => tool.type === 'function' && tool.name === 'search_knowledge');
-    const searches = nextSearches(state, this.tokenizer, { ...this.options, canSearch });
+    const offers = (name: string) => (options.tools ?? []).some((tool) => tool.type === 'function' && tool.name === name);
+    const canSearch = offers('search_knowledge');
+    // Searching is over once a chunk has been read whole: reads come after the searches.
+    const searches = state.reads.length === 0 ? nextSearches(state, this.tokenizer, { ...this.options, canSearch }) : undefined;
+    const read = !searches && mayRead(state, offers('get_content')) ? listReadBeforeAnswer(state, this.tokenizer) : undefined;
+    if (read) {
+      return {
+        content: [
+          {
+            type: 'tool-call' as const,
+            toolCallId: `offline-read-${state.reads.length + 1}`,
+            toolName: 'get_content',
+            input: JSON.stringify(read),
+          },
+        ],
+      };
+    }
     if (searches) {
       return {
         content: searches.map((search, i) => ({

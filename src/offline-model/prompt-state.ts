@@ -17,14 +17,33 @@ export interface OfflineEvidence {
   questionRank?: number;
   /** Queries whose results included it. */
   foundBy: string[];
+  /** Its heading path alone, without a page ("Teams › Coastal Team"): two chunks of one section share it. */
+  section?: string;
+  /** Its address in the index (what get_content reads): document id and chunk ordinal. */
+  documentId?: number;
+  ordinal?: number;
+  /** Its fullest text seen was cut to a budget; `gaps` are where in `text` something was left out. */
+  cut?: boolean;
+  gaps?: number[];
+}
+
+/** A get_content call made: the chunks of one document it asked for. */
+export interface ContentRead {
+  documentId: number;
+  from: number;
+  to: number;
 }
 
 /** Everything the offline model knows: what it reads back from the prompt alone (it keeps no state). */
 export interface PromptState {
   question: string;
   lastUserText: string;
-  /** Search rounds so far (assistant turns with tool calls). */
+  /** Search rounds so far (assistant turns with tool calls other than get_content). */
   rounds: number;
+  /** get_content calls made so far, in order. */
+  reads: ContentRead[];
+  /** Chunks per document, as get_content results said ("has 12 chunks"). */
+  chunkCounts: Map<number, number>;
   /** Queries already searched, normalised. */
   queries: Set<string>;
   evidence: OfflineEvidence[];
@@ -75,14 +94,24 @@ export function readPromptState(prompt: LanguageModelV3Prompt): PromptState {
   let rounds = 0;
   const queries = new Set<string>();
   const queryOfCall = new Map<string, string>();
+  const readCalls = new Set<string>();
+  const reads: ContentRead[] = [];
+  const chunkCounts = new Map<number, number>();
   const evidence = new Map<string, OfflineEvidence>();
   for (const message of prompt) {
     if (message.role === 'assistant') {
       const calls = message.content.filter((part) => part.type === 'tool-call');
       if (calls.length === 0) continue;
-      rounds++;
+      // Reading chunks whole is no search round: the rounds count what the planner searched.
+      if (calls.some((call) => call.toolName !== 'get_content')) rounds++;
       for (const call of calls) {
         const input = typeof call.input === 'string' ? safeJson(call.input) : call.input;
+        if (call.toolName === 'get_content') {
+          const read = readOf(input);
+          if (read) reads.push(read);
+          readCalls.add(call.toolCallId);
+          continue;
+        }
         const query = (input as { query?: unknown } | undefined)?.query;
         if (typeof query === 'string') {
           queries.add(normaliseQuery(query));
@@ -96,13 +125,18 @@ export function readPromptState(prompt: LanguageModelV3Prompt): PromptState {
         const text = output.type === 'text' || output.type === 'error-text' ? output.value : JSON.stringify(output);
         const query = queryOfCall.get(part.toolCallId) ?? '';
         const isQuestion = normaliseQuery(query) === normaliseQuery(question);
+        const isRead = readCalls.has(part.toolCallId);
+        const count = isRead ? /^Document (\d+) .* has (\d+) chunks/.exec(text) : null;
+        if (count) chunkCounts.set(Number(count[1]), Number(count[2]));
         parseEvidence(text).forEach((block, rank) => {
           const known = evidence.get(block.id);
           // A reference (shown above) adds no text: only that this search found the passage too.
           if (block.reference && !known) return;
           if (known) {
             // The same passage may be shown cut to different budgets: keep the fullest text seen.
-            if (block.text.length > known.text.length) known.text = block.text;
+            if (block.text.length > known.text.length) Object.assign(known, { text: block.text, cut: block.cut, gaps: block.gaps });
+            // A chunk read whole ranks as its searches ranked it: reading it is no search.
+            if (isRead) return;
             known.rank = Math.min(known.rank, rank);
             if (isQuestion) known.questionRank = Math.min(known.questionRank ?? rank, rank);
             if (query && !known.foundBy.includes(query)) known.foundBy.push(query);
@@ -116,11 +150,23 @@ export function readPromptState(prompt: LanguageModelV3Prompt): PromptState {
               rank,
               foundBy: query ? [query] : [],
               ...(isQuestion ? { questionRank: rank } : {}),
+              section: block.headingPath.join(' › '),
+              ...(block.documentId !== undefined ? { documentId: block.documentId } : {}),
+              ...(block.ordinal !== undefined ? { ordinal: block.ordinal } : {}),
+              cut: block.cut,
+              gaps: block.gaps,
             });
           }
         });
       }
     }
   }
-  return { question, lastUserText, rounds, queries, evidence: [...evidence.values()] };
+  return { question, lastUserText, rounds, reads, chunkCounts, queries, evidence: [...evidence.values()] };
+}
+
+/** A get_content call's input as the chunks it reads (`to` defaults to `from`, as the tool reads it). */
+function readOf(input: unknown): ContentRead | undefined {
+  const { documentId, from, to } = (input ?? {}) as { documentId?: unknown; from?: unknown; to?: unknown };
+  if (typeof documentId !== 'number' || typeof from !== 'number') return undefined;
+  return { documentId, from, to: typeof to === 'number' ? to : from };
 }

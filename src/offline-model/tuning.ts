@@ -156,6 +156,13 @@ export const LIST_MIN_VALUE = 0.2;
 /** After a lead-in, paragraphs this short (or "term: definition" ones) are read as its items. */
 export const LIST_ENTRY_CHARS = 80;
 /**
+ * get_content reads a list question may make before answering, to read the rest of its list: the
+ * cut chunk whole, then the next chunk of the same section. Two cover a list cut by the search
+ * result and run on into one more chunk; each read is a model turn and a tool call more, and the
+ * list answer quotes at most LIST_MAX_ITEMS items, which rarely span more than two chunks.
+ */
+export const LIST_READS = 2;
+/**
  * A two-hop chain's second passage, and the passage about the name a first hop leads to, always give
  * a supporting sentence (their best by question coverage) when the greedy selection took none from
  * them: the answer is usually there (HotpotQA dev 0–99: answer-contains 0.71 → 0.74, Recall@2

@@ -1,6 +1,6 @@
 import type { Tokenizer } from '../../text/tokenize.ts';
 import { calculate, compareCandidates, multipleValues, ownedBy, type ReaderSentence } from './calculation.ts';
-import { plainTitle, relevanceRank, titledBy, type OfflineEvidence, type PromptState } from '../prompt-state.ts';
+import { plainTitle, relevanceRank, titledBy, type ContentRead, type OfflineEvidence, type PromptState } from '../prompt-state.ts';
 import { analyseQuestion, answerTypeOfNoun, participleOf, type QuestionAnalysis } from '../question/question.ts';
 import { questionCoverage, withPlainerWords, type QuestionCoverage } from '../question/question-coverage.ts';
 import { isLeadIn, segmentsOf, type Segment } from '../text/sentences.ts';
@@ -8,6 +8,7 @@ import { convertTime, datesIn, lifeDates } from '../text/quantities.ts';
 import { sharedProperty } from './shared-property.ts';
 import { compareSections, renderComparison } from './section-comparison.ts';
 import { procedureSteps, type Quoted, type Step } from './procedure-steps.ts';
+import { listItems, listReadOn } from './list-items.ts';
 import { isHeadline } from '../text/headline.ts';
 import {
   candidateSpans,
@@ -33,11 +34,6 @@ import {
   NAMED_PASSAGES_ALWAYS,
   SPAN_SENTENCES,
   ANTECEDENT_MAX_CHARS,
-  LIST_LEAD_WEIGHT,
-  LIST_ENTRY_CHARS,
-  LIST_MAX_ITEMS,
-  LIST_MIN_VALUE,
-  LIST_SENTENCE_WEIGHT,
   FIRST_SENTENCE_MIN_GAIN,
   LINK_WEIGHT,
   MIN_CHAIN_COVERAGE,
@@ -373,6 +369,18 @@ function answerTo(analysis: QuestionAnalysis, state: PromptState, tokenizer: Tok
     answeredBy: `not-found:key-terms-uncovered(${read.answeredBy})`,
     closest,
   };
+}
+
+/**
+ * Before answering a list question: the get_content read that shows the rest of the list its answer
+ * would quote, when a search result cut that list or it runs on into the next chunk (list-items.ts).
+ * A two-part question is answered part by part and reads nothing.
+ */
+export function listReadBeforeAnswer(state: PromptState, tokenizer: Tokenizer): ContentRead | undefined {
+  if (state.evidence.length === 0 || questionParts(state.question)) return undefined;
+  const analysis = analyseQuestion(state.question);
+  if (analysis.type !== 'list') return undefined;
+  return listReadOn(state, questionCoverage(state, tokenizer, answerWords(analysis, tokenizer), operatorWords(analysis, tokenizer)));
 }
 
 function readEvidence(analysis: QuestionAnalysis, state: PromptState, tokenizer: Tokenizer, maxSentences: number): ReadAnswer {
@@ -1231,63 +1239,6 @@ function yesNo(
   const otherDemonym = demonyms.length > 0 && !demonyms.every((d) => new RegExp(`\\b${d}\\b`).test(best.segment.text));
   const yes = covered >= 0.6 && !negated && !otherDemonym;
   return { line: yes ? 'Yes' : 'No', support: [{ evidence: best.evidence, segment: best.segment, text: best.segment.text }] };
-}
-
-/** A sentence that enumerates: "These are connect, read, write, and pool timeouts." */
-const ENUMERATION = /(?:[^,;]+,\s*){1,}[^,;]*\b(?:and|or)\b\s+[^,;]+/;
-
-/**
- * List: the run of list items, or the sentence that enumerates them, that best covers the question
- * together with the sentence introducing it ("There are four different types of timeouts …").
- */
-function listItems(evidence: OfflineEvidence[], score: QuestionCoverage): { items: Chosen[]; lead?: Chosen } | undefined {
-  let pick: { items: Chosen[]; lead?: Chosen; value: number } | undefined;
-  for (const passage of evidence) {
-    const segments = segmentsOf(passage.text);
-    const consider = (items: Segment[], lead: Segment | undefined, weight: number) => {
-      const itemTerms = items.flatMap((s) => score.sentenceTerms(s.text));
-      const leadTerms = lead ? score.sentenceTerms(lead.text) : [];
-      const together = score.gain([...new Set([...itemTerms, ...leadTerms])], new Set(), passage);
-      const value =
-        together * weight +
-        LIST_LEAD_WEIGHT * (lead ? score.gain(leadTerms, new Set(), passage) : 0) +
-        RANK_TIE_BREAK / (1 + relevanceRank(passage));
-      if (!pick || value > pick.value)
-        pick = {
-          items: items.map((s) => ({ evidence: passage, segment: s, text: s.text })),
-          ...(lead ? { lead: { evidence: passage, segment: lead, text: lead.text } } : {}),
-          value,
-        };
-    };
-    for (let i = 0; i < segments.length; i++) {
-      const segment = segments[i];
-      if (segment.kind === 'item') {
-        let end = i;
-        while (end + 1 < segments.length && segments[end + 1].kind === 'item') end++;
-        if (end > i)
-          consider(
-            segments.slice(i, Math.min(end + 1, i + LIST_MAX_ITEMS)),
-            segments[i - 1]?.kind === 'sentence' ? segments[i - 1] : undefined,
-            1,
-          );
-        i = end;
-      } else if (segment.kind === 'sentence' && isLeadIn(segment.text)) {
-        // Paragraphs after a lead-in that read as entries ("varargs: …", "class jinja2.FileSystemLoader") are its items.
-        const entries: Segment[] = [];
-        for (let k = i + 1; k < segments.length && entries.length < LIST_MAX_ITEMS; k++) {
-          const next = segments[k];
-          if (next.kind === 'code' || next.block === segments[k - 1].block) break;
-          if (!/^[\w.\-`'"{}%#()[\]]+(?:\s[\w.-]+)?:\s/.test(next.text) && next.text.length > LIST_ENTRY_CHARS) break;
-          entries.push(next);
-        }
-        if (entries.length >= 2) consider(entries, segment, 1);
-      }
-      if (segment.kind === 'sentence' && ENUMERATION.test(segment.text)) {
-        consider([segment], segments[i - 1]?.kind === 'sentence' ? segments[i - 1] : undefined, LIST_SENTENCE_WEIGHT);
-      }
-    }
-  }
-  return pick && pick.value >= LIST_MIN_VALUE ? pick : undefined;
 }
 
 /** A chosen lead-in sentence gives way to what it leads into: the next sentence, list or code block. */

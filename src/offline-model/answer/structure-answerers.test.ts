@@ -1,6 +1,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { OfflineEvidence } from '../prompt-state.ts';
+import { Tokenizer } from '../../text/tokenize.ts';
+import type { ContentRead, OfflineEvidence, PromptState } from '../prompt-state.ts';
+import { questionCoverage } from '../question/question-coverage.ts';
+import { listItems, listReadOn } from './list-items.ts';
 import { questionParts } from '../question/question-parts.ts';
 import { compareSections, comparedNames, renderComparison } from './section-comparison.ts';
 
@@ -54,4 +57,71 @@ test('a two-part question splits at ", and <question word>"; a single question d
     'What do I need to install for it?',
   ]);
   assert.equal(questionParts('Which city hosts the fair and the parade?'), undefined);
+});
+
+const tokenizer = new Tokenizer({ language: 'english' });
+const stateOf = (question: string, evidence: OfflineEvidence[], reads: ContentRead[] = []): PromptState => ({
+  question,
+  lastUserText: question,
+  rounds: 1,
+  reads,
+  chunkCounts: new Map(),
+  queries: new Set(),
+  evidence,
+});
+const chunkOf = (id: string, at: string, ordinal: number, text: string, more: Partial<OfflineEvidence> = {}): OfflineEvidence => ({
+  ...passage(id, at, text, ordinal),
+  documentId: 7,
+  ordinal,
+  ...more,
+});
+const listed = (state: PromptState) =>
+  listItems(state.evidence, questionCoverage(state, tokenizer))?.items.map((item) => `${item.text} [${item.evidence.id}]`);
+
+test('entries after a lead-in keep their later sentences and end at the first paragraph without a label', () => {
+  const text =
+    'Inside a widget, three hooks are available:\n\nopen: Runs first. It gets the file.\n\nclose: Runs last. It gets the result.\n\n' +
+    'fail: Runs on an error.\n\nWidgets also keep some details of their own.';
+  const items = listed(stateOf('Which hooks are available inside a widget?', [passage('E1', 'Hooks', text, 0)]));
+  assert.deepEqual(items, ['open: Runs first. [E1]', 'close: Runs last. [E1]', 'fail: Runs on an error. [E1]']);
+});
+
+test('a list running to the end of its chunk goes on with the next chunk of its section, each item citing its own chunk, and stops at the section', () => {
+  const first = chunkOf('E1', 'Formats', 1, 'Widget reads these formats:\n\n- comma-separated text\n- tab-separated text');
+  const second = chunkOf('E2', 'Formats', 2, '- tab-separated text\n- line-delimited objects\n- columnar archives');
+  const other = chunkOf('E3', 'Themes', 3, '- dark theme\n- light theme');
+  const question = 'Which formats does Widget read?';
+  assert.deepEqual(listed(stateOf(question, [first, second, other])), [
+    '- comma-separated text [E1]',
+    '- tab-separated text [E1]',
+    '- line-delimited objects [E2]',
+    '- columnar archives [E2]',
+  ]);
+  // Before the next chunk is read, reading it is what the list asks for; the section's end asks for nothing more.
+  assert.deepEqual(listReadOn(stateOf(question, [first]), questionCoverage(stateOf(question, [first]), tokenizer)), {
+    documentId: 7,
+    from: 1,
+    to: 2,
+  });
+  const read = stateOf(question, [first, second, other], [{ documentId: 7, from: 1, to: 2 }]);
+  assert.equal(listReadOn(read, questionCoverage(read, tokenizer)), undefined);
+});
+
+test('a list cut inside by the search result is read whole, and only while reads are left', () => {
+  const cut = chunkOf('E1', 'Formats', 4, 'Widget reads these formats:\n\n- comma-separated text\n\nWidget writes charts.', {
+    cut: true,
+    gaps: ['Widget reads these formats:\n\n- comma-separated text'.length],
+  });
+  const question = 'Which formats does Widget read?';
+  const fresh = stateOf(question, [cut]);
+  assert.deepEqual(listReadOn(fresh, questionCoverage(fresh, tokenizer)), { documentId: 7, from: 4, to: 4 });
+  const spent = stateOf(
+    question,
+    [cut],
+    [
+      { documentId: 3, from: 0, to: 0 },
+      { documentId: 3, from: 1, to: 1 },
+    ],
+  );
+  assert.equal(listReadOn(spent, questionCoverage(spent, tokenizer)), undefined);
 });

@@ -43,6 +43,11 @@ export function nextSearches(state: PromptState, tokenizer: Tokenizer, options: 
   return fresh.length > 0 ? fresh : undefined;
 }
 
+/** The run offers get_content and lets the model go on (it does not demand an answer now). */
+export function mayRead(state: PromptState, canRead: boolean): boolean {
+  return canRead && state.lastUserText === state.question;
+}
+
 /** Round 1: the whole question (and each part of a two-part one), plus each named entity or quoted phrase in it as its own, narrower search. */
 export function firstQueries(question: string, k = QUESTION_SEARCH_K): PlannedSearch[] {
   // a demonym alone ("American", "South Korean") names no document worth a read

@@ -8,6 +8,7 @@ import { convertTime, datesIn, lifeDates } from '../text/quantities.ts';
 import { sharedProperty } from './shared-property.ts';
 import { compareSections, renderComparison } from './section-comparison.ts';
 import { procedureSteps, type Quoted, type Step } from './procedure-steps.ts';
+import { headingAnswer, renderHeadingAnswer } from './heading-answer.ts';
 import { isHeadline } from '../text/headline.ts';
 import {
   candidateSpans,
@@ -205,6 +206,13 @@ const ANSWERERS: readonly Answerer[] = [
     answer: ({ state }) => {
       const sides = compareSections(state.question, state.evidence);
       return sides && joined(renderComparison(sides));
+    },
+  },
+  {
+    name: 'heading-name',
+    answer: ({ state, score }) => {
+      const found = headingAnswer(state.question, state.evidence, score);
+      return found && joined(renderHeadingAnswer(found));
     },
   },
   {

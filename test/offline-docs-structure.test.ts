@@ -1,0 +1,102 @@
+import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { createDossier, type Dossier } from '../src/dossier.ts';
+import { runAgent } from '../src/agent/run-agent.ts';
+import { resolveModel } from '../src/providers/index.ts';
+import { tempDir } from './helpers.ts';
+
+/** A command reference whose options and environment variables are headings, as option references are written. */
+const REFERENCE = `# Quill reference
+
+## Command line options
+
+Quill takes the following options.
+
+#### \`--wrap\`
+
+Break every paragraph at the column limit before writing it back.
+
+#### \`-s\`, \`--spellcheck\`
+
+Mark each word the dictionary does not know with a red underline.
+
+#### \`--dry-run\`
+
+Print what would change and leave the files on disk alone.
+
+## Environment variables
+
+Quill reads two settings from environment variables.
+
+### \`QUILL_DICTIONARY\`
+
+The folder with the word lists Quill checks spelling against.
+
+### \`QUILL_THEME\`
+
+The colour scheme of the preview window.
+`;
+
+/** An API page with two classes, each with its own argument list. */
+const API = `# Quill API
+
+## Notebook
+
+A \`Notebook\` holds pages in the order they were added.
+
+\`\`\`python
+book = Notebook(title="Trips", pages=[])
+\`\`\`
+
+The following arguments are supported:
+
+* \`title\` - The name shown on the cover.
+* \`pages\` - The pages to start with. Defaults to an empty list.
+* \`locked\` - Refuse edits once set. Defaults to \`False\`.
+
+## Margin
+
+A \`Margin\` is the blank border around a page.
+
+\`\`\`python
+margin = Margin(width=12, unit="mm")
+\`\`\`
+
+The following arguments are supported:
+
+* \`width\` - How wide the border is.
+* \`unit\` - The unit of the width. Defaults to \`"mm"\`.
+`;
+
+/** The offline reader over reference pages: real ingest, real agent loop, the offline model. */
+describe('offline reader over reference pages', () => {
+  let temp: ReturnType<typeof tempDir>;
+  let docs: Dossier;
+  before(async () => {
+    temp = tempDir();
+    writeFileSync(join(temp.dir, 'reference.md'), REFERENCE);
+    writeFileSync(join(temp.dir, 'api.md'), API);
+    docs = await createDossier({ db: join(temp.dir, 'docs.db') });
+    await docs.ingest([join(temp.dir, 'reference.md'), join(temp.dir, 'api.md')]);
+  });
+  after(async () => {
+    await docs.close();
+    temp.cleanup();
+  });
+  const ask = async (question: string) => (await runAgent({ knowledge: docs, question, model: await resolveModel('offline') })).answer;
+
+  it('answers "which flag does X" with the heading that names the flag, then what its section says, cited', async () => {
+    const lines = (await ask('Which Quill flag marks words the dictionary does not know?')).split('\n');
+    assert.match(lines[0], /^-s, --spellcheck \[E\d+\]$/, lines.join('\n'));
+    assert.match(lines[1], /^Mark each word the dictionary does not know with a red underline\. \[E\d+\]$/);
+  });
+
+  it('answers "what environment variables" with the names heading the sections of that part of the page, each described', async () => {
+    const answer = await ask('What environment variables does Quill read?');
+    assert.match(answer, /^- QUILL_DICTIONARY: The folder with the word lists Quill checks spelling against\. \[E\d+\]$/m, answer);
+    assert.match(answer, /^- QUILL_THEME: The colour scheme of the preview window\. \[E\d+\]$/m, answer);
+    assert.doesNotMatch(answer, /--wrap|--dry-run/, 'no option of another part of the page');
+  });
+});

@@ -55,6 +55,8 @@ The following arguments are supported:
 * \`title\` - The name shown on the cover.
 * \`pages\` - The pages to start with. Defaults to an empty list.
 * \`locked\` - Refuse edits once set. Defaults to \`False\`.
+* \`margin\` - The Margin every page of the notebook gets. Defaults to a Margin of 10 mm width.
+* \`gutter\` - Extra margin width on the inner side of each page, in the unit of the Margin.
 
 ## Margin
 
@@ -98,5 +100,18 @@ describe('offline reader over reference pages', () => {
     assert.match(answer, /^- QUILL_DICTIONARY: The folder with the word lists Quill checks spelling against\. \[E\d+\]$/m, answer);
     assert.match(answer, /^- QUILL_THEME: The colour scheme of the preview window\. \[E\d+\]$/m, answer);
     assert.doesNotMatch(answer, /--wrap|--dry-run/, 'no option of another part of the page');
+  });
+
+  it("answers for a class's arguments with that class's own list, each with its description, however the question is worded", async () => {
+    for (const question of ['What arguments does Margin accept?', 'List the Margin arguments', 'Which parameters does Margin take?']) {
+      const answer = await ask(question);
+      assert.match(answer, /^- width - How wide the border is\. \[E\d+\]$/m, `${question}\n${answer}`);
+      assert.match(answer, /^- unit - The unit of the width\. Defaults to "mm"\. \[E\d+\]$/m, `${question}\n${answer}`);
+      assert.doesNotMatch(answer, /title|pages|locked/, `no argument of another class: ${question}\n${answer}`);
+    }
+    const other = await ask('What arguments does Notebook accept?');
+    assert.match(other, /^- title - The name shown on the cover\. \[E\d+\]$/m, other);
+    assert.match(other, /^- locked - Refuse edits once set\. Defaults to False\. \[E\d+\]$/m, other);
+    assert.doesNotMatch(other, /How wide the border|^- unit/m, other);
   });
 });

@@ -2,7 +2,7 @@ import type { LanguageModelV3, LanguageModelV3CallOptions, LanguageModelV3Conten
 import { streamResult } from '../protocol/stream-result.ts';
 import { Tokenizer } from '../text/tokenize.ts';
 import { readAnswer } from './answer/answer-composer.ts';
-import { nextSearches } from './plan/planner.ts';
+import { nextReads, nextSearches } from './plan/planner.ts';
 import { readPromptState } from './prompt-state.ts';
 import { researchTurn } from './plan/research-planner.ts';
 import { ANSWER_SENTENCES, MAX_ROUNDS, QUERIES_PER_ROUND, QUESTION_SEARCH_K } from './tuning.ts';
@@ -91,18 +91,21 @@ export class OfflineModel implements LanguageModelV3 {
     // Research mode (the run offers the planner's tools): plan, nested agents, python, critique, report.
     if ((options.tools ?? []).some((tool) => tool.name === 'rag') && (options.tools ?? []).some((tool) => tool.name === 'plan'))
       return { content: researchTurn(options, state.question, state.lastUserText), answeredBy: 'research-report' };
-    const canSearch = (options.tools ?? []).some((tool) => tool.type === 'function' && tool.name === 'search_knowledge');
-    const searches = nextSearches(state, this.tokenizer, { ...this.options, canSearch });
-    if (searches) {
-      return {
-        content: searches.map((search, i) => ({
-          type: 'tool-call' as const,
-          toolCallId: `offline-${state.rounds + 1}-${i}`,
-          toolName: 'search_knowledge',
-          input: JSON.stringify(search),
-        })),
-      };
-    }
+    const offers = (name: string) => (options.tools ?? []).some((tool) => tool.type === 'function' && tool.name === name);
+    // One round of calls to one tool, numbered by round.
+    const calls = (toolName: string, inputs: readonly object[]) => ({
+      content: inputs.map((input, i) => ({
+        type: 'tool-call' as const,
+        toolCallId: `offline-${state.rounds + 1}-${i}`,
+        toolName,
+        input: JSON.stringify(input),
+      })),
+    });
+    const searches = nextSearches(state, this.tokenizer, { ...this.options, canSearch: offers('search_knowledge') });
+    if (searches) return calls('search_knowledge', searches);
+    // Searches done: the sections the answer needs whole, before answering.
+    const reads = nextReads(state, offers('get_content'));
+    if (reads.length > 0) return calls('get_content', reads);
     const { text, answeredBy, questionRule } = readAnswer(state, this.tokenizer, this.options.answerSentences);
     return { content: [{ type: 'text', text }], answeredBy, questionRule };
   }

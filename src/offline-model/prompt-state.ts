@@ -17,6 +17,10 @@ export interface OfflineEvidence {
   questionRank?: number;
   /** Queries whose results included it. */
   foundBy: string[];
+  /** Shown cut to a token budget (its fullest showing so far). */
+  cut?: boolean;
+  /** Where get_content reads it: its document and chunk ordinal. */
+  address?: { documentId: number; ordinal: number };
 }
 
 /** Everything the offline model knows: what it reads back from the prompt alone (it keeps no state). */
@@ -27,6 +31,8 @@ export interface PromptState {
   rounds: number;
   /** Queries already searched, normalised. */
   queries: Set<string>;
+  /** Passages already asked for whole with get_content ("documentId:from"). */
+  reads: Set<string>;
   evidence: OfflineEvidence[];
 }
 
@@ -74,6 +80,7 @@ export function readPromptState(prompt: LanguageModelV3Prompt): PromptState {
   const lastUserText = textOf(users[users.length - 1]?.content ?? '').trim();
   let rounds = 0;
   const queries = new Set<string>();
+  const reads = new Set<string>();
   const queryOfCall = new Map<string, string>();
   const evidence = new Map<string, OfflineEvidence>();
   for (const message of prompt) {
@@ -84,6 +91,9 @@ export function readPromptState(prompt: LanguageModelV3Prompt): PromptState {
       for (const call of calls) {
         const input = typeof call.input === 'string' ? safeJson(call.input) : call.input;
         const query = (input as { query?: unknown } | undefined)?.query;
+        const { documentId, from } = (input ?? {}) as { documentId?: unknown; from?: unknown };
+        if (call.toolName === 'get_content' && typeof documentId === 'number')
+          reads.add(`${documentId}:${typeof from === 'number' ? from : 0}`);
         if (typeof query === 'string') {
           queries.add(normaliseQuery(query));
           queryOfCall.set(call.toolCallId, query);
@@ -102,7 +112,10 @@ export function readPromptState(prompt: LanguageModelV3Prompt): PromptState {
           if (block.reference && !known) return;
           if (known) {
             // The same passage may be shown cut to different budgets: keep the fullest text seen.
-            if (block.text.length > known.text.length) known.text = block.text;
+            if (block.text.length > known.text.length) {
+              known.text = block.text;
+              known.cut = block.cut;
+            }
             known.rank = Math.min(known.rank, rank);
             if (isQuestion) known.questionRank = Math.min(known.questionRank ?? rank, rank);
             if (query && !known.foundBy.includes(query)) known.foundBy.push(query);
@@ -116,11 +129,15 @@ export function readPromptState(prompt: LanguageModelV3Prompt): PromptState {
               rank,
               foundBy: query ? [query] : [],
               ...(isQuestion ? { questionRank: rank } : {}),
+              ...(block.cut ? { cut: true } : {}),
+              ...(block.documentId !== undefined && block.ordinal !== undefined
+                ? { address: { documentId: block.documentId, ordinal: block.ordinal } }
+                : {}),
             });
           }
         });
       }
     }
   }
-  return { question, lastUserText, rounds, queries, evidence: [...evidence.values()] };
+  return { question, lastUserText, rounds, queries, reads, evidence: [...evidence.values()] };
 }

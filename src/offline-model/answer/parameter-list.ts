@@ -1,6 +1,7 @@
 import { relevanceRank, type OfflineEvidence } from '../prompt-state.ts';
 import { segmentsOf, type Segment } from '../text/sentences.ts';
 import { LIST_MAX_ITEMS } from '../tuning.ts';
+import { headedBy, parameterOwner } from '../question/parameter-owner.ts';
 import type { Quoted } from './procedure-steps.ts';
 
 /**
@@ -12,34 +13,10 @@ import type { Quoted } from './procedure-steps.ts';
  * same list.
  */
 
-/** The question's noun for what X takes. */
-const PARAMETER_NOUN = /\b(?:arguments?|args|parameters?|params|keyword arguments|kwargs|options)\b/i;
-
-/** A name in the question that reads as code: CamelCase, snake_case, dotted, called, or quoted in backticks. */
-const CODE_NAME = /^(?:[A-Za-z_][\w]*\.)*(?:[A-Z][a-z0-9]+[A-Z]\w*|[a-z0-9]*_\w+|[A-Za-z_]\w*\.\w+|[A-Za-z_]\w*\(\))$/;
-
 /** An item that defines a name: "`secret_key` - Should be a random string.", "timeout: seconds to wait". */
 const DEFINITION_ITEM = /^(?:[-*•+]|\d+[.)])\s+`?([A-Za-z_][\w.]*)`?(?:\s*\([^)]*\))?\s*(?:[-–—:]|\s-\s)\s*\S/;
 /** A reStructuredText field as parsed ("param max_age: …", ":param int max_age: …"). */
 const FIELD = /^:?(?:param|parameter|arg|argument|key|keyword)\s+(?:[\w.[\]]+\s+)?([A-Za-z_]\w*):\s*\S/;
-
-/** The thing the question asks the arguments of ("SessionMiddleware"), when it asks for them; `code` when it reads as code. */
-export function parameterOwner(question: string): { name: string; code: boolean } | undefined {
-  if (!PARAMETER_NOUN.test(question)) return undefined;
-  const words = question
-    .replace(/[?!.,;]+$/, '')
-    .split(/\s+/)
-    .map((word) => word.replace(/^[`'"“(]+|[`'"”),:;]+$|'s$/g, ''))
-    .filter((word, i) => i > 0 && !PARAMETER_NOUN.test(word));
-  const code = words.filter((word) => CODE_NAME.test(word));
-  if (code.length === 1) return { name: code[0], code: true };
-  // A plain capitalised name ("Margin") counts only for a section headed by it.
-  const capitalised = words.filter((word) => /^\p{Lu}\p{Ll}+$/u.test(word));
-  return code.length === 0 && capitalised.length === 1 ? { name: capitalised[0], code: false } : undefined;
-}
-
-const compact = (text: string) => text.toLowerCase().replace(/[^\p{L}\p{N}_]/gu, '');
-const nameOf = (name: string) => compact(name.replace(/\(.*\)$/, ''));
 
 /** The passage's own heading: "SessionMiddleware", or "`Client`". */
 const lastHeading = (passage: OfflineEvidence) => (passage.at.split(' › ').pop() ?? '').replace(/`/g, '').trim();
@@ -95,7 +72,7 @@ export function parameterList(question: string, evidence: OfflineEvidence[]): Pa
   let best: Found | undefined;
   for (const passage of evidence) {
     const heading = lastHeading(passage);
-    const headed = nameOf(heading) === nameOf(owner) || heading.split(/\s+/).some((word) => nameOf(word) === nameOf(owner));
+    const headed = headedBy(passage.at, owner);
     // A section headed by another code name holds that thing's list, whatever its text mentions.
     const another = !headed && isCodeHeading(heading);
     const segments = segmentsOf(passage.text);

@@ -72,6 +72,29 @@ The following arguments are supported:
 * \`unit\` - The unit of the width. Defaults to \`"mm"\`.
 `;
 
+/** A reStructuredText page with a definition list, one of whose entries runs to two sentences. */
+const HOOKS = `Hooks
+=====
+
+Writing hooks
+-------------
+
+A hook is a function Quill calls while it writes a file.
+
+Inside a hook, you have access to three special values:
+
+\`page\`
+    The page being written, as a Page object.
+
+\`words\`
+    The words of the page, in reading order.  Changing this list changes what is written.
+
+\`reader\`
+    The reader the page is written for, or None when it is a draft.
+
+Hooks run in the order they were registered.
+`;
+
 /** The offline reader over reference pages: real ingest, real agent loop, the offline model. */
 describe('offline reader over reference pages', () => {
   let temp: ReturnType<typeof tempDir>;
@@ -80,8 +103,9 @@ describe('offline reader over reference pages', () => {
     temp = tempDir();
     writeFileSync(join(temp.dir, 'reference.md'), REFERENCE);
     writeFileSync(join(temp.dir, 'api.md'), API);
+    writeFileSync(join(temp.dir, 'hooks.rst'), HOOKS);
     docs = await createDossier({ db: join(temp.dir, 'docs.db') });
-    await docs.ingest([join(temp.dir, 'reference.md'), join(temp.dir, 'api.md')]);
+    await docs.ingest([join(temp.dir, 'reference.md'), join(temp.dir, 'api.md'), join(temp.dir, 'hooks.rst')]);
   });
   after(async () => {
     await docs.close();
@@ -113,5 +137,16 @@ describe('offline reader over reference pages', () => {
     assert.match(other, /^- title - The name shown on the cover\. \[E\d+\]$/m, other);
     assert.match(other, /^- locked - Refuse edits once set\. Defaults to False\. \[E\d+\]$/m, other);
     assert.doesNotMatch(other, /How wide the border|^- unit/m, other);
+  });
+
+  it("lists every entry of a definition list, an entry's second sentence not ending the list", async () => {
+    const answer = await ask('Which special values can a Quill hook access?');
+    for (const entry of [
+      /^page: The page being written/m,
+      /^words: The words of the page/m,
+      /^reader: The reader the page is written for/m,
+    ])
+      assert.match(answer, entry, answer);
+    assert.doesNotMatch(answer, /^Hooks run in the order/m, 'the paragraph after the list is no entry of it');
   });
 });

@@ -1241,6 +1241,9 @@ function yesNo(
   return { line: yes ? 'Yes' : 'No', support: [{ evidence: best.evidence, segment: best.segment, text: best.segment.text }] };
 }
 
+/** An entry that opens with the name it defines: "varargs: …", "class jinja2.FileSystemLoader: …". */
+const ENTRY_LABEL = /^[\w.\-`'"{}%#()[\]]+(?:\s[\w.-]+)?:\s/;
+
 /** A sentence that enumerates: "These are connect, read, write, and pool timeouts." */
 const ENUMERATION = /(?:[^,;]+,\s*){1,}[^,;]*\b(?:and|or)\b\s+[^,;]+/;
 
@@ -1284,8 +1287,15 @@ function listItems(evidence: OfflineEvidence[], score: QuestionCoverage): { item
         const entries: Segment[] = [];
         for (let k = i + 1; k < segments.length && entries.length < LIST_MAX_ITEMS; k++) {
           const next = segments[k];
-          if (next.kind === 'code' || next.block === segments[k - 1].block) break;
-          if (!/^[\w.\-`'"{}%#()[\]]+(?:\s[\w.-]+)?:\s/.test(next.text) && next.text.length > LIST_ENTRY_CHARS) break;
+          if (next.kind === 'code') break;
+          // An entry's further sentences ("kwargs: Like varargs … All unconsumed …") belong to it.
+          if (next.block === segments[k - 1].block) {
+            if (entries.length > 0 && next.kind === 'sentence') continue;
+            break;
+          }
+          const labelled = ENTRY_LABEL.test(next.text);
+          // Entries that name what they define ("caller: …") end at the first paragraph that does not.
+          if (!labelled && (next.text.length > LIST_ENTRY_CHARS || entries.some((entry) => ENTRY_LABEL.test(entry.text)))) break;
           entries.push(next);
         }
         if (entries.length >= 2) consider(entries, segment, 1);

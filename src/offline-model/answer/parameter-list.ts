@@ -7,14 +7,16 @@ import type { Quoted } from './procedure-steps.ts';
 /**
  * Definition and parameter lists. "What arguments does X accept?", "List the X arguments": the answer
  * is the list that defines X's arguments — Markdown items that give a name and what it does
- * ("`max_age` - Session expiry time …"), or reStructuredText fields (`:param max_age: …`) — read
- * from X's own section: the section headed by X's name, or a list whose introducing sentence names
- * X; never the list of a section headed by another name. However the question is worded, it is the
- * same list.
+ * ("`max_age` - Session expiry time …"), a table of names and descriptions, or reStructuredText
+ * fields (`:param max_age: …`) — read from X's own section: the section headed by X's name, or a
+ * list whose introducing sentence names X; never the list of a section headed by another name.
+ * However the question is worded, it is the same list.
  */
 
 /** An item that defines a name: "`secret_key` - Should be a random string.", "timeout: seconds to wait". */
 const DEFINITION_ITEM = /^(?:[-*•+]|\d+[.)])\s+`?([A-Za-z_][\w.]*)`?(?:\s*\([^)]*\))?\s*(?:[-–—:]|\s-\s)\s*\S/;
+/** A table row whose first cell is one name and a later cell says what it is: "Argument: speed; Description: How fast …". */
+const NAME_ROW = /^[^:;]{1,40}: `?[A-Za-z_][\w.]*`?; [^:;]{1,40}: \S/;
 /** A reStructuredText field as parsed ("param max_age: …", ":param int max_age: …"). */
 const FIELD = /^:?(?:param|parameter|arg|argument|key|keyword)\s+(?:[\w.[\]]+\s+)?([A-Za-z_]\w*):\s*\S/;
 
@@ -22,7 +24,7 @@ const FIELD = /^:?(?:param|parameter|arg|argument|key|keyword)\s+(?:[\w.[\]]+\s+
 const lastHeading = (passage: OfflineEvidence) => (passage.at.split(' › ').pop() ?? '').replace(/`/g, '').trim();
 
 /** A heading that is one code name (an API reference's section for one class or function). */
-const isCodeHeading = (heading: string) => /^[A-Za-z_][\w.]*(?:\(.*\))?$/.test(heading) && /[A-Z].*[a-z]|_|\./.test(heading);
+const isCodeHeading = (heading: string) => /^[A-Za-z_][\w.]*(?:\(.*\))?$/.test(heading) && /[a-z][A-Z]|_|\.|\(/.test(heading);
 
 /** Whether a sentence names the owner as a word of its own ("… to SessionMiddleware:", "Notebook(title=…)"). */
 function names(text: string, owner: string): boolean {
@@ -49,7 +51,9 @@ function definitionRuns(segments: Segment[]): Array<{ items: Segment[]; lead?: S
   for (let i = 0; i < segments.length; i++) {
     const defines = (segment: Segment | undefined) =>
       segment !== undefined &&
-      ((segment.kind === 'item' && DEFINITION_ITEM.test(segment.text)) || (segment.kind !== 'code' && FIELD.test(segment.text)));
+      ((segment.kind === 'item' && DEFINITION_ITEM.test(segment.text)) ||
+        (segment.kind === 'row' && NAME_ROW.test(segment.text)) ||
+        (segment.kind !== 'code' && FIELD.test(segment.text)));
     if (!defines(segments[i])) continue;
     let end = i;
     while (defines(segments[end + 1])) end++;

@@ -22,6 +22,13 @@ Break every paragraph at the column limit before writing it back.
 
 Mark each word the dictionary does not know with a red underline.
 
+#### \`--strict\`
+
+Stop at the first word the dictionary lacks. Quill will exit with:
+
+- code 0 when every word was found;
+- code 3 when a word was missing.
+
 #### \`--dry-run\`
 
 Print what would change and leave the files on disk alone.
@@ -117,6 +124,14 @@ describe('offline reader over reference pages', () => {
     const lines = (await ask('Which Quill flag marks words the dictionary does not know?')).split('\n');
     assert.match(lines[0], /^-s, --spellcheck \[E\d+\]$/, lines.join('\n'));
     assert.match(lines[1], /^Mark each word the dictionary does not know with a red underline\. \[E\d+\]$/);
+  });
+
+  it("shows the list a flag's opening introduces, item by item, after the flag's name", async () => {
+    const lines = (await ask('Which Quill flag stops at the first missing word?')).split('\n');
+    assert.match(lines[0], /^--strict \[E\d+\]$/, lines.join('\n'));
+    assert.match(lines[1], /^Stop at the first word the dictionary lacks\. Quill will exit with: \[E\d+\]$/);
+    assert.match(lines[2], /^- code 0 when every word was found; \[E\d+\]$/);
+    assert.match(lines[3], /^- code 3 when a word was missing\. \[E\d+\]$/);
   });
 
   it('answers "what environment variables" with the names heading the sections of that part of the page, each described', async () => {

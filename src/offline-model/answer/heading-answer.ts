@@ -84,6 +84,8 @@ export interface NamedSection {
   name: string;
   evidence: OfflineEvidence;
   description: Segment[];
+  /** The list the opening introduces ("… will exit with:" and its items), if it ends with one. */
+  items: Segment[];
 }
 
 /** The heading answer: one name, or the names of several sibling sections, and the parent's lead sentence. */
@@ -108,7 +110,7 @@ export function headingAnswer(question: string, evidence: OfflineEvidence[], sco
       // What the section itself says (its heading and text) about the rest of the question; its parents count part.
       const own = score.sentenceTerms(`${lastHeading(passage)}\n${passage.text}`).filter((term) => !kindTerms.has(term));
       const value = score.gain(own, kindTerms, passage) + RANK_TIE_BREAK / (1 + relevanceRank(passage));
-      return { passage, value, description: openingOf(segmentsOf(passage.text)) };
+      return { passage, value, ...openingWithList(segmentsOf(passage.text)) };
     })
     .filter((candidate) => candidate.description.length > 0)
     .sort((a, b) => b.value - a.value);
@@ -121,12 +123,25 @@ interface Candidate {
   passage: OfflineEvidence;
   value: number;
   description: Segment[];
+  items: Segment[];
+}
+
+/** A section's opening sentences, and the items right after them when the opening ends by introducing a list. */
+function openingWithList(segments: Segment[]): { description: Segment[]; items: Segment[] } {
+  const description = openingOf(segments);
+  const last = description[description.length - 1];
+  const items: Segment[] = [];
+  if (last && /:$/.test(last.text.trim()))
+    for (let k = last.index + 1; k < segments.length && segments[k].kind === 'item' && items.length < LIST_MAX_ITEMS; k++)
+      items.push(segments[k]);
+  return { description, items };
 }
 
 const named = (candidate: Candidate): NamedSection => ({
   name: lastHeading(candidate.passage).replace(/`/g, ''),
   evidence: candidate.passage,
   description: candidate.description,
+  items: candidate.items,
 });
 
 /**
@@ -168,8 +183,8 @@ function severalSections(
 /** The answer's lines: each name with its section's opening, cited ("--ipynb: Format all input files …"). */
 export function renderHeadingAnswer(answer: HeadingAnswer): string[] {
   // Each sentence of the opening ends as one, so that two of them read as two ("Valid values: a URL. It sets …").
-  const describe = (section: NamedSection) =>
-    section.description
+  const describe = (description: Segment[]) =>
+    description
       .map((segment) =>
         segment.text
           .trim()
@@ -179,11 +194,21 @@ export function renderHeadingAnswer(answer: HeadingAnswer): string[] {
       )
       .join(' ');
   if (answer.sections.length === 1) {
+    // One name: its opening, and the list the opening introduces, item by item.
     const [section] = answer.sections;
-    return [`${section.name} [${section.evidence.id}]`, `${describe(section)} [${section.evidence.id}]`];
+    const id = section.evidence.id;
+    const opening = section.description.map((segment) => segment.text.trim().replace(/\s+/g, ' ')).join(' ');
+    return [
+      `${section.name} [${id}]`,
+      `${section.items.length ? opening : describe(section.description)} [${id}]`,
+      ...section.items.map((item) => `${item.text.trim()} [${id}]`),
+    ];
   }
+  // Several: each name's opening on its line, without a lead-in whose list is not shown.
+  const shown = (section: NamedSection) =>
+    section.items.length && section.description.length > 1 ? section.description.slice(0, -1) : section.description;
   return [
-    ...answer.sections.map((section) => `- ${section.name}: ${describe(section)} [${section.evidence.id}]`),
+    ...answer.sections.map((section) => `- ${section.name}: ${describe(shown(section))} [${section.evidence.id}]`),
     ...(answer.lead ? [`${answer.lead.segment.text.trim().replace(/:$/, '.')} [${answer.lead.evidence.id}]`] : []),
   ];
 }

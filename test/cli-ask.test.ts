@@ -78,6 +78,40 @@ describe('dossier ask / replay', () => {
   });
 });
 
+describe('dossier ask: not found', () => {
+  it('says "not found" with finish reason no-evidence and lists the closest passages beside it, never as sources', async () => {
+    const { dir, cleanup } = tempDir();
+    try {
+      const db = join(dir, 'index.db');
+      assert.equal((await runCli(['ingest', join(REGRESSION_DIR, 'corpus'), '--db', db])).status, 0);
+      const question = 'Which Halvorsen sensor was sent to the Moon?';
+      const json = await runCli(['ask', question, '--db', db, '--json']);
+      assert.equal(json.status, 0, json.stderr);
+      assert.equal(json.json.finishReason, 'no-evidence');
+      assert.match(json.json.answer, /^Not found in the documents/);
+      assert.deepEqual(json.json.citations, []);
+      const closest = json.json.closestPassages;
+      assert.ok(Array.isArray(closest) && closest.length > 0 && closest.length <= 3, JSON.stringify(closest));
+      const store = new SqliteStore(db);
+      try {
+        for (const passage of closest) {
+          const [stored] = await store.getChunks({ collections: '*' }, [passage.chunkId]);
+          assert.ok(stored, `closest passage ${passage.id} resolves to chunk ${passage.chunkId}`);
+          assert.equal(stored.text, passage.text);
+        }
+      } finally {
+        await store.close();
+      }
+      const human = await runCli(['ask', question, '--db', db]);
+      assert.match(human.stdout, /Closest passages \(not an answer\)\n\s+\S/);
+      assert.doesNotMatch(human.stdout, /^Sources$/m);
+      assert.match(human.stdout, /finish: no-evidence/);
+    } finally {
+      cleanup();
+    }
+  });
+});
+
 describe('dossier ingest --model', () => {
   it('writes document descriptions with the configured model, over the real OpenAI-compatible client', async () => {
     const { startOpenAIServer } = await import('../src/testing/protocol-server/openai.ts');

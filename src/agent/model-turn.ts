@@ -27,7 +27,9 @@ export interface ModelTurnParams {
  * produced (`model-output`, what a replay feeds back), and reads the turn through the protocol.
  * Model failures throw (DossierError with a remote-* code; AbortError on abort).
  */
-export async function modelTurn(params: ModelTurnParams): Promise<{ action: TurnAction; usage: Usage; notFound: boolean }> {
+export async function modelTurn(
+  params: ModelTurnParams,
+): Promise<{ action: TurnAction; usage: Usage; notFound: boolean; closest?: string[] }> {
   const { protocol, step, emit } = params;
   const started = performance.now();
   const result = await callModel({
@@ -55,7 +57,8 @@ export async function modelTurn(params: ModelTurnParams): Promise<{ action: Turn
     ...(result.metadata.notFound ? { notFound: true as const } : {}),
     ...(result.metadata.answeredBy ? { answeredBy: result.metadata.answeredBy } : {}),
     ...(result.metadata.questionRule ? { questionRule: result.metadata.questionRule } : {}),
+    ...(result.metadata.closest ? { closest: result.metadata.closest } : {}),
     ...(params.compacted ? { compacted: params.compacted } : {}),
   });
-  return { action, usage, notFound: result.metadata.notFound === true };
+  return { action, usage, notFound: result.metadata.notFound === true, closest: result.metadata.closest };
 }

@@ -5,7 +5,7 @@ import { callModel } from '../providers/call-model.ts';
 import type { ResolvedModel } from '../providers/index.ts';
 import type { Knowledge } from '../retrieve/knowledge.ts';
 import type { Scope } from '../store/types.ts';
-import { checkCitations } from '../evidence/citations.ts';
+import { checkCitations, resolveClosestPassages } from '../evidence/citations.ts';
 import type { AgentEvent, Citation, EventListener, FinishReason, Usage } from '../protocol/events.ts';
 import { NO_EVIDENCE_ANSWER, abortedAnswer, extractiveFallback, failedAnswer } from './fallback-answers.ts';
 import { decideFinishReason, type RunEnd, type RunError } from './finish-reason.ts';
@@ -109,6 +109,8 @@ export interface AgentResult {
   /** The evidence, cited first (in citation order), then the rest strongest first (`EvidenceLedger.ranked`). */
   evidence: LedgerEntry[];
   ms: number;
+  /** With finish reason `no-evidence`: the passages the model named closest to answering, resolved like citations but not cited. */
+  closestPassages?: Citation[];
   /** The answer withheld for approval (finish reason `needs-approval`), with its citations. */
   held?: { answer: string; citations: Citation[]; unresolvedCitations: string[]; reason: string };
 }
@@ -179,6 +181,8 @@ export async function runAgent(options: AgentOptions): Promise<AgentResult> {
   let step = 0;
   let end: RunEnd | undefined;
   let answer: string | undefined;
+  // The passages the model named closest to answering on its last turn (protocol/model-metadata.ts).
+  let closest: string[] | undefined;
 
   const turn = async (allowTools: boolean) => {
     const compaction = compactTranscript(messages, results, compacted, contextTokens, ledger);
@@ -186,6 +190,7 @@ export async function runAgent(options: AgentOptions): Promise<AgentResult> {
       action,
       usage: spent,
       notFound,
+      closest: named,
     } = await modelTurn({
       model: options.model.model,
       protocol,
@@ -204,6 +209,7 @@ export async function runAgent(options: AgentOptions): Promise<AgentResult> {
     });
     usage.inputTokens += spent.inputTokens;
     usage.outputTokens += spent.outputTokens;
+    closest = named;
     return { ...action, notFound };
   };
   const fail = (error: unknown): RunEnd => {
@@ -371,6 +377,7 @@ export async function runAgent(options: AgentOptions): Promise<AgentResult> {
     evidence: [...cited, ...ledger.ranked().filter((entry) => !cited.includes(entry))],
     ms,
     ...(held ? { held } : {}),
+    ...(finishReason === 'no-evidence' && closest ? { closestPassages: resolveClosestPassages(closest, ledger) } : {}),
   };
 }
 

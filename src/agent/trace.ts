@@ -61,6 +61,7 @@ export class ReplayModel implements LanguageModelV3 {
       notFound?: true;
       answeredBy?: string;
       questionRule?: string;
+      closest?: string[];
     }[],
     modelId = 'replay',
   ) {
@@ -79,6 +80,7 @@ export class ReplayModel implements LanguageModelV3 {
               notFound: event.notFound,
               answeredBy: event.answeredBy,
               questionRule: event.questionRule,
+              closest: event.closest,
             },
           ]
         : [],
@@ -110,7 +112,7 @@ export class ReplayModel implements LanguageModelV3 {
         inputTokens: { total: output.usage.inputTokens, noCache: undefined, cacheRead: undefined, cacheWrite: undefined },
         outputTokens: { total: output.usage.outputTokens, text: undefined, reasoning: undefined },
       },
-      providerMetadata: providerMetadataOf({ notFound: output.notFound, answeredBy: output.answeredBy, questionRule: output.questionRule }),
+      providerMetadata: providerMetadataOf(output),
       warnings: [],
     };
   }

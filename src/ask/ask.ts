@@ -122,6 +122,7 @@ export function toAskResult(
         }
       : {}),
     ...(warnings.length ? { warnings } : {}),
+    ...(result.closestPassages?.length ? { closestPassages: result.closestPassages } : {}),
   };
 }
 

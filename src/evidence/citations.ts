@@ -1,5 +1,6 @@
 import type { Citation } from '../protocol/events.ts';
 import { formatCitationMarker, parseCitationMarkers, rewriteCitationMarkers } from '../protocol/citations.ts';
+import type { StoredChunk } from '../store/types.ts';
 import type { EvidenceLedger } from './ledger.ts';
 
 export interface CheckedAnswer {
@@ -15,6 +16,37 @@ export function citedIds(answer: string): string[] {
   return [...new Set(ids)];
 }
 
+/** Where an evidence id points: the chunk, its document and its place in it. */
+function citationOf(id: string, chunk: StoredChunk): Citation {
+  return {
+    id,
+    chunkId: chunk.id,
+    documentId: chunk.documentId,
+    title: chunk.title,
+    source: chunk.source,
+    text: chunk.text,
+    headingPath: chunk.headingPath,
+    ...(chunk.page !== undefined ? { page: chunk.page } : {}),
+    charStart: chunk.charStart,
+    charEnd: chunk.charEnd,
+  };
+}
+
+/**
+ * The passages a model named closest to answering when the documents do not answer (a "not found"
+ * answer): resolved like citations, so a reader can open them, but not cited and not used evidence.
+ * Ids that resolve to nothing are dropped.
+ */
+export function resolveClosestPassages(ids: readonly string[], ledger: EvidenceLedger): Citation[] {
+  const seen = new Set<string>();
+  return ids.flatMap((raw) => {
+    const id = raw.toUpperCase();
+    const entry = seen.has(id) ? undefined : ledger.get(id);
+    seen.add(id);
+    return entry ? [citationOf(id, entry.chunk)] : [];
+  });
+}
+
 /** Resolves every cited id against the ledger; what does not resolve is reported, never shown as a source. */
 export function checkCitations(answer: string, ledger: EvidenceLedger): CheckedAnswer {
   const citations: Citation[] = [];
@@ -26,19 +58,7 @@ export function checkCitations(answer: string, ledger: EvidenceLedger): CheckedA
       continue;
     }
     entry.used = true;
-    const chunk = entry.chunk;
-    citations.push({
-      id,
-      chunkId: chunk.id,
-      documentId: chunk.documentId,
-      title: chunk.title,
-      source: chunk.source,
-      text: chunk.text,
-      headingPath: chunk.headingPath,
-      ...(chunk.page !== undefined ? { page: chunk.page } : {}),
-      charStart: chunk.charStart,
-      charEnd: chunk.charEnd,
-    });
+    citations.push(citationOf(id, entry.chunk));
   }
   const marked = unresolved.length
     ? rewriteCitationMarkers(answer, (marker) =>

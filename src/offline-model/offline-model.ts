@@ -7,7 +7,7 @@ import { readPromptState } from './prompt-state.ts';
 import { researchTurn } from './plan/research-planner.ts';
 import { ANSWER_SENTENCES, MAX_ROUNDS, QUERIES_PER_ROUND, QUESTION_SEARCH_K } from './tuning.ts';
 import { isNotFoundAnswer } from './answer/not-found.ts';
-import { providerMetadataOf } from '../protocol/model-metadata.ts';
+import { type DossierModelMetadata, providerMetadataOf } from '../protocol/model-metadata.ts';
 
 /**
  * The offline model: an extractive planner behind the AI SDK model interface, so the agent loop
@@ -63,7 +63,7 @@ export class OfflineModel implements LanguageModelV3 {
   }
 
   async doGenerate(options: LanguageModelV3CallOptions): Promise<LanguageModelV3GenerateResult> {
-    const { content, answeredBy, questionRule } = this.decide(options);
+    const { content, answeredBy, questionRule, closest } = this.decide(options);
     const outputTokens = content.reduce((sum, part) => sum + (part.type === 'text' ? part.text.split(/\s+/).length : 20), 0);
     const inputTokens = Math.round(JSON.stringify(options.prompt).length / 4);
     const answer = content.length === 1 && content[0].type === 'text' ? content[0].text : undefined;
@@ -73,7 +73,7 @@ export class OfflineModel implements LanguageModelV3 {
       // Said in structure too: a not-found answer (the run then ends `no-evidence` without reading
       // words), which answerer gave it and which rule read the question (evaluations report both).
       providerMetadata:
-        answer === undefined ? undefined : providerMetadataOf({ notFound: isNotFoundAnswer(answer), answeredBy, questionRule }),
+        answer === undefined ? undefined : providerMetadataOf({ notFound: isNotFoundAnswer(answer), answeredBy, questionRule, closest }),
       usage: {
         inputTokens: { total: inputTokens, noCache: inputTokens, cacheRead: undefined, cacheWrite: undefined },
         outputTokens: { total: outputTokens, text: outputTokens, reasoning: undefined },
@@ -86,7 +86,7 @@ export class OfflineModel implements LanguageModelV3 {
     return streamResult(await this.doGenerate(options));
   }
 
-  private decide(options: LanguageModelV3CallOptions): { content: LanguageModelV3Content[]; answeredBy?: string; questionRule?: string } {
+  private decide(options: LanguageModelV3CallOptions): { content: LanguageModelV3Content[] } & DossierModelMetadata {
     const state = readPromptState(options.prompt);
     // Research mode (the run offers the planner's tools): plan, nested agents, python, critique, report.
     if ((options.tools ?? []).some((tool) => tool.name === 'rag') && (options.tools ?? []).some((tool) => tool.name === 'plan'))
@@ -106,8 +106,8 @@ export class OfflineModel implements LanguageModelV3 {
     // Searches done: the sections the answer needs whole, before answering.
     const reads = nextReads(state, offers('get_content'));
     if (reads.length > 0) return calls('get_content', reads);
-    const { text, answeredBy, questionRule } = readAnswer(state, this.tokenizer, this.options.answerSentences);
-    return { content: [{ type: 'text', text }], answeredBy, questionRule };
+    const { text, answeredBy, questionRule, closest } = readAnswer(state, this.tokenizer, this.options.answerSentences);
+    return { content: [{ type: 'text', text }], answeredBy, questionRule, closest };
   }
 }
 

@@ -182,3 +182,22 @@ export const OWN_PASSAGE_DATE_BONUS = 0.5;
  * keeps this share of its fit (0.15–0.5 scored the same on eval/hotpot-bridge-dev and HotpotQA 0–99).
  */
 export const LIFE_EVENT_OTHER_DATE_FIT = 0.5;
+
+// Calibrated abstention (answer-coverage.ts), set on the docs development sets (docs-dev with its
+// unanswerable questions, Starlette/Black) and checked on HotpotQA 0–99 and the regression set.
+/**
+ * A question's name that at least this share of the retrieved passages hold is the collection's
+ * subject (or a common term such as "URL"), not what singles the answer's passage out: it needs no
+ * covering. On docs-dev the subject names ("Starlette", "HTTPX") are in 0.53–0.71 of the passages,
+ * names the answer must cover ("PHP", "SessionMiddleware") in 0.05–0.27, "URL" in 0.43.
+ */
+export const SUBJECT_NAME_SHARE = 0.4;
+/**
+ * A how-to's object is not covered when at least this many of its words, and this share of them,
+ * are missing from the passage the steps come from (one missing word is more often a synonym: the
+ * covered how-to questions of docs-dev miss at most one of theirs).
+ */
+export const HOWTO_OBJECT_MISSING_TERMS = 2;
+export const HOWTO_OBJECT_MISSING_SHARE = 0.5;
+/** Passages listed as closest beside a "not found". */
+export const CLOSEST_PASSAGES = 3;

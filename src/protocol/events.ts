@@ -130,6 +130,7 @@ type AgentEventBody =
       notFound?: true;
       answeredBy?: string;
       questionRule?: string;
+      closest?: string[];
       /** Older tool results compacted to one line a passage before this call (the context budget): how many, and the tool results' tokens before and after. */
       compacted?: { results: number; tokensBefore: number; tokensAfter: number };
     }

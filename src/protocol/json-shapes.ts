@@ -101,6 +101,8 @@ export interface AskResult {
   subagents?: SubagentRecord[];
   /** Research: the critique of the answer delivered; `findings` are reported here, never written into the answer. */
   critique?: { checks: ClaimCheck[]; openQuestions: string[]; rounds: number; findings: Finding[]; model?: string };
+  /** With finish reason `no-evidence`: the passages closest to answering (the model named them), listed beside "not found", never sources. */
+  closestPassages?: Citation[];
   /** What a reader of the answer should know besides it (open sub-questions, ids that resolve to nothing), each with who raised it; present when any. */
   warnings?: RunWarning[];
 }

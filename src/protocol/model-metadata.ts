@@ -8,11 +8,14 @@
  *   evaluations and traces.
  * - `questionRule`: which rule decided what kind of question it read (the offline model's named
  *   question rules), reported next to `answeredBy`.
+ * - `closest`: with `notFound`, the evidence ids of the passages closest to answering, closest first.
+ *   They are listed beside the "not found" as closest passages, never as sources.
  */
 export interface DossierModelMetadata {
   notFound?: boolean;
   answeredBy?: string;
   questionRule?: string;
+  closest?: string[];
 }
 
 export function modelMetadata(providerMetadata: unknown): DossierModelMetadata {
@@ -22,17 +25,21 @@ export function modelMetadata(providerMetadata: unknown): DossierModelMetadata {
     ...(dossier.notFound === true ? { notFound: true } : {}),
     ...(typeof dossier.answeredBy === 'string' ? { answeredBy: dossier.answeredBy } : {}),
     ...(typeof dossier.questionRule === 'string' ? { questionRule: dossier.questionRule } : {}),
+    ...(Array.isArray(dossier.closest) && dossier.closest.every((id) => typeof id === 'string') && dossier.closest.length
+      ? { closest: dossier.closest as string[] }
+      : {}),
   };
 }
 
 /** The provider metadata that says `metadata` (undefined when there is nothing to say). */
 export function providerMetadataOf(
   metadata: DossierModelMetadata,
-): { dossier: { notFound?: true; answeredBy?: string; questionRule?: string } } | undefined {
+): { dossier: { notFound?: true; answeredBy?: string; questionRule?: string; closest?: string[] } } | undefined {
   const dossier = {
     ...(metadata.notFound ? { notFound: true as const } : {}),
     ...(metadata.answeredBy ? { answeredBy: metadata.answeredBy } : {}),
     ...(metadata.questionRule ? { questionRule: metadata.questionRule } : {}),
+    ...(metadata.closest?.length ? { closest: metadata.closest } : {}),
   };
   return Object.keys(dossier).length ? { dossier } : undefined;
 }

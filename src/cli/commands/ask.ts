@@ -1,4 +1,4 @@
-import type { AgentEvent } from '../../protocol/events.ts';
+import type { AgentEvent, Citation } from '../../protocol/events.ts';
 import type { AskResult } from '../../ask/ask.ts';
 import { intOption, listOption, numberOption, parse, stringOption, type Values } from '../args.ts';
 import { CodeBlockFormatter, formatCodeBlocks } from '../code-text.ts';
@@ -66,17 +66,22 @@ function humanListener(context: CommandContext): { onEvent: (event: AgentEvent) 
   return { onEvent, finish };
 }
 
+/** A passage as the sources list shows it: its title, then where it is. */
+function passageLine(passage: Citation, out: CommandContext['out']): string {
+  const where = [passage.headingPath.join(' › '), passage.page !== undefined ? `p. ${passage.page}` : ''].filter(Boolean).join(', ');
+  return `${passage.title} ${out.dim(`— ${passage.source}${where ? ` (${where})` : ''}, chunk ${passage.chunkId}`)}`;
+}
+
 function printSources(result: AskResult, context: CommandContext): void {
   const { out } = context;
   context.io.stdout.write('\n\n');
   if (result.citations.length) {
     context.print(out.bold('Sources'));
-    for (const citation of result.citations) {
-      const where = [citation.headingPath.join(' › '), citation.page !== undefined ? `p. ${citation.page}` : ''].filter(Boolean).join(', ');
-      context.print(
-        `  [${citation.id}] ${citation.title} ${out.dim(`— ${citation.source}${where ? ` (${where})` : ''}, chunk ${citation.chunkId}`)}`,
-      );
-    }
+    for (const citation of result.citations) context.print(`  [${citation.id}] ${passageLine(citation, out)}`);
+  }
+  if (result.closestPassages?.length) {
+    context.print(out.bold('Closest passages (not an answer)'));
+    for (const passage of result.closestPassages) context.print(`  ${passageLine(passage, out)}`);
   }
   if (result.unresolvedCitations.length)
     context.print(out.red(`Unresolved citations (not sources): ${result.unresolvedCitations.join(', ')}`));

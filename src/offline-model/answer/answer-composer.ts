@@ -76,6 +76,7 @@ import {
 } from '../tuning.ts';
 import { isNotFoundAnswer, NOT_FOUND_LEAD } from './not-found.ts';
 import { questionParts } from '../question/question-parts.ts';
+import { closestPassages, uncoveredKeyTerms } from './answer-coverage.ts';
 
 export const NOT_FOUND = `${NOT_FOUND_LEAD}: none of the retrieved passages answers the question.`;
 
@@ -173,6 +174,8 @@ export interface ReadAnswer {
   answeredBy: string;
   /** The rule that decided the question's type (QuestionAnalysis.rule), once the question was read. */
   questionRule?: string;
+  /** A not-found answer's closest passages (evidence ids, closest first): listed beside it, never cited. */
+  closest?: string[];
 }
 
 /** What every answerer reads: the question's analysis and the evidence the reader chose for it. */
@@ -382,8 +385,27 @@ function splitAnswerLines(text: string): string[] {
   return lines;
 }
 
-/** The answer to a question read (readAnswer, once there is evidence). */
+/**
+ * The answer to a question read (readAnswer, once there is evidence), checked for coverage: an answer
+ * whose passages do not cover the question's key terms is no answer (answer-coverage.ts). A
+ * not-found answer names the passages closest to answering.
+ */
 function answerTo(analysis: QuestionAnalysis, state: PromptState, tokenizer: Tokenizer, maxSentences: number): ReadAnswer {
+  const read = readEvidence(analysis, state, tokenizer, maxSentences);
+  const found = !isNotFoundAnswer(read.text);
+  const uncovered = found ? uncoveredKeyTerms(analysis, state.evidence, tokenizer, read) : undefined;
+  if (found && !uncovered) return read;
+  const score = questionCoverage(state, tokenizer, answerWords(analysis, tokenizer), operatorWords(analysis, tokenizer));
+  const closest = closestPassages(analysis, state.evidence, tokenizer, (e) => score.passage(e), relevanceRank);
+  if (!uncovered) return { ...read, closest };
+  return {
+    text: notFound(`nothing about ${uncovered.missing.map((m) => `"${m}"`).join(' or ')} in the passage the answer would come from`),
+    answeredBy: `not-found:key-terms-uncovered(${read.answeredBy})`,
+    closest,
+  };
+}
+
+function readEvidence(analysis: QuestionAnalysis, state: PromptState, tokenizer: Tokenizer, maxSentences: number): ReadAnswer {
   const score = questionCoverage(state, tokenizer, answerWords(analysis, tokenizer), operatorWords(analysis, tokenizer));
   const best = bestChain(state, score);
   const chain = [best.first, ...(best.second ? [best.second] : [])];

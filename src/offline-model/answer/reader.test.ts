@@ -1480,8 +1480,13 @@ describe('offline reader: answers', () => {
       'Timeouts',
       'There are four different types of timeouts that may occur. These are connect, read, write, and pool timeouts.',
     );
+    // In HTTPX's docs most passages name HTTPX: the collection's subject, which a passage need not repeat.
+    const about = [
+      chunk('HTTPX', 'HTTPX is a fully featured HTTP client for Python 3.'),
+      chunk('Clients', 'An HTTPX Client is what you should use for connection pooling.'),
+    ];
     assert.equal(
-      answer('What are the four types of timeout in HTTPX?', [timeouts]).split('\n')[0],
+      answer('What are the four types of timeout in HTTPX?', [timeouts, ...about]).split('\n')[0],
       'These are connect, read, write, and pool timeouts. [E1]',
     );
   });
@@ -1516,5 +1521,40 @@ describe('offline reader: answers', () => {
     assert.match(answer('How do I enable HTTP/3 over QUIC in HTTPX?', [http2]), /^Not found in the documents: nothing about .*"QUIC"/);
     const policy = chunk('Release notes', 'The project moved to a new home page. Contributors are listed on the credits page.');
     assert.match(answer('On what date was version 1.0 of the project released?', [policy]), /^Not found in the documents/);
+  });
+
+  it('says "not found" when the passage an answer would quote does not cover the question\'s names, identifiers or how-to object', () => {
+    const docs = () => [
+      chunk(
+        'Loading templates',
+        'The simplest way to load templates is a PackageLoader.\n\n```\nenv = Environment(loader=PackageLoader("app"))\n```',
+        ['Loading templates'],
+      ),
+      chunk('Whitespace', 'With trim_blocks the first newline after a block tag is removed, as a PHP template would do.', ['Whitespace']),
+      chunk('Filters', 'Filters are separated from the variable by a pipe symbol.', ['Filters']),
+    ];
+    const php = answer('How do I load PHP templates?', docs());
+    assert.match(php, /^Not found in the documents: nothing about "PHP" in the passage the answer would come from\.$/, php);
+    const object = answer('How do I configure the template cache size limit?', docs());
+    assert.match(object, /^Not found in the documents/, object);
+    const covered = answer('How do I load templates from a package?', docs());
+    assert.ok(covered.startsWith('```\nenv = Environment(loader=PackageLoader("app"))\n``` [E1]'), covered);
+  });
+
+  it('does not abstain on a question that asks several things, or on a name whose own passage the answer cites', () => {
+    const errors = [
+      chunk('Exceptions', 'A ConnectTimeout is raised when a connection cannot be made in time. It is a TimeoutException.', ['Exceptions']),
+      chunk('Status codes', 'Calling raise_for_status() raises an HTTPStatusError for 4xx and 5xx responses.', ['Status codes']),
+      chunk('Quickstart', 'Requests are sent with the get, post and put functions.', ['Quickstart']),
+    ];
+    const several = answer('Which exception is raised when connecting times out, and what does raise_for_status() raise?', errors);
+    assert.ok(!several.startsWith('Not found'), several);
+    const hop = [
+      chunk('Ocean Drive (series)', 'Ocean Drive is an animated series about a lifeguard team, produced for Cartoon Network.'),
+      chunk('Mara Quill', 'Mara Quill is a voice actress. Her roles include the animated series Ocean Drive and Star Pilots.'),
+      chunk('Star Pilots', 'Star Pilots is a science fiction cartoon.'),
+    ];
+    const bridge = answer("Which of Mara Quill's animated series is about a lifeguard team?", hop);
+    assert.ok(!bridge.startsWith('Not found'), bridge);
   });
 });

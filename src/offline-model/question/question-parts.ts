@@ -25,3 +25,18 @@ export function questionParts(question: string): [string, string] | undefined {
   const asQuestion = (part: string) => `${part.charAt(0).toUpperCase()}${part.slice(1).replace(/\?*$/, '')}?`;
   return [asQuestion(first), asQuestion(second)];
 }
+
+/**
+ * The clauses of a question that asks several things ("Which exception is raised, what is its
+ * parent class, and which base class catches both?"): split where a comma, a semicolon or "and"
+ * is followed by a question word. One clause for a question that asks one thing.
+ */
+export function questionClauses(question: string): string[] {
+  return question
+    .trim()
+    .split(
+      /(?:[,;]\s*(?:and\s+)?|\s+and\s+)(?=(?:what|what's|which|who|whose|where|when|why|how|does|do|did|is|are|was|were|can|in which|from which)\b)/i,
+    )
+    .map((clause) => clause.trim())
+    .filter((clause) => clause.length > 0);
+}

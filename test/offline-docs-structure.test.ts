@@ -102,6 +102,26 @@ Inside a hook, you have access to three special values:
 Hooks run in the order they were registered.
 `;
 
+/** Sphinx object descriptions: options and environment variables described with \`.. option::\` and \`.. envvar::\`. */
+const SYNC = `Syncing
+=======
+
+Sync options
+------------
+
+.. option:: --mirror
+
+   Delete files at the target that the source no longer has.
+
+.. option:: --since DATE
+
+   Copy only the files changed after DATE.
+
+.. envvar:: QUILL_SYNC_TOKEN
+
+   The secret the sync server checks before it accepts an upload.
+`;
+
 /** The offline reader over reference pages: real ingest, real agent loop, the offline model. */
 describe('offline reader over reference pages', () => {
   let temp: ReturnType<typeof tempDir>;
@@ -111,8 +131,9 @@ describe('offline reader over reference pages', () => {
     writeFileSync(join(temp.dir, 'reference.md'), REFERENCE);
     writeFileSync(join(temp.dir, 'api.md'), API);
     writeFileSync(join(temp.dir, 'hooks.rst'), HOOKS);
+    writeFileSync(join(temp.dir, 'sync.rst'), SYNC);
     docs = await createDossier({ db: join(temp.dir, 'docs.db') });
-    await docs.ingest([join(temp.dir, 'reference.md'), join(temp.dir, 'api.md'), join(temp.dir, 'hooks.rst')]);
+    await docs.ingest([join(temp.dir, 'reference.md'), join(temp.dir, 'api.md'), join(temp.dir, 'hooks.rst'), join(temp.dir, 'sync.rst')]);
   });
   after(async () => {
     await docs.close();
@@ -124,6 +145,14 @@ describe('offline reader over reference pages', () => {
     const lines = (await ask('Which Quill flag marks words the dictionary does not know?')).split('\n');
     assert.match(lines[0], /^-s, --spellcheck \[E\d+\]$/, lines.join('\n'));
     assert.match(lines[1], /^Mark each word the dictionary does not know with a red underline\. \[E\d+\]$/);
+  });
+
+  it('reads an option described the Sphinx way (a paragraph naming it, then its description) as a heading', async () => {
+    const lines = (await ask('Which Quill sync option deletes files at the target that the source no longer has?')).split('\n');
+    assert.match(lines[0], /^--mirror \[E\d+\]$/, lines.join('\n'));
+    assert.match(lines[1], /^Delete files at the target that the source no longer has\. \[E\d+\]$/);
+    const variable = (await ask('Which environment variable holds the secret the Quill sync server checks before an upload?')).split('\n');
+    assert.match(variable[0], /^QUILL_SYNC_TOKEN \[E\d+\]$/, variable.join('\n'));
   });
 
   it("shows the list a flag's opening introduces, item by item, after the flag's name", async () => {

@@ -94,33 +94,66 @@ export interface HeadingAnswer {
   lead?: { evidence: OfflineEvidence; segment: Segment };
 }
 
-/** The least share of the question a section must answer for its heading to be the answer. */
+/** The least share of the question a section must answer for its name to be the answer. */
 const MIN_SECTION_GAIN = 0.45;
+/** The least share of the question several named sections, their parent and its opening must cover together. */
+const MIN_GROUP_GAIN = 0.45;
 
 export function headingAnswer(question: string, evidence: OfflineEvidence[], score: QuestionCoverage): HeadingAnswer | undefined {
   const kind = askedKind(question);
   if (!kind) return undefined;
   const kindTerms = new Set(score.sentenceTerms(kind.words));
-  const candidates = evidence
+  const value = (passage: OfflineEvidence, own: string) =>
+    // What the section itself says (its name and text) about the rest of the question; its parents count part.
+    score.gain(
+      score.sentenceTerms(own).filter((term) => !kindTerms.has(term)),
+      kindTerms,
+      passage,
+    ) +
+    RANK_TIE_BREAK / (1 + relevanceRank(passage));
+  const headed = evidence
     .filter((passage) => {
       const names = headingNames(lastHeading(passage));
       return names.length > 0 && names.every(kind.fits);
     })
-    .map((passage): Candidate => {
-      // What the section itself says (its heading and text) about the rest of the question; its parents count part.
-      const own = score.sentenceTerms(`${lastHeading(passage)}\n${passage.text}`).filter((term) => !kindTerms.has(term));
-      const value = score.gain(own, kindTerms, passage) + RANK_TIE_BREAK / (1 + relevanceRank(passage));
-      return { passage, value, ...openingWithList(segmentsOf(passage.text)) };
-    })
-    .filter((candidate) => candidate.description.length > 0)
-    .sort((a, b) => b.value - a.value);
+    .map(
+      (passage): Candidate => ({
+        passage,
+        name: lastHeading(passage).replace(/`/g, ''),
+        parent: parentPath(passage),
+        value: value(passage, `${lastHeading(passage)}\n${passage.text}`),
+        ...openingWithList(segmentsOf(passage.text)),
+      }),
+    );
+  const described = evidence.flatMap((passage) =>
+    describedEntries(passage, kind).map(
+      (entry): Candidate => ({
+        passage,
+        name: entry.name,
+        parent: passage.at,
+        value: value(passage, `${entry.name}\n${entry.body.map((segment) => segment.text).join('\n')}`),
+        description: openingOf(entry.body),
+        items: [],
+      }),
+    ),
+  );
+  const candidates = [...headed, ...described].filter((candidate) => candidate.description.length > 0).sort((a, b) => b.value - a.value);
   if (kind.plural) return severalSections(kindTerms, candidates, evidence, score);
   const best = candidates[0];
+    console.error(
+      'HEAD',
+      question,
+      candidates.slice(0, 3).map((c) => [c.name, c.value.toFixed(3)]),
+    );
   return best && best.value >= MIN_SECTION_GAIN ? { sections: [named(best)] } : undefined;
 }
 
 interface Candidate {
   passage: OfflineEvidence;
+  /** The name the section or entry is headed by. */
+  name: string;
+  /** The heading path it sits under: named things under one parent are listed together. */
+  parent: string;
   value: number;
   description: Segment[];
   items: Segment[];
@@ -137,8 +170,40 @@ function openingWithList(segments: Segment[]): { description: Segment[]; items: 
   return { description, items };
 }
 
+/** Sphinx's object descriptions as parsed: "class Frame(width)", "@cached", the signature's name. */
+const SIGNATURE_PREFIX = /^(?:class|exception|property|classmethod|staticmethod|data|attribute|function|method)\s+|^@/;
+
+/**
+ * Entries a passage describes the way Sphinx object descriptions (`.. option::`, `.. envvar::`,
+ * `.. class::`) come out of parsing: a paragraph that is only a name of the kind asked for
+ * ("--fast", "GADGET_HOME", "class Frame(width)"), then the paragraphs that describe it, up to the
+ * next such name.
+ */
+function describedEntries(passage: OfflineEvidence, kind: AskedKind): Array<{ name: string; body: Segment[] }> {
+  const segments = segmentsOf(passage.text);
+  const signature = (segment: Segment | undefined) => {
+    if (!segment || segment.text.includes('\n') || segment.text.length > 80) return undefined;
+    const text = segment.text.trim();
+    const declared = /^(?:class|exception)\s/.test(text) && /class|exception|error/.test(kind.words);
+    const name = text.replace(SIGNATURE_PREFIX, '');
+    const names = headingNames(name.replace(/\(.*\)$/, ''));
+    return names.length > 0 && (declared || names.every(kind.fits)) ? name : undefined;
+  };
+  const entries: Array<{ name: string; body: Segment[] }> = [];
+  for (let i = 0; i < segments.length; i++) {
+    const name = signature(segments[i]);
+    const next = segments[i + 1];
+    if (!name || !next || next.kind !== 'sentence' || next.block === segments[i].block) continue;
+    let end = i + 1;
+    while (end < segments.length && segments[end].kind !== 'code' && !signature(segments[end])) end++;
+    entries.push({ name, body: segments.slice(i + 1, end) });
+    i = end - 1;
+  }
+  return entries;
+}
+
 const named = (candidate: Candidate): NamedSection => ({
-  name: lastHeading(candidate.passage).replace(/`/g, ''),
+  name: candidate.name,
   evidence: candidate.passage,
   description: candidate.description,
   items: candidate.items,
@@ -156,14 +221,16 @@ function severalSections(
   score: QuestionCoverage,
 ): HeadingAnswer | undefined {
   let best: { value: number; answer: HeadingAnswer } | undefined;
-  for (const parent of new Set(candidates.map((c) => parentPath(c.passage)))) {
-    const members = candidates.filter((c) => parentPath(c.passage) === parent);
+  for (const parent of new Set(candidates.map((c) => c.parent))) {
+    const members = candidates.filter((c) => c.parent === parent);
     if (members.length < 2) continue;
     const parentPassage = evidence.find((passage) => passage.at === parent && passage.title === members[0].passage.title);
-    const lead = parentPassage ? openingOf(segmentsOf(parentPassage.text))[0] : undefined;
+    const opening = parentPassage ? openingOf(segmentsOf(parentPassage.text))[0] : undefined;
+    // Entries described in the parent's own passage: its opening is the first entry's name, no lead.
+    const lead = opening && !members.some((m) => opening.text.trim().replace(SIGNATURE_PREFIX, '') === m.name) ? opening : undefined;
     const parentWords = `${parent.split(' › ').pop() ?? ''}\n${lead?.text ?? ''}`;
     if (!score.sentenceTerms(parentWords).some((term) => kindTerms.has(term))) continue;
-    const terms = score.sentenceTerms([parentWords, ...members.map((m) => `${lastHeading(m.passage)}\n${m.passage.text}`)].join('\n'));
+    const terms = score.sentenceTerms([parentWords, ...members.map((m) => `${m.name}\n${m.passage.text}`)].join('\n'));
     const value = score.gain(terms, new Set(), members[0].passage);
     if (best && value <= best.value) continue;
     // The sections that say as much about the question as the best of them does (half of it, at least).
@@ -177,7 +244,7 @@ function severalSections(
       },
     };
   }
-  return best && best.value >= MIN_SECTION_GAIN ? best.answer : undefined;
+  return best && best.value >= MIN_GROUP_GAIN ? best.answer : undefined;
 }
 
 /** The answer's lines: each name with its section's opening, cited ("--ipynb: Format all input files …"). */

@@ -140,11 +140,6 @@ export function headingAnswer(question: string, evidence: OfflineEvidence[], sco
   const candidates = [...headed, ...described].filter((candidate) => candidate.description.length > 0).sort((a, b) => b.value - a.value);
   if (kind.plural) return severalSections(kindTerms, candidates, evidence, score);
   const best = candidates[0];
-    console.error(
-      'HEAD',
-      question,
-      candidates.slice(0, 3).map((c) => [c.name, c.value.toFixed(3)]),
-    );
   return best && best.value >= MIN_SECTION_GAIN ? { sections: [named(best)] } : undefined;
 }
 

@@ -163,6 +163,21 @@ describe('evidence format', () => {
     );
   });
 
+  it('a passage read by its address (get_content, score 0) is shown whole, not cut short as a weak match', () => {
+    const ledger = new EvidenceLedger();
+    const text = `Signature: Widget(size, colour)\n\n- size - How big it is.\n- colour - Its colour. ${filler(8)}`;
+    const [{ entry }] = ledger.addHits([{ chunk: chunk(1, { text }), score: 0 }], {
+      step: 2,
+      query: 'document 101 chunks 0-0',
+      tool: 'get_content',
+    });
+    assert.equal(entry.lowConfidence, true);
+    const [read] = parseEvidence(formatEvidence([entry], 1200, { read: true }));
+    assert.equal(read.cut, false);
+    assert.equal(read.lowConfidence, false);
+    assert.match(read.text, /- colour - Its colour\./);
+  });
+
   it('never cuts inside a line of code', () => {
     const ledger = new EvidenceLedger();
     const code = Array.from({ length: 40 }, (_, i) => `client.get("https://example.org/${i}", timeout=${i})`).join('\n');

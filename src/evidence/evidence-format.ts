@@ -242,6 +242,8 @@ export interface FormatEvidenceOptions {
    * recorded here (`EvidenceLedger.markShown`): one copy per run.
    */
   shown?: { wasShownWhole(id: string): boolean; markShown(id: string, whole: boolean): void };
+  /** The passages were asked for by address (get_content), not matched: none is cut short as a weak match. */
+  read?: boolean;
 }
 
 /**
@@ -270,7 +272,7 @@ export function formatEvidence(entries: readonly LedgerEntry[], budgetTokens: nu
   entries.forEach((entry, index) => {
     const showing: EvidenceShowing = {
       rank: index + 1,
-      weak: entry.lowConfidence || coverage(entry) < WEAK_TERM_COVERAGE,
+      weak: !options.read && (entry.lowConfidence || coverage(entry) < WEAK_TERM_COVERAGE),
       // Web evidence has no document of its own: every page keeps its title.
       titledAbove: entry.chunk.id >= 0 && titled.has(entry.chunk.documentId),
     };

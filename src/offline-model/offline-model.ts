@@ -2,7 +2,7 @@ import type { LanguageModelV3, LanguageModelV3CallOptions, LanguageModelV3Conten
 import { streamResult } from '../protocol/stream-result.ts';
 import { Tokenizer } from '../text/tokenize.ts';
 import { listReadBeforeAnswer, readAnswer } from './answer/answer-composer.ts';
-import { mayRead, nextSearches } from './plan/planner.ts';
+import { mayRead, nextReads, nextSearches } from './plan/planner.ts';
 import { readPromptState } from './prompt-state.ts';
 import { researchTurn } from './plan/research-planner.ts';
 import { ANSWER_SENTENCES, MAX_ROUNDS, QUERIES_PER_ROUND, QUESTION_SEARCH_K } from './tuning.ts';
@@ -96,32 +96,21 @@ export class OfflineModel implements LanguageModelV3 {
     if ((options.tools ?? []).some((tool) => tool.name === 'rag') && (options.tools ?? []).some((tool) => tool.name === 'plan'))
       return { content: researchTurn(options, state.question, state.lastUserText), answeredBy: 'research-report' };
     const offers = (name: string) => (options.tools ?? []).some((tool) => tool.type === 'function' && tool.name === name);
-    const canSearch = offers('search_knowledge');
+    // One round of calls to one tool.
+    const calls = (toolName: string, inputs: readonly object[], id: (i: number) => string) => ({
+      content: inputs.map((input, i) => ({ type: 'tool-call' as const, toolCallId: id(i), toolName, input: JSON.stringify(input) })),
+    });
     // Searching is over once a chunk has been read whole: reads come after the searches.
-    const searches = state.reads.length === 0 ? nextSearches(state, this.tokenizer, { ...this.options, canSearch }) : undefined;
-    const read = !searches && mayRead(state, offers('get_content')) ? listReadBeforeAnswer(state, this.tokenizer) : undefined;
-    if (read) {
-      return {
-        content: [
-          {
-            type: 'tool-call' as const,
-            toolCallId: `offline-read-${state.reads.length + 1}`,
-            toolName: 'get_content',
-            input: JSON.stringify(read),
-          },
-        ],
-      };
-    }
-    if (searches) {
-      return {
-        content: searches.map((search, i) => ({
-          type: 'tool-call' as const,
-          toolCallId: `offline-${state.rounds + 1}-${i}`,
-          toolName: 'search_knowledge',
-          input: JSON.stringify(search),
-        })),
-      };
-    }
+    const searches =
+      state.reads.length === 0
+        ? nextSearches(state, this.tokenizer, { ...this.options, canSearch: offers('search_knowledge') })
+        : undefined;
+    if (searches) return calls('search_knowledge', searches, (i) => `offline-${state.rounds + 1}-${i}`);
+    // Searches done: the sections the answer needs whole (a named thing's cut argument list, the rest of a cut list).
+    const reads = state.reads.length === 0 ? nextReads(state, offers('get_content')) : [];
+    const listRead = reads.length === 0 && mayRead(state, offers('get_content')) ? listReadBeforeAnswer(state, this.tokenizer) : undefined;
+    const toRead = listRead ? [listRead] : reads;
+    if (toRead.length > 0) return calls('get_content', toRead, (i) => `offline-read-${state.reads.length + i + 1}`);
     const { text, answeredBy, questionRule, closest } = readAnswer(state, this.tokenizer, this.options.answerSentences);
     return { content: [{ type: 'text', text }], answeredBy, questionRule, closest };
   }

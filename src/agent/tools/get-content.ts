@@ -53,7 +53,7 @@ export const getContent: AgentTool<z.infer<typeof input>> = {
         chunkCount: document.chunkCount,
         chunks: entries.map((e) => ({ id: e.id, chunkId: e.chunk.id, ordinal: e.chunk.ordinal })),
       },
-      forModel: `Document ${documentId} "${defuseAttribute(document.title)}" has ${document.chunkCount} chunks (ordinals 0–${document.chunkCount - 1}); showing ${first}–${last}${more}.\n\n${formatEvidence(entries, context.resultTokens, { shown: context.ledger })}`,
+      forModel: `Document ${documentId} "${defuseAttribute(document.title)}" has ${document.chunkCount} chunks (ordinals 0–${document.chunkCount - 1}); showing ${first}–${last}${more}.\n\n${formatEvidence(entries, context.resultTokens, { shown: context.ledger, read: true })}`,
       evidence: entries,
       newEvidence: added.filter((item) => item.isNew).map((item) => item.entry),
       summary: `read ${entries.length} chunks of document ${documentId}`,

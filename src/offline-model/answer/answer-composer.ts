@@ -9,6 +9,8 @@ import { sharedProperty } from './shared-property.ts';
 import { compareSections, renderComparison } from './section-comparison.ts';
 import { procedureSteps, type Quoted, type Step } from './procedure-steps.ts';
 import { listItems, listReadOn } from './list-items.ts';
+import { headingAnswer, renderHeadingAnswer } from './heading-answer.ts';
+import { parameterList } from './parameter-list.ts';
 import { isHeadline } from '../text/headline.ts';
 import {
   candidateSpans,
@@ -205,6 +207,23 @@ const ANSWERERS: readonly Answerer[] = [
     answer: ({ state }) => {
       const sides = compareSections(state.question, state.evidence);
       return sides && joined(renderComparison(sides));
+    },
+  },
+  {
+    name: 'parameter-list',
+    answer: ({ state }) => {
+      const list = parameterList(state.question, state.evidence);
+      return (
+        list &&
+        joined([...list.items.map((item) => render(item.segment, item.evidence.id)), ...supportLines(list.lead ? [list.lead] : [], 1)])
+      );
+    },
+  },
+  {
+    name: 'heading-name',
+    answer: ({ state, score }) => {
+      const found = headingAnswer(state.question, state.evidence, score);
+      return found && joined(renderHeadingAnswer(found));
     },
   },
   {

@@ -76,7 +76,7 @@ function namePattern(name: string): RegExp {
 }
 
 /** The opening of a section: its first sentence or item, with the next one when the first is short. */
-function openingOf(segments: Segment[]): Segment[] {
+export function openingOf(segments: Segment[]): Segment[] {
   const prose = segments.filter((segment) => segment.kind === 'sentence' || segment.kind === 'item');
   if (prose.length === 0) return [];
   return prose[0].text.length < SHORT_DESCRIPTION_CHARS && prose[1] ? prose.slice(0, 2) : prose.slice(0, 1);

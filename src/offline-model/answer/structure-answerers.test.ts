@@ -6,6 +6,8 @@ import { questionCoverage } from '../question/question-coverage.ts';
 import { listItems, listReadOn } from './list-items.ts';
 import { questionParts } from '../question/question-parts.ts';
 import { compareSections, comparedNames, renderComparison } from './section-comparison.ts';
+import { askedKind } from './heading-answer.ts';
+import { parameterList } from './parameter-list.ts';
 
 const passage = (id: string, at: string, text: string, rank: number): OfflineEvidence => ({
   id,
@@ -124,4 +126,37 @@ test('a list cut inside by the search result is read whole, and only while reads
     ],
   );
   assert.equal(listReadOn(spent, questionCoverage(spent, tokenizer)), undefined);
+});
+
+test('a question for a kind of named thing says which kind and whether several; one that names the thing does not', () => {
+  assert.equal(askedKind('Which Gizmo flag turns on colour?')?.plural, false);
+  assert.equal(askedKind('What environment variables does Gizmo read?')?.plural, true);
+  assert.equal(askedKind('Which class holds the pages?')?.words, 'class');
+  assert.equal(askedKind('What does the --colour flag do?'), undefined);
+  assert.equal(askedKind('What is the default colour?'), undefined);
+});
+
+test("a parameter list is read from the owner's own section, as items, table rows or rst fields, never another class's", () => {
+  const evidence = [
+    passage(
+      'E1',
+      'Wheel',
+      'The following arguments are supported:\n\n- size - How big the wheel is.\n- spokes - How many spokes it has.',
+      0,
+    ),
+    passage(
+      'E2',
+      'Spinner',
+      'A Spinner turns.\n\nArgument: speed; Description: How fast it turns.\nArgument: clockwise; Description: Turn right.',
+      1,
+    ),
+    passage('E3', 'Helpers', 'make_spinner(speed, clockwise)\n\nparam speed: How fast.\n\nparam clockwise: Which way.', 2),
+  ];
+  const names = (question: string) => parameterList(question, evidence)?.items.map((item) => `${item.evidence.id} ${item.text}`);
+  assert.deepEqual(names('What arguments does Spinner accept?'), [
+    'E2 Argument: speed; Description: How fast it turns.',
+    'E2 Argument: clockwise; Description: Turn right.',
+  ]);
+  assert.deepEqual(names('List the make_spinner parameters'), ['E3 param speed: How fast.', 'E3 param clockwise: Which way.']);
+  assert.equal(parameterList('What arguments does Axle accept?', evidence), undefined, 'no list of its own: no answer from another');
 });

@@ -1,6 +1,8 @@
 import type { Tokenizer } from '../../text/tokenize.ts';
 import { questionParts } from '../question/question-parts.ts';
+import { headedBy, parameterOwner } from '../question/parameter-owner.ts';
 import { entitiesIn } from '../text/entities.ts';
+import { isLeadIn, segmentsOf } from '../text/sentences.ts';
 import { analyseQuestion } from '../question/question.ts';
 import { isDemonym, NATIONALITY } from '../text/spans.ts';
 import { normaliseQuery, plainTitle, relevanceRank, type PromptState } from '../prompt-state.ts';
@@ -27,6 +29,47 @@ export interface PlanOptions {
   k: number;
   /** The run offers search_knowledge and does not demand an answer now. */
   canSearch: boolean;
+}
+
+/** A passage to read whole with get_content. */
+export interface PlannedRead {
+  documentId: number;
+  from: number;
+}
+
+/** How many cut sections are read whole before answering. */
+const WHOLE_READS = 2;
+
+/**
+ * Sections to read whole before answering, once the searches are done. A question for the
+ * arguments of a named thing is answered from that thing's list: when the section headed by its
+ * name was shown cut to the search's budget, the list's end is missing, and when a passage ends by
+ * introducing the thing ("… includes a StaticFiles class for …:"), what it introduces is the next
+ * chunk. get_content reads each whole, once.
+ */
+export function nextReads(state: PromptState, canRead: boolean): PlannedRead[] {
+  if (!mayRead(state, canRead)) return [];
+  const owner = parameterOwner(state.question);
+  if (!owner) return [];
+  const alreadyRead = (documentId: number, ordinal: number) =>
+    state.reads.some((r) => r.documentId === documentId && r.from <= ordinal && ordinal <= r.to);
+  const reads: PlannedRead[] = [];
+  for (const e of [...state.evidence].sort((a, b) => relevanceRank(a) - relevanceRank(b))) {
+    const { documentId, ordinal } = e;
+    if (documentId === undefined || ordinal === undefined) continue;
+    const last = segmentsOf(e.text).pop();
+    const introduces =
+      owner.code && last?.kind === 'sentence' && /:$/.test(last.text) && isLeadIn(last.text) && namesWord(last.text, owner.name);
+    const read = e.cut && headedBy(e.at, owner.name) ? ordinal : introduces ? ordinal + 1 : undefined;
+    if (read === undefined || alreadyRead(documentId, read)) continue;
+    if (!reads.some((r) => r.documentId === documentId && r.from === read)) reads.push({ documentId, from: read });
+  }
+  return reads.slice(0, WHOLE_READS);
+}
+
+/** The text names the word as a word of its own ("a StaticFiles class", not "StaticFilesApp"). */
+function namesWord(text: string, word: string): boolean {
+  return new RegExp(`(?<![\\w.])${word.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?![\\w])`).test(text);
 }
 
 /**

@@ -5,7 +5,7 @@ import { NAME_CONNECTORS } from '../lexicon/name-connectors.ts';
 
 /** Words that start questions or join clauses: never an entity on their own. */
 const QUESTION_WORDS = new Set(
-  'what which who whom whose when where why how is are was were do does did the a an in of on for to and or by with from at as that this these those name'.split(
+  'what which who whom whose when where why how is are was were do does did the a an in of on for to and or by with from at as that this these those name list'.split(
     ' ',
   ),
 );

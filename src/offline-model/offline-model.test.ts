@@ -231,6 +231,23 @@ describe('offline model: text helpers', () => {
     assert.deepEqual(entitiesIn('The "Tern-4" trial of 12 May 2021 ran at the Bank of England.'), ['Tern-4', 'Bank of England']);
   });
 
+  it('entities in documentation: code blocks unread, a code word in prose is its identifier, an opening "See" is no part of a name', () => {
+    const text = [
+      'Create the Gadget app with Gadget(routes=routes) and serve it.',
+      '',
+      '```python',
+      'app = Gadget(routes=[Route("/", Homepage)])',
+      'response = JSONResponse({"hello": "world"})',
+      '```',
+      '',
+      'See Using TestClient for the test setup.',
+    ].join('\n');
+    const names = entitiesIn(text);
+    assert.ok(names.includes('Gadget'), names.join(' | '));
+    assert.ok(names.includes('Using TestClient'), names.join(' | '));
+    for (const name of names) assert.doesNotMatch(name, /[([{=<]|^See\b|JSONResponse|Homepage/, names.join(' | '));
+  });
+
   it('sentences: hard-wrapped lines stay one sentence; list items and blank lines break', () => {
     assert.deepEqual(
       sentencesOf(

@@ -1,4 +1,4 @@
-import { splitSentences } from './sentences.ts';
+import { segmentsOf, splitSentences } from './sentences.ts';
 import { MAX_ENTITIES } from '../tuning.ts';
 import { MONTH_ABBREVIATIONS, MONTH_NAMES } from '../lexicon/months.ts';
 import { NAME_CONNECTORS } from '../lexicon/name-connectors.ts';
@@ -19,11 +19,30 @@ const CONNECTORS = NAME_CONNECTORS;
 const VERSUS = /^(?:v|vs)\.$/;
 
 /**
+ * Words that open an instruction ("See Using TestClient", "Use Starlette"): at the start of a
+ * sentence they are not part of the name that follows.
+ */
+const DIRECTIVES = new Set(
+  'see use note read refer call pass set run install add create import return make try check visit consult'.split(' '),
+);
+
+/**
+ * A code word in prose, "Starlette(routes=routes" or "JSONResponse({'hello'": its identifier is the
+ * name; what follows the bracket or operator is code, never part of a name.
+ */
+const CODE_WORD = /^([\p{L}_][\p{L}\p{N}_.]*?)\.?[([{=<]/u;
+
+/**
  * Named entities the cheap way: quoted phrases and runs of capitalised words (allowing "of", "the",
  * "and", "de" … inside, like "Bank of England"). A run never crosses a sentence end; leading
- * numbers ("17-year-old"), dates and a lone sentence-initial word are dropped.
+ * numbers ("17-year-old"), dates and a lone sentence-initial word are dropped. Code blocks are not
+ * read: a follow-up search for "Starlette(routes=routes" finds nothing a search for "Starlette" does not.
  */
 export function entitiesIn(text: string): string[] {
+  const prose = segmentsOf(text)
+    .filter((segment) => segment.kind !== 'code')
+    .map((segment) => segment.text)
+    .join('\n\n');
   const found: string[] = [];
   const add = (entity: string) => {
     const clean = entity
@@ -34,19 +53,28 @@ export function entitiesIn(text: string): string[] {
     if (/^[\d\s,.–-]+$/.test(clean) || clean.split(/\s+/).every((word) => MONTHS.test(word) || /^\d/.test(word))) return;
     found.push(clean);
   };
-  for (const match of text.matchAll(/["“]([^"”]{2,80})["”]/g)) add(match[1]);
-  for (const sentence of splitSentences(text)) {
+  for (const match of prose.matchAll(/["“]([^"”]{2,80})["”]/g)) add(match[1]);
+  for (const sentence of splitSentences(prose)) {
     const words = sentence.split(/\s+/);
     let run: string[] = [];
     const flush = (index: number) => {
+      const opensSentence = index - run.length === 0;
       while (run.length && (CONNECTORS.has(run[run.length - 1].toLowerCase()) || VERSUS.test(run[run.length - 1]))) run.pop();
       while (run.length && /^\d/.test(run[0])) run.shift(); // "17-year-old Shirley Temple" → "Shirley Temple"
+      if (run.length > 1 && opensSentence && DIRECTIVES.has(run[0].toLowerCase())) run.shift(); // "See Using TestClient"
       while (run.length > 1 && QUESTION_WORDS.has(run[0].toLowerCase())) run.shift(); // "Which Halvorsen sensor" → "Halvorsen"
       const startsSentence = index - run.length === 0;
       if (run.length > 1 || (run.length === 1 && !startsSentence && !QUESTION_WORDS.has(run[0].toLowerCase()))) add(run.join(' '));
       run = [];
     };
     words.forEach((raw, index) => {
+      const code = CODE_WORD.exec(raw.replace(/^[("“‘`]+/, ''));
+      if (code) {
+        // the identifier ends the name run: "Starlette(routes=routes" → "Starlette"
+        if (/^\p{Lu}/u.test(code[1])) run.push(code[1]);
+        flush(index + 1);
+        return;
+      }
       const word = raw.replace(/^[("“‘]+/, '').replace(/[?!]+$/, '');
       const capital = /^\p{Lu}/u.test(word) && !(run.length === 0 && /^(The|A|An)$/.test(word));
       const connector = run.length > 0 && (CONNECTORS.has(word.toLowerCase()) || VERSUS.test(word));

@@ -19,6 +19,19 @@ describe('offline research planner', () => {
     );
   });
 
+  it('keeps a noun phrase the question opens with as the subject its later parts refer to', () => {
+    assert.deepEqual(decomposeQuestion('Why is Gizmo caching off by default, how do I turn it on, and how do I clear it?'), [
+      'Why is Gizmo caching off by default?',
+      'How do I turn Gizmo caching on?',
+      'How do I clear Gizmo caching?',
+    ]);
+    // after "does" the word that follows the name is its verb, not part of it
+    assert.deepEqual(decomposeQuestion('Which formats does Gizmo export, and how do I install it?'), [
+      'Which formats does Gizmo export?',
+      'How do I install Gizmo?',
+    ]);
+  });
+
   it('writes exact Python for a calculation line, rounded as the line shows its result', () => {
     assert.equal(
       pythonFor('55.2 − 48.0 = 7.2 million euros [E1][E2]'),

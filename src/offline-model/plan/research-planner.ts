@@ -117,7 +117,15 @@ function subjectOf(part: string): string | undefined {
       part,
     ),
   );
-  return afterAuxiliary ?? entities[0];
+  const subject = afterAuxiliary ?? entities[0];
+  // After "is"/"are", the name may open a noun phrase: "Why is HTML autoescaping not on …" is about
+  // HTML autoescaping. A following noun (a nominal ending: -ing, -ion, -ment, -ity, -er …) belongs to it.
+  const phrase =
+    subject &&
+    new RegExp(`\\b(?:is|are|was|were)\\s+(?:the\\s+)?${escape(subject)}\\s+([a-z]+(?:ing|ion|ment|ance|ence|ity|er|or|ism))\\b`).exec(
+      part,
+    )?.[1];
+  return phrase ? `${subject} ${phrase}` : subject;
 }
 
 /** The nested answers, from the rag results ("SUB-QUESTION S2 (rag:2): …" … "ANSWER:" … "END ANSWER"). */

@@ -14,6 +14,11 @@ import {
   SUBJECT_NAME_SHARE,
 } from '../tuning.ts';
 
+/** A passage's index terms, its title and heading path counting as part of it. */
+function passageTerms(passage: OfflineEvidence, tokenizer: Tokenizer): Set<string> {
+  return new Set(tokenizer.terms(`${passage.title} ${passage.at} ${passage.text}`));
+}
+
 /** Stems that share a start of 4+ letters count as the same word ("limiter" / "limits"). */
 function related(a: string, b: string): boolean {
   if (a === b) return true;
@@ -72,7 +77,7 @@ export function uncoveredKeyTerms(
   tokenizer: Tokenizer,
   answer: { text: string; answeredBy: string },
 ): Uncovered | undefined {
-  const termsOf = new Map(evidence.map((e) => [e, new Set(tokenizer.terms(`${e.title} ${e.at} ${e.text}`))]));
+  const termsOf = new Map(evidence.map((e) => [e, passageTerms(e, tokenizer)]));
   const everywhere = (key: KeyTerm) =>
     evidence.length > 0 && [...termsOf.values()].filter((terms) => covers(terms, key)).length / evidence.length >= SUBJECT_NAME_SHARE;
   const quoting = QUOTING_ANSWERERS.has(answer.answeredBy);
@@ -113,7 +118,7 @@ export function closestPassages(
   const keys = keyTermsOf(analysis, tokenizer);
   const keyed = new Map(
     evidence.map((e) => {
-      const terms = new Set(tokenizer.terms(`${e.title} ${e.at} ${e.text}`));
+      const terms = passageTerms(e, tokenizer);
       return [e, keys.filter((key) => covers(terms, key)).length];
     }),
   );
@@ -136,8 +141,9 @@ function lineTerms(line: string, tokenizer: Tokenizer): string[] {
  * holds one of the question's terms or of the direct answer's. The collection's subject does not
  * count: a name of the question that at least FILLER_SUBJECT_SHARE of the retrieved passages hold
  * ("HTTPX requires Python 3.9+" in HTTPX's docs). Other words always count: a search for a question
- * fills its results with the question's words ("released" in "Was the Apple Remote released …?"). Code blocks, list items and steps, headings and verdicts stay: their
- * place in the answer is their structure, not their words.
+ * fills its results with the question's words ("released" in "Was the Apple Remote released …?").
+ * Code blocks, list items and steps, headings and verdicts stay: their place in the answer is their
+ * structure, not their words.
  */
 export function withoutFiller(
   text: string,
@@ -147,35 +153,34 @@ export function withoutFiller(
 ): string {
   const { question } = analysis;
   const names = new Set(analysis.entities.flatMap((entity) => tokenizer.terms(entity)));
-  const passages = evidence.map((e) => new Set(tokenizer.terms(`${e.title} ${e.at} ${e.text}`)));
+  const passages = evidence.map((e) => passageTerms(e, tokenizer));
   // Over a handful of passages a share says nothing about the collection: then nothing is its subject.
   const subject = (term: string) =>
     names.has(term) &&
     passages.length >= SUBJECT_MIN_PASSAGES &&
     passages.filter((terms) => has(terms, term)).length / passages.length >= FILLER_SUBJECT_SHARE;
   const [headline, ...rest] = splitAnswerLines(text);
+  const questionTerms = tokenizer.terms(question);
+  const headlineTerms = lineTerms(headline, tokenizer);
+  const restTerms = rest.map((line) => lineTerms(line, tokenizer));
   // The direct answer's own words count too: the sentence that says it is its support.
-  const asked = [...new Set([...tokenizer.terms(question), ...lineTerms(headline, tokenizer)])].filter((term) => !subject(term));
+  const asked = [...new Set([...questionTerms, ...headlineTerms])].filter((term) => !subject(term));
   if (asked.length === 0) return text;
   // A passage the question or the answer's other lines name by its title supports the answer whatever
   // its line says: the other end of a bridge ("Shirley Temple" in "… starring Shirley Temple as …").
-  const named = (line: string) => {
-    const elsewhere = new Set([
-      ...tokenizer.terms(question),
-      ...rest.filter((other) => other !== line).flatMap((other) => lineTerms(other, tokenizer)),
-      ...lineTerms(headline, tokenizer),
-    ]);
+  const named = (index: number) => {
+    const cited = citedIds(rest[index]);
+    const elsewhere = new Set([...questionTerms, ...headlineTerms, ...restTerms.flatMap((terms, other) => (other === index ? [] : terms))]);
     return evidence.some((e) => {
-      if (!citedIds(line).includes(e.id.toUpperCase())) return false;
+      if (!cited.includes(e.id.toUpperCase())) return false;
       const title = tokenizer.terms(e.title.replace(/\([^)]*\)/g, ' ')).filter((term) => !subject(term)); // "Poison (American band)" is Poison
       return title.length > 0 && title.every((term) => has(elsewhere, term));
     });
   };
-  const kept = rest.filter((line) => {
+  const kept = rest.filter((line, index) => {
     if (STRUCTURAL_LINE.test(line) || line.trim() === '') return true;
-    if (named(line)) return true;
-    const terms = new Set(lineTerms(line, tokenizer));
-    return asked.some((term) => has(terms, term));
+    const terms = new Set(restTerms[index]);
+    return asked.some((term) => has(terms, term)) || named(index);
   });
   return [headline, ...kept].join('\n');
 }

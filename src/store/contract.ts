@@ -105,6 +105,98 @@ export function storeContract(
         assert.equal((await store.stats(ALL)).chunks, 2);
       }));
 
+    it('keeps one knowledge graph per collection: extractions scoped, gone with their document or its old content, no orphans', () =>
+      withStore(async (store) => {
+        if (!store.graphs || !store.markGraph || !store.putGraphExtraction || !store.graphExtractions || !store.unextractedDocuments)
+          return assert.fail(`${name} has no knowledge-graph storage`);
+        const a = await store.upsertDocument(doc('a.txt'), [chunk(0, 'alpha')], [unit(0)]);
+        const b = await store.upsertDocument(doc('b.txt', { collection: 'other' }), [chunk(0, 'beta')], [unit(1)]);
+        const entity = (name: string) => ({ name, type: 'name', mentions: [{ chunkId: 1, field: 'text', start: 0, end: name.length }] });
+        await assert.rejects(
+          store.putGraphExtraction({ documentId: a.id, extractor: 'offline', entities: [], relationships: [], failures: [] }),
+          (error) => DossierError.isInstance(error) && /collection default has no knowledge graph/.test(error.message),
+        );
+        const before = (await store.identity()).generation;
+        const built = await store.markGraph('default', 'offline');
+        assert.equal(built.collection, 'default');
+        assert.equal(built.extractor, 'offline');
+        assert.deepEqual(await store.unextractedDocuments('default'), [a.id]);
+        await store.putGraphExtraction({
+          documentId: a.id,
+          extractor: 'offline',
+          entities: [entity('Alpha')],
+          relationships: [],
+          failures: [],
+        });
+        await store.markGraph('other', 'offline');
+        await store.putGraphExtraction({
+          documentId: b.id,
+          extractor: 'offline',
+          entities: [entity('Beta')],
+          relationships: [],
+          failures: [{ chunkIds: [9], message: 'malformed reply' }],
+        });
+        assert.ok((await store.identity()).generation > before, 'graph writes move the write generation');
+        assert.deepEqual(await store.unextractedDocuments('default'), []);
+        const scoped = await store.graphExtractions({ collections: ['default'] });
+        assert.deepEqual(
+          scoped.map((x) => [x.documentId, x.collection, x.entities]),
+          [[a.id, 'default', [entity('Alpha')]]],
+        );
+        assert.deepEqual(await store.graphExtractions({ collections: [] }), []);
+        assert.deepEqual(
+          (await store.graphs(ALL)).map((g) => [g.collection, g.documents, g.failedDocuments]),
+          [
+            ['default', 1, 0],
+            ['other', 1, 1],
+          ],
+        );
+        const version = (await store.graphs({ collections: ['default'] }))[0].version;
+        await store.upsertDocument(doc('a.txt', { contentHash: 'hash-2' }), [chunk(0, 'alpha two')], [unit(0)]);
+        assert.deepEqual(await store.graphExtractions({ collections: ['default'] }), [], 'a changed document loses its old extraction');
+        assert.deepEqual(await store.unextractedDocuments('default'), [a.id]);
+        assert.ok((await store.graphs({ collections: ['default'] }))[0].version > version, 'and the graph version moves');
+        await store.deleteDocument(ALL, b.id);
+        assert.deepEqual(await store.graphExtractions(ALL), [], 'a deleted document takes its extraction with it');
+      }));
+
+    it("replaces a collection's communities and drops a graph whole; another extractor rebuilds from nothing", () =>
+      withStore(async (store) => {
+        if (
+          !store.markGraph ||
+          !store.replaceCommunities ||
+          !store.communities ||
+          !store.dropGraph ||
+          !store.putGraphExtraction ||
+          !store.graphExtractions
+        )
+          return assert.fail(`${name} has no knowledge-graph storage`);
+        const a = await store.upsertDocument(doc('a.txt'), [chunk(0, 'alpha')], [unit(0)]);
+        const info = await store.markGraph('default', 'offline');
+        await store.putGraphExtraction({ documentId: a.id, extractor: 'offline', entities: [], relationships: [], failures: [] });
+        const community = {
+          id: 'c0-1',
+          level: 0,
+          title: 'Alpha and Beta',
+          summary: 'Alpha meets Beta.',
+          entityKeys: ['alpha', 'beta'],
+          chunkIds: [1],
+          size: 2,
+          summarizedBy: 'extractive',
+          graphVersion: info.version,
+        };
+        await store.replaceCommunities('default', [community, { ...community, id: 'c1-1', level: 1, parentId: 'c0-1', size: 1 }]);
+        await store.replaceCommunities('default', [community]);
+        assert.deepEqual(await store.communities({ collections: ['default'] }), [{ ...community, collection: 'default' }]);
+        assert.deepEqual(await store.communities({ collections: ['other'] }), []);
+        await store.markGraph('default', 'model:test');
+        assert.deepEqual(await store.graphExtractions(ALL), [], 'a graph made by another extractor starts empty');
+        assert.deepEqual(await store.communities(ALL), []);
+        assert.equal(await store.dropGraph('default'), true);
+        assert.equal(await store.dropGraph('default'), false);
+        assert.deepEqual(await store.graphs!(ALL), []);
+      }));
+
     it('records the outcome of a file that gave no document, by collection and source, without a new write generation', () =>
       withStore(async (store) => {
         if (!store.recordIngestOutcome || !store.ingestOutcomeOf || !store.forgetIngestOutcome || !store.ingestOutcomeSources) return; // an optional capability: a store without it re-reads failed files, which is slower, not wrong

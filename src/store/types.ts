@@ -103,6 +103,53 @@ export interface IngestOutcome {
   reason: string;
 }
 
+/**
+ * One document's knowledge-graph extraction, as the graph layer wrote it. Its entities and
+ * relationships (with their provenance) are the graph layer's shapes, kept by the store as JSON.
+ */
+export interface GraphExtractionRecord {
+  documentId: number;
+  collection: string;
+  /** The extractor's id (`offline`, `model:…`). */
+  extractor: string;
+  entities: unknown[];
+  relationships: unknown[];
+  /** Chunks the extractor could not read, with why. */
+  failures: { chunkIds: number[]; message: string }[];
+}
+
+/** A collection that has a knowledge graph. */
+export interface GraphInfo {
+  collection: string;
+  extractor: string;
+  builtAt: string;
+  /** Moves on with every change of the collection's extractions. */
+  version: number;
+  /** Documents extracted, and how many of them had chunks that failed. */
+  documents: number;
+  failedDocuments: number;
+  communities: number;
+  /** The graph version the communities were detected on; older than `version` means stale. */
+  communitiesVersion: number | null;
+}
+
+/** A community of a collection's graph, with its summary and the chunks the summary was read from. */
+export interface GraphCommunityRecord {
+  collection: string;
+  id: string;
+  level: number;
+  parentId?: string;
+  title: string;
+  summary: string;
+  /** Keys of its member entities, most central first. */
+  entityKeys: string[];
+  chunkIds: number[];
+  size: number;
+  /** `extractive`, or the model that wrote the summary. */
+  summarizedBy: string;
+  graphVersion: number;
+}
+
 /** Mongo-style filter over document fields (id, title, source, mediaType, collection, createdAt, updatedAt) and `metadata.<path>`. */
 export type Filter = Record<string, unknown>;
 
@@ -143,6 +190,26 @@ export interface Store {
   forgetIngestOutcome?(collection: string, source: string): Promise<boolean>;
   /** Optional capability: the sources of a collection with a recorded outcome, for `--sync`. */
   ingestOutcomeSources?(collection: string): Promise<string[]>;
+  /**
+   * Optional capability (both stores have it): the knowledge graph, one per collection. A document's
+   * extraction goes when the document is deleted or its content changes (its graph's version moves),
+   * so a graph never holds an orphan. Graph writes move the index's write generation.
+   */
+  graphs?(scope: Scope): Promise<GraphInfo[]>;
+  /** Makes (or re-marks) a collection's graph as built by `extractor`; a different extractor first drops the old extractions. */
+  markGraph?(collection: string, extractor: string): Promise<GraphInfo>;
+  /** Removes a collection's graph: its extractions and communities. False if it had none. */
+  dropGraph?(collection: string): Promise<boolean>;
+  /** Writes (or replaces) one document's extraction; the document's collection must have a graph. */
+  putGraphExtraction?(record: Omit<GraphExtractionRecord, 'collection'>): Promise<void>;
+  /** Every extraction in scope, by collection and document id. */
+  graphExtractions?(scope: Scope): Promise<GraphExtractionRecord[]>;
+  /** Documents of a collection with no extraction: new, or changed since they were extracted. */
+  unextractedDocuments?(collection: string): Promise<number[]>;
+  /** Replaces a collection's communities (one transaction). */
+  replaceCommunities?(collection: string, communities: readonly Omit<GraphCommunityRecord, 'collection'>[]): Promise<void>;
+  /** Communities in scope: by collection, coarsest level first, larger first. */
+  communities?(scope: Scope): Promise<GraphCommunityRecord[]>;
   /** One transaction: inserts, or replaces all chunks of a changed document; unchanged hash → no write. */
   upsertDocument(document: DocumentInput, chunks: ChunkInput[], vectors: Float32Array[]): Promise<{ id: number; status: UpsertStatus }>;
   /** Removes the document with its chunks, vectors and full-text rows. Returns false if it was not there (or out of scope). */

@@ -9,6 +9,9 @@ import type {
   IndexIdentity,
   IndexInfo,
   IngestOutcome,
+  GraphCommunityRecord,
+  GraphExtractionRecord,
+  GraphInfo,
   Scope,
   ScoredChunkId,
   SearchOptions,
@@ -36,6 +39,27 @@ import { postgres } from '../sql/dialect.ts';
 import { sql, type Sql } from '../sql/sql.ts';
 import { inRequestedOrder, selectChunkRange, selectChunksById } from '../queries/chunks.ts';
 import { insertCollection, selectCollectionId, selectCollections } from '../queries/collections.ts';
+import {
+  bumpGraphVersion,
+  deleteCommunities,
+  deleteGraph,
+  forgetDocumentGraph,
+  insertCommunity,
+  selectCommunities,
+  selectGraphedCollectionOf,
+  selectGraphExtractions,
+  selectGraphs,
+  selectUnextractedDocuments,
+  toCommunity,
+  toGraphExtraction,
+  toGraphInfo,
+  upsertGraph,
+  upsertGraphExtraction,
+  graphedCollectionOf,
+  type CommunityRow,
+  type GraphExtractionRow,
+  type GraphRow,
+} from '../queries/graph.ts';
 import { deleteIngestOutcome, selectIngestOutcome, selectIngestOutcomeSources, upsertIngestOutcome } from '../queries/ingest-outcomes.ts';
 import {
   checkDocumentWrite,
@@ -412,6 +436,85 @@ export class PgStore implements Store {
     );
   }
 
+  graphs(scope: Scope): Promise<GraphInfo[]> {
+    return this.run(async () => (await queryRows<GraphRow>(this.pool, selectGraphs(postgres, scope))).map(toGraphInfo));
+  }
+
+  markGraph(collection: string, extractor: string): Promise<GraphInfo> {
+    return this.run(async () => {
+      this.assertWritable();
+      await this.transaction(async (client) => {
+        // The row lock orders two builds of one collection; the first of all takes the insert's conflict.
+        const [known] = await queryRows<{ extractor: string }>(
+          client,
+          sql`SELECT extractor FROM graphs WHERE collection = ${collection} FOR UPDATE`,
+        );
+        if (known && known.extractor !== extractor) for (const query of deleteGraph(collection)) await queryRows(client, query);
+        await queryRows(client, bumpGeneration);
+        await queryRows(client, upsertGraph(collection, extractor, new Date().toISOString()));
+      });
+      return (await queryRows<GraphRow>(this.pool, selectGraphs(postgres, { collections: [collection] }))).map(toGraphInfo)[0];
+    });
+  }
+
+  dropGraph(collection: string): Promise<boolean> {
+    return this.run(async () => {
+      this.assertWritable();
+      return this.transaction(async (client) => {
+        let dropped = 0;
+        for (const query of deleteGraph(collection)) {
+          const { text, params } = postgres.render(query);
+          dropped = (await client.query(text, params)).rowCount ?? 0;
+        }
+        if (dropped > 0) await queryRows(client, bumpGeneration);
+        return dropped > 0;
+      });
+    });
+  }
+
+  putGraphExtraction(record: Omit<GraphExtractionRecord, 'collection'>): Promise<void> {
+    return this.run(async () => {
+      this.assertWritable();
+      await this.transaction(async (client) => {
+        const collection = graphedCollectionOf(
+          await queryRows<{ name: string; graphed: number | null }>(client, selectGraphedCollectionOf(record.documentId)),
+          record.documentId,
+          this.label,
+        );
+        await queryRows(client, bumpGeneration);
+        await queryRows(client, upsertGraphExtraction({ ...record, collection }, new Date().toISOString()));
+        await queryRows(client, bumpGraphVersion(collection));
+      });
+    });
+  }
+
+  graphExtractions(scope: Scope): Promise<GraphExtractionRecord[]> {
+    return this.run(async () =>
+      (await queryRows<GraphExtractionRow>(this.pool, selectGraphExtractions(postgres, scope))).map(toGraphExtraction),
+    );
+  }
+
+  unextractedDocuments(collection: string): Promise<number[]> {
+    return this.run(async () =>
+      (await queryRows<{ id: number | string }>(this.pool, selectUnextractedDocuments(collection))).map((row) => Number(row.id)),
+    );
+  }
+
+  replaceCommunities(collection: string, communities: readonly Omit<GraphCommunityRecord, 'collection'>[]): Promise<void> {
+    return this.run(async () => {
+      this.assertWritable();
+      await this.transaction(async (client) => {
+        await queryRows(client, bumpGeneration);
+        await queryRows(client, deleteCommunities(collection));
+        for (const community of communities) await queryRows(client, insertCommunity({ ...community, collection }));
+      });
+    });
+  }
+
+  communities(scope: Scope): Promise<GraphCommunityRecord[]> {
+    return this.run(async () => (await queryRows<CommunityRow>(this.pool, selectCommunities(postgres, scope))).map(toCommunity));
+  }
+
   private async checkWrite(document: DocumentInput, chunks: ChunkInput[], vectors: Float32Array[]): Promise<void> {
     this.assertWritable();
     checkDocumentWrite(document, chunks, vectors, await this.readIndexInfo());
@@ -460,6 +563,7 @@ export class PgStore implements Store {
       id = existing.id;
       await this.deleteChunksOf(client, id, shared);
       await this.deleteDocumentTerms(client, id, shared);
+      for (const query of forgetDocumentGraph(id)) await queryRows(client, query);
       await client.query(
         `UPDATE documents SET title=$1, media_type=$2, content_hash=$3, metadata=$4, text=$5, bytes=$6, description=$7, updated_at=$8,
            fts = array_to_tsvector($9::text[]), fts_length = $10 WHERE id = $11`,
@@ -624,6 +728,7 @@ export class PgStore implements Store {
         const shared = new SharedCounts();
         await this.deleteChunksOf(client, id, shared);
         await this.deleteDocumentTerms(client, id, shared);
+        for (const query of forgetDocumentGraph(id)) await queryRows(client, query);
         await client.query('DELETE FROM documents WHERE id = $1', [id]); // BM25's totals stay (see deleteChunksOf)
         await shared.apply(client);
         return true;

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import { DossierError } from '../../errors/index.ts';
+import { GRAPH_TABLES } from '../queries/graph.ts';
 import { INGEST_OUTCOMES_TABLE } from '../queries/ingest-outcomes.ts';
 
 /**
@@ -138,6 +139,13 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
     name: 'outcomes of files that gave no document',
     // A file that failed or was skipped (an image without text) is not parsed or OCR'd again while its bytes are the same.
     up: async (client) => void (await client.query(INGEST_OUTCOMES_TABLE)),
+  },
+  {
+    version: 5,
+    name: 'knowledge graph: extractions, graphs and communities per collection',
+    up: async (client) => {
+      for (const statement of GRAPH_TABLES) await client.query(statement);
+    },
   },
 ];
 

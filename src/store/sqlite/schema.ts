@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type Database from 'better-sqlite3';
 import { DossierError } from '../../errors/index.ts';
+import { GRAPH_TABLES } from '../queries/graph.ts';
 import { INGEST_OUTCOMES_TABLE } from '../queries/ingest-outcomes.ts';
 
 /**
@@ -115,6 +116,11 @@ export const MIGRATIONS: readonly Migration[] = [
     name: 'outcomes of files that gave no document',
     // A file that failed or was skipped (an image without text) is not parsed or OCR'd again while its bytes are the same.
     up: (db) => db.exec(INGEST_OUTCOMES_TABLE),
+  },
+  {
+    version: 6,
+    name: 'knowledge graph: extractions, graphs and communities per collection',
+    up: (db) => db.exec(GRAPH_TABLES.join(';\n')),
   },
 ];
 

@@ -18,6 +18,9 @@ import type {
   SearchOptions,
   Store,
   IngestOutcome,
+  GraphCommunityRecord,
+  GraphExtractionRecord,
+  GraphInfo,
   StoreStats,
   StoredChunk,
   StoredDocument,
@@ -37,6 +40,27 @@ import { sqlite } from '../sql/dialect.ts';
 import { sql, type Sql } from '../sql/sql.ts';
 import { inRequestedOrder, selectChunkRange, selectChunksById } from '../queries/chunks.ts';
 import { insertCollection, selectCollectionId, selectCollections } from '../queries/collections.ts';
+import {
+  deleteCommunities,
+  deleteGraph,
+  forgetDocumentGraph,
+  insertCommunity,
+  selectCommunities,
+  selectGraphedCollectionOf,
+  selectGraphExtractions,
+  graphedCollectionOf,
+  selectGraphs,
+  selectUnextractedDocuments,
+  toCommunity,
+  toGraphExtraction,
+  toGraphInfo,
+  upsertGraph,
+  upsertGraphExtraction,
+  bumpGraphVersion,
+  type CommunityRow,
+  type GraphExtractionRow,
+  type GraphRow,
+} from '../queries/graph.ts';
 import { deleteIngestOutcome, selectIngestOutcome, selectIngestOutcomeSources, upsertIngestOutcome } from '../queries/ingest-outcomes.ts';
 import {
   checkDocumentWrite,
@@ -231,6 +255,76 @@ export class SqliteStore implements Store {
     return this.run(() => this.all<{ source: string }>(selectIngestOutcomeSources(collection)).map((row) => row.source));
   }
 
+  graphs(scope: Scope): Promise<GraphInfo[]> {
+    return this.run(() => this.all<GraphRow>(selectGraphs(sqlite, scope)).map(toGraphInfo));
+  }
+
+  markGraph(collection: string, extractor: string): Promise<GraphInfo> {
+    return this.run(() => {
+      this.assertWritable();
+      this.db
+        .transaction(() => {
+          const known = this.all<GraphRow>(selectGraphs(sqlite, { collections: [collection] }))[0];
+          if (known && known.extractor !== extractor) for (const query of deleteGraph(collection)) this.execute(query);
+          this.execute(bumpGeneration);
+          this.execute(upsertGraph(collection, extractor, new Date().toISOString()));
+        })
+        .immediate();
+      return this.all<GraphRow>(selectGraphs(sqlite, { collections: [collection] })).map(toGraphInfo)[0];
+    });
+  }
+
+  dropGraph(collection: string): Promise<boolean> {
+    return this.run(() => {
+      this.assertWritable();
+      return this.db.transaction(() => {
+        const queries = deleteGraph(collection);
+        const dropped = queries.map((query) => this.execute(query).changes);
+        if (dropped[dropped.length - 1] > 0) this.execute(bumpGeneration);
+        return dropped[dropped.length - 1] > 0;
+      })();
+    });
+  }
+
+  putGraphExtraction(record: Omit<GraphExtractionRecord, 'collection'>): Promise<void> {
+    return this.run(() => {
+      this.assertWritable();
+      this.db
+        .transaction(() => {
+          const collection = graphedCollectionOf(this.all(selectGraphedCollectionOf(record.documentId)), record.documentId, this.path);
+          this.execute(bumpGeneration);
+          this.execute(upsertGraphExtraction({ ...record, collection }, new Date().toISOString()));
+          this.execute(bumpGraphVersion(collection));
+        })
+        .immediate();
+    });
+  }
+
+  graphExtractions(scope: Scope): Promise<GraphExtractionRecord[]> {
+    return this.run(() => this.all<GraphExtractionRow>(selectGraphExtractions(sqlite, scope)).map(toGraphExtraction));
+  }
+
+  unextractedDocuments(collection: string): Promise<number[]> {
+    return this.run(() => this.all<{ id: number }>(selectUnextractedDocuments(collection)).map((row) => row.id));
+  }
+
+  replaceCommunities(collection: string, communities: readonly Omit<GraphCommunityRecord, 'collection'>[]): Promise<void> {
+    return this.run(() => {
+      this.assertWritable();
+      this.db
+        .transaction(() => {
+          this.execute(bumpGeneration);
+          this.execute(deleteCommunities(collection));
+          for (const community of communities) this.execute(insertCommunity({ ...community, collection }));
+        })
+        .immediate();
+    });
+  }
+
+  communities(scope: Scope): Promise<GraphCommunityRecord[]> {
+    return this.run(() => this.all<CommunityRow>(selectCommunities(sqlite, scope)).map(toCommunity));
+  }
+
   upsertDocument(document: DocumentInput, chunks: ChunkInput[], vectors: Float32Array[]): Promise<{ id: number; status: UpsertStatus }> {
     return this.run(() => this.write(document, chunks, vectors));
   }
@@ -260,6 +354,7 @@ export class SqliteStore implements Store {
         if (existing) {
           id = existing.id;
           removed = this.deleteChunksOf(id);
+          for (const query of forgetDocumentGraph(id)) this.execute(query);
           this.db
             .prepare(
               'UPDATE documents SET title=?, media_type=?, content_hash=?, metadata=?, text=?, bytes=?, description=?, updated_at=? WHERE id=?',
@@ -385,6 +480,7 @@ export class SqliteStore implements Store {
       this.db.transaction(() => {
         this.execute(bumpGeneration);
         removed = this.deleteChunksOf(id);
+        for (const query of forgetDocumentGraph(id)) this.execute(query);
         this.db.prepare('DELETE FROM documents_fts WHERE rowid = ?').run(id);
         this.db.prepare('DELETE FROM documents WHERE id = ?').run(id);
       })();

@@ -3,11 +3,18 @@ import type { Embedder } from './embed/embedder.ts';
 import { DossierError } from './errors/index.ts';
 import type { ChunkOptions } from './ingest/chunk.ts';
 import type { Describer } from './ingest/describe.ts';
+import {
+  KnowledgeGraph,
+  type GraphBuildReport,
+  type GraphExtractor,
+  type GraphEntityView,
+  type GraphRelationshipView,
+} from './graph/index.ts';
 import { IngestPipeline, type DocumentRecord, type IngestOptions, type IngestReport } from './ingest/pipeline.ts';
 import { resolveEmbedder } from './providers/index.ts';
 import type { Reranker } from './retrieve/reranker.ts';
 import { Retriever, type SearchHit, type SearchRequest } from './retrieve/search.ts';
-import type { Filter, Scope, ScopeOptions, Store, StoreStats, StoredChunk, StoredDocument } from './store/types.ts';
+import type { Filter, GraphInfo, Scope, ScopeOptions, Store, StoreStats, StoredChunk, StoredDocument } from './store/types.ts';
 import { Tokenizer } from './text/tokenize.ts';
 import type { ApproveOptions, ApproveResult, AskOptions, AskResult, ReplayResult } from './ask/ask.ts';
 import type { DocumentSummary } from './protocol/json-shapes.ts';
@@ -66,6 +73,8 @@ export function assertCollectionName(name: string): void {
 export class Dossier {
   readonly pipeline: IngestPipeline;
   readonly retriever: Retriever;
+  /** The knowledge graph of the store's collections (`graph` search, hybrid fusion, the graph views). */
+  readonly knowledgeGraph: KnowledgeGraph;
   readonly env: Record<string, string | undefined>;
 
   constructor(
@@ -76,7 +85,8 @@ export class Dossier {
   ) {
     this.env = options.env ?? process.env;
     this.pipeline = new IngestPipeline(store, embedder, tokenizer);
-    this.retriever = new Retriever(store, embedder, tokenizer, { reranker: options.reranker });
+    this.knowledgeGraph = new KnowledgeGraph(store);
+    this.retriever = new Retriever(store, embedder, tokenizer, { reranker: options.reranker, graph: this.knowledgeGraph });
     embedder.useFrequencies?.((terms) => store.documentFrequencies(terms));
   }
 
@@ -90,13 +100,59 @@ export class Dossier {
     assertCollectionName(collection);
     const describer = options.describer ?? (options.model ? await this.describerFor(options.model) : undefined);
     // `dossier ingest .` must not swallow its own index.
-    return this.pipeline.ingestPaths(paths, { ...options, collection, describer, exclude: this.store.files ?? [] });
+    const report = await this.pipeline.ingestPaths(paths, { ...options, collection, describer, exclude: this.store.files ?? [] });
+    const graph = await this.updateGraph(collection);
+    return graph ? { ...report, graph } : report;
   }
 
-  ingestRecord(record: DocumentRecord, options: { collection?: string; chunking?: ChunkOptions; describer?: Describer } = {}) {
-    assertCollectionName(options.collection ?? 'default');
-    return this.pipeline.ingestRecord(record, options);
+  async ingestRecord(record: DocumentRecord, options: { collection?: string; chunking?: ChunkOptions; describer?: Describer } = {}) {
+    const collection = options.collection ?? 'default';
+    assertCollectionName(collection);
+    const result = await this.pipeline.ingestRecord(record, options);
+    if (result.status !== 'unchanged') await this.updateGraph(collection);
+    return result;
   }
+
+  /** The extractor a model spec names: the offline one for none or "offline". */
+  private async graphExtractorFor(spec: string | undefined): Promise<GraphExtractor | undefined> {
+    if (!spec || spec === 'offline') return undefined;
+    throw new DossierError('config', `graph extraction by model ("${spec}") is not available in this build; use --model offline`);
+  }
+
+  /** A collection with a knowledge graph takes in its new and changed documents; undefined when it has none. */
+  private async updateGraph(collection: string): Promise<{ extracted: number; pending: number } | undefined> {
+    if (this.store.readonly || !(await this.knowledgeGraph.graphs({ collections: [collection] })).length) return undefined;
+    return this.knowledgeGraph.update(collection);
+  }
+
+  /** The knowledge graph: build it, and read its entities, relationships and communities (DESIGN §4, `dossier graph`). */
+  readonly graph = {
+    build: async (
+      options: ScopeOptions & {
+        rebuild?: boolean;
+        /** "offline" (default) or a real model ("provider:model") that extracts the entities and relationships. */
+        model?: string;
+        onProgress?: (done: number, total: number) => void;
+        signal?: AbortSignal;
+      } = {},
+    ): Promise<GraphBuildReport> => {
+      const { collections, scope, model, ...rest } = options;
+      const resolved = await this.scope({ collections, scope });
+      return this.knowledgeGraph.build({ ...rest, scope: resolved, extractor: await this.graphExtractorFor(model) });
+    },
+    status: async (options: ScopeOptions = {}): Promise<GraphInfo[]> => this.knowledgeGraph.graphs(await this.scope(options)),
+    entities: async (options: ScopeOptions & { query?: string; limit?: number; offset?: number } = {}): Promise<GraphEntityView[]> => {
+      const { collections, scope, ...rest } = options;
+      return this.knowledgeGraph.entities(await this.scope({ collections, scope }), rest);
+    },
+    entity: async (
+      idOrName: string,
+      options: ScopeOptions & { limit?: number } = {},
+    ): Promise<{ entity: GraphEntityView; relationships: GraphRelationshipView[] }> => {
+      const { collections, scope, ...rest } = options;
+      return this.knowledgeGraph.entity(await this.scope({ collections, scope }), idOrName, rest);
+    },
+  };
 
   private async describerFor(spec: string): Promise<Describer | undefined> {
     const { resolveModel } = await import('./providers/index.ts');

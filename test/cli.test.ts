@@ -68,7 +68,7 @@ describe('dossier CLI', () => {
       assert.ok(!existsSync(join(dir, 'typo.db')), 'a read command never creates an index');
       await new SqliteStore(db).close(); // an empty index
       const cases: [string[], number, RegExp][] = [
-        [['search', 'x', '--mode', 'semantic', '--db', db], 2, /--mode must be fulltext, vector or hybrid/],
+        [['search', 'x', '--mode', 'semantic', '--db', db], 2, /--mode must be fulltext, vector, graph or hybrid/],
         [['search', 'x', '--k', '0', '--db', db], 2, /--k must be an integer/],
         [['search', 'x', '--filter', '{bad', '--db', db], 2, /--filter is not valid JSON/],
         [['search', 'x', '--filter', '{"metadata.a":{"$regex":"b"}}', '--db', db], 1, /unknown operator \$regex/],

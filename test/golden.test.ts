@@ -96,6 +96,10 @@ describe('golden surfaces: CLI --json shapes, /openapi.json, the core HTTP respo
       python: ['python', script],
       'web fetch (refused)': ['web', 'fetch', 'http://127.0.0.1/'],
       'search (bad input)': ['search', 'sensor', '--collection', 'nope'],
+      'graph build': ['graph', 'build'],
+      'graph entities': ['graph', 'entities', '--query', 'Tern-4', '--limit', '3'],
+      'graph show': ['graph', 'show', 'Tern-4'],
+      'search (graph)': ['search', 'Tern-4 sea trial', '--mode', 'graph', '--k', '3'],
     };
     const shapes: Record<string, unknown> = {};
     for (const [name, args] of Object.entries(commands)) {

@@ -102,7 +102,7 @@ const searchMode = (help: string): OptionSpec => ({
   name: 'mode',
   short: 'm',
   type: 'string',
-  value: 'fulltext|vector|hybrid',
+  value: 'fulltext|vector|graph|hybrid',
   help,
   default: 'hybrid',
 });
@@ -181,7 +181,9 @@ export const COMMAND_SPECS: CommandSpec[] = [
     args: '<query>',
     summary: 'the chunks that match a query, best first',
     options: [
-      searchMode('full text (BM25), vectors, or both fused by RRF'),
+      searchMode(
+        'full text (BM25), vectors, the knowledge graph (Personalized PageRank), or all fused by RRF (the graph where one exists)',
+      ),
       { name: 'k', type: 'string', value: 'N', help: 'how many hits (1 to 1000)', default: '10' },
       collection('search only this collection (repeatable)'),
       { name: 'filter', type: 'string', value: 'JSON', help: 'a metadata filter, e.g. {"metadata.year":{"$gte":2023}}' },
@@ -190,6 +192,38 @@ export const COMMAND_SPECS: CommandSpec[] = [
       'dossier search "side effects of statins" --mode hybrid --k 5',
       `dossier search budget --filter '{"metadata.year":{"$gte":2023}}' --json`,
     ],
+  },
+  {
+    name: 'graph build',
+    summary: 'build the knowledge graph of each collection: entities and relationships with provenance, and their communities',
+    details:
+      'One graph per collection. Only documents that are new or changed since the last build are extracted (--rebuild extracts them ' +
+      'all again); building twice changes nothing. Once a collection has a graph, ingest keeps it up to date. A chunk the extractor ' +
+      'could not read is listed, never fatal.',
+    options: [
+      collection('build the graph of this collection (repeatable)'),
+      model('a real model extracts the entities and relationships; offline reads names, headings and code identifiers'),
+      { name: 'rebuild', type: 'boolean', help: 'extract every document again' },
+    ],
+    examples: ['dossier graph build', 'dossier graph build --collection research --json'],
+  },
+  {
+    name: 'graph entities',
+    summary: 'the entities of the knowledge graph, most mentioned first',
+    options: [
+      { name: 'query', short: 'q', type: 'string', value: 'Q', help: 'only entities whose name or an alias holds these words' },
+      collection('only this collection (repeatable)'),
+      limit('at most N entities', '50'),
+      offset('skip the first N entities'),
+    ],
+    examples: ['dossier graph entities --query "session middleware"', 'dossier graph entities --limit 20 --json'],
+  },
+  {
+    name: 'graph show',
+    args: '<entity>',
+    summary: 'one entity (by id or name) with its relationships and the chunks that state them',
+    options: [collection('look in this collection only (repeatable)'), limit('at most N relationships', '50')],
+    examples: ['dossier graph show "Marit Halvorsen"', 'dossier graph show e3f1c2a9b7d04 --json'],
   },
   {
     name: 'ask',

@@ -8,6 +8,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   ingest: async () => (await import('./commands/ingest.ts')).ingest,
   list: async () => (await import('./commands/documents.ts')).list,
   search: async () => (await import('./commands/search.ts')).search,
+  graph: async () => (await import('./commands/graph.ts')).graph,
   ask: async () => (await import('./commands/ask.ts')).ask,
   replay: async () => (await import('./commands/ask.ts')).replay,
   approve: async () => (await import('./commands/ask.ts')).approve,

@@ -7,7 +7,8 @@
  */
 import type { Citation, ClaimCheck, Finding, FinishReason, PlanItem, RunWarning, Usage } from './events.ts';
 
-export type SearchMode = 'fulltext' | 'vector' | 'hybrid';
+/** `graph` is Personalized PageRank over the knowledge graph; `hybrid` fuses it in when a graph exists. */
+export type SearchMode = 'fulltext' | 'vector' | 'graph' | 'hybrid';
 
 /** One search hit, best first (retrieve/search.ts). */
 export interface SearchHit {
@@ -63,6 +64,8 @@ export interface IngestReport {
   chunks: number;
   seconds: number;
   descriptions?: { written: number; fallbacks: number; reason?: string };
+  /** When the collection has a knowledge graph: documents extracted into it now, and those left for `dossier graph build`. */
+  graph?: { extracted: number; pending: number };
 }
 
 /** One nested agent of a research run (research/state.ts). */

@@ -7,11 +7,22 @@ import { rerankCandidates, rerankDocument, RERANK_DEPTH, type Reranker } from '.
 import type { SearchHit, SearchMode } from '../protocol/json-shapes.ts';
 export type { SearchHit, SearchMode } from '../protocol/json-shapes.ts';
 
-export const SEARCH_MODES: readonly SearchMode[] = ['fulltext', 'vector', 'hybrid'];
+export const SEARCH_MODES: readonly SearchMode[] = ['fulltext', 'vector', 'graph', 'hybrid'];
+
+/**
+ * The knowledge graph as search sees it (the graph layer implements it): chunks ranked by
+ * Personalized PageRank from the query's entities. Undefined when no collection in scope has a graph;
+ * an empty list when the query names none of its entities.
+ */
+export interface GraphSearcher {
+  searchGraph(query: string, scope: Scope, k: number): Promise<ScoredChunkId[] | undefined>;
+}
 
 export interface HybridWeights {
   fullText: number;
   vector: number;
+  /** The graph list's weight, when a collection in scope has a knowledge graph. */
+  graph: number;
   /** RRF constant; larger flattens the rank curve. */
   rrfK: number;
   /** How deep each list is read before fusing. */
@@ -22,7 +33,16 @@ export interface HybridWeights {
 }
 
 /** Tuned on SciFact train (see README, "Retrieval quality"). */
-export const DEFAULT_HYBRID: HybridWeights = { fullText: 1, vector: 0.1, rrfK: 30, depth: 100, feedbackDocs: 3, feedbackWeight: 2 };
+export const DEFAULT_HYBRID: HybridWeights = {
+  fullText: 1,
+  vector: 0.1,
+  // Tuned on MuSiQue train-100 (docs/benchmarks.md, "Knowledge graph").
+  graph: 1,
+  rrfK: 30,
+  depth: 100,
+  feedbackDocs: 3,
+  feedbackWeight: 2,
+};
 
 /** Queries longer than this many characters are cut: a pasted document is not a query. */
 export const MAX_QUERY_CHARS = 2000;
@@ -50,11 +70,14 @@ export interface RetrieverOptions {
   reranker?: Reranker;
   /** At most this many fused candidates are reranked: four per result asked for, up to this (default 100). */
   rerankDepth?: number;
+  /** The knowledge graph, for `graph` search and for `hybrid` where a collection in scope has one. */
+  graph?: GraphSearcher;
 }
 
 export class Retriever {
   readonly reranker: Reranker | undefined;
   private readonly rerankDepth: number;
+  private readonly graph: GraphSearcher | undefined;
 
   constructor(
     private readonly store: Store,
@@ -64,6 +87,7 @@ export class Retriever {
   ) {
     this.reranker = options.reranker;
     this.rerankDepth = options.rerankDepth ?? RERANK_DEPTH;
+    this.graph = options.graph;
     if (!Number.isInteger(this.rerankDepth) || this.rerankDepth < 1)
       throw new DossierError('config', `rerankDepth must be a positive integer, got ${options.rerankDepth}`);
   }
@@ -75,7 +99,7 @@ export class Retriever {
   async rank(request: SearchRequest): Promise<RankedChunkId[]> {
     const mode = request.mode ?? 'hybrid';
     if (!SEARCH_MODES.includes(mode))
-      throw new DossierError('bad-input', `unknown search mode "${mode}" (expected fulltext, vector or hybrid)`);
+      throw new DossierError('bad-input', `unknown search mode "${mode}" (expected fulltext, vector, graph or hybrid)`);
     const k = request.k ?? 10;
     if (!Number.isInteger(k) || k < 1 || k > 1000) throw new DossierError('bad-input', `k must be an integer from 1 to 1000, got ${k}`);
     const query = request.query.slice(0, MAX_QUERY_CHARS);
@@ -92,15 +116,23 @@ export class Retriever {
         queryVector = await this.withFeedback(request.scope, queryVector, feedback, weights.feedbackWeight);
       return this.store.searchVector(request.scope, queryVector, { k: depth, filter: request.filter });
     };
+    if (mode === 'graph') {
+      const ranked = await this.graphList(request, query, listed);
+      if (!ranked)
+        throw new DossierError('not-found', 'no collection in scope has a knowledge graph; build one with "dossier graph build"');
+      return this.reranked(request, query, ranked, candidates, k);
+    }
     if (mode !== 'hybrid') {
       const ranked = mode === 'fulltext' ? await fullText() : await vector();
       return this.reranked(request, query, ranked, candidates, k);
     }
     const lexical = await fullText();
+    const graphed = weights.graph > 0 ? await this.graphList(request, query, depth) : undefined;
     const fused = reciprocalRankFusion(
       [
         { items: lexical, weight: weights.fullText },
         { items: await vector(lexical.slice(0, weights.feedbackDocs)), weight: weights.vector },
+        ...(graphed?.length ? [{ items: graphed, weight: weights.graph }] : []),
       ],
       (hit) => hit.chunkId,
       weights.rrfK,
@@ -109,6 +141,23 @@ export class Retriever {
       .slice(0, Math.max(k, candidates))
       .map(({ item, score }) => ({ chunkId: item.chunkId, documentId: item.documentId, score }));
     return this.reranked(request, query, ranked, candidates, k);
+  }
+
+  /** The graph's ranking, kept to the filter's documents; undefined when no collection in scope has a graph. */
+  private async graphList(request: SearchRequest, query: string, depth: number): Promise<ScoredChunkId[] | undefined> {
+    if (!this.graph) return undefined;
+    const ranked = await this.graph.searchGraph(query, request.scope, depth);
+    if (!ranked?.length || !request.filter || Object.keys(request.filter).length === 0) return ranked;
+    const documentIds = [...new Set(ranked.map((hit) => hit.documentId))];
+    const allowed = new Set(
+      (
+        await this.store.listDocuments(request.scope, {
+          filter: { $and: [request.filter, { id: { $in: documentIds } }] },
+          limit: documentIds.length,
+        })
+      ).map((document) => document.id),
+    );
+    return ranked.filter((hit) => allowed.has(hit.documentId));
   }
 
   /**

@@ -6,7 +6,7 @@ import { withIndex } from './open.ts';
 
 export function modeOption(values: Values, fallback: SearchMode): SearchMode {
   const mode = stringOption(values, 'mode') ?? fallback;
-  if (!SEARCH_MODES.includes(mode as SearchMode)) throw new UsageError(`--mode must be fulltext, vector or hybrid, got "${mode}"`);
+  if (!SEARCH_MODES.includes(mode as SearchMode)) throw new UsageError(`--mode must be fulltext, vector, graph or hybrid, got "${mode}"`);
   return mode as SearchMode;
 }
 

@@ -3,6 +3,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { createDossier, type Dossier } from '../src/dossier.ts';
+import { ragTools, ToolRegistry } from '../src/agent/tools/registry.ts';
 import { DossierError } from '../src/errors/index.ts';
 import { freshDatabase } from '../src/store/postgres/test-database.ts';
 import { tempDir } from './helpers.ts';
@@ -46,7 +47,11 @@ for (const backend of ['sqlite', 'postgres'] as const) {
           dossier.search({ query: 'Marit Halvorsen', mode: 'graph' }),
           (error) => DossierError.isInstance(error) && /no collection in scope has a knowledge graph/.test(error.message),
         );
+        const offered = async () =>
+          (await new ToolRegistry(ragTools()).forRun({ knowledge: dossier, scope: { collections: '*' }, canGenerate: false })).names();
+        assert.ok(!(await offered()).includes('search_graph'), 'no graph, no graph tool offered');
         const report = await dossier.graph.build();
+        assert.ok((await offered()).includes('search_graph'), 'the graph tool is offered once a graph exists');
         assert.deepEqual(report.collections, ['default']);
         assert.equal(report.documents, 3);
         assert.ok(report.entities > 0 && report.relationships > 0);

@@ -10,6 +10,5 @@ export {
   noGraph,
   type GraphBuildOptions,
   type GraphBuildReport,
-  type GraphEntityView,
-  type GraphRelationshipView,
 } from './knowledge-graph.ts';
+export type { GraphEntityView, GraphRelationshipView } from '../protocol/json-shapes.ts';

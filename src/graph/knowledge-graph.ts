@@ -1,38 +1,12 @@
 import { createHash } from 'node:crypto';
 import { DossierError } from '../errors/index.ts';
-import type { GraphSearcher } from '../retrieve/search.ts';
+import type { GraphReader } from '../retrieve/knowledge.ts';
+import type { GraphEntityView, GraphRelationshipView } from '../protocol/json-shapes.ts';
 import type { GraphInfo, Scope, ScoredChunkId, Store, StoredChunk } from '../store/types.ts';
 import { EntityGraph, type SeedEntity } from './entity-graph.ts';
 import { createOfflineGraphExtractor } from './offline-extractor.ts';
 import { entityKey, resolveEntities, type ResolvedEntity, type ResolvedGraph } from './resolve.ts';
 import type { ExtractedEntity, ExtractedRelationship, GraphChunk, GraphExtractor, Mention } from './types.ts';
-
-/** An entity as the surfaces show it (`graph entities`, `GET /v1/graph/entities`). */
-export interface GraphEntityView {
-  /** Stable across rebuilds of the same documents: made from the collection and the entity's key. */
-  id: string;
-  collection: string;
-  name: string;
-  type: string;
-  /** The sentence of its first mention in a chunk's text ('' when it is only ever a title or heading). */
-  description: string;
-  /** Every other name it was found as. */
-  aliases: string[];
-  /** The chunks that mention it, in id order: its provenance. */
-  chunkIds: number[];
-  mentions: number;
-}
-
-/** A relationship as the surfaces show it (`graph show`), with the chunks that state it. */
-export interface GraphRelationshipView {
-  subject: string;
-  subjectId: string;
-  predicate: string;
-  object: string;
-  objectId: string;
-  weight: number;
-  chunkIds: number[];
-}
 
 export interface GraphBuildReport {
   collections: string[];
@@ -79,7 +53,7 @@ export function entityId(collection: string, key: string): string {
  * the entity views. One graph per collection: entities of two collections never merge, and every
  * read is scoped.
  */
-export class KnowledgeGraph implements GraphSearcher {
+export class KnowledgeGraph implements GraphReader {
   private readonly loaded = new Map<string, LoadedGraph>();
 
   constructor(private readonly store: Store) {}

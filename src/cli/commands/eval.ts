@@ -109,6 +109,7 @@ export async function evaluate(argv: string[], context: CommandContext): Promise
         model: stringOption(values, 'model'),
         mode: agentMode(values),
         reranker: stringOption(values, 'reranker'),
+        graph: values.graph === true,
         env,
         onProgress,
       });
@@ -130,6 +131,7 @@ export async function evaluate(argv: string[], context: CommandContext): Promise
         directory: positionals[0],
         model: stringOption(values, 'model'),
         mode: agentMode(values),
+        graph: values.graph === true,
         env,
       });
       if (context.json) context.printJson(report);

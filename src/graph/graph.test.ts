@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { graphExtractorContract } from './contract.ts';
+import { graphChunk, graphExtractorContract } from './contract.ts';
 import { EntityGraph } from './entity-graph.ts';
 import { createOfflineGraphExtractor } from './offline-extractor.ts';
 import { personalizedPageRank, sparseGraph } from './ppr.ts';
@@ -9,14 +9,7 @@ import type { GraphChunk } from './types.ts';
 
 graphExtractorContract('offline', async () => createOfflineGraphExtractor());
 
-const chunk = (id: number, title: string, text: string, headingPath: string[] = [title]): GraphChunk => ({
-  id,
-  documentId: id,
-  collection: 'default',
-  title,
-  headingPath,
-  text,
-});
+const chunk = graphChunk;
 
 describe('offline graph extraction', () => {
   const extract = (chunks: GraphChunk[]) => createOfflineGraphExtractor().extract(chunks);

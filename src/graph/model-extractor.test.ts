@@ -246,6 +246,38 @@ describe('graph extraction by model', () => {
     assert.ok(!entities.some((e) => e.name === 'Tove Berg'));
   });
 
+  it('asks again in halves when a reply is cut off at its length limit', async () => {
+    server.chat.otherwise(
+      (body): ChatTurn =>
+        requestChunks(body).length > 1 ? { type: 'text', text: '{"entities":[{"name":"Greta', finishReason: 'length' } : reader(body),
+    );
+    const { entities, failures } = await extractor({ batchSize: 3 }).extract([
+      chunk(1, 'One', 'Greta Lund lives in Rindal.'),
+      chunk(2, 'Two', 'Tove Berg lives in Oppdal.'),
+      chunk(3, 'Three', 'Nils Dahl lives in Soknedal.'),
+    ]);
+    assert.deepEqual(failures, []);
+    assert.deepEqual(
+      server.chat.requests.map((r) => requestChunks(r.body).length),
+      [3, 2, 1, 1, 1],
+    );
+    assert.deepEqual(
+      entities.map((e) => e.name),
+      ['Greta Lund', 'Nils Dahl', 'Oppdal', 'Rindal', 'Soknedal', 'Tove Berg'],
+    );
+  });
+
+  it('closes a batch before it passes maxBatchCharacters of text', async () => {
+    const long = `Greta Lund lives in Rindal. ${'The road is long. '.repeat(20)}`;
+    await extractor({ batchSize: 8, maxBatchCharacters: long.length * 2 }).extract(
+      Array.from({ length: 5 }, (_, i) => chunk(i + 1, `Part ${i}`, long)),
+    );
+    assert.deepEqual(
+      server.chat.requests.map((r) => requestChunks(r.body).length),
+      [2, 2, 1],
+    );
+  });
+
   it('a refused key fails every batch without sending the rest', async () => {
     server.chat.otherwise({ type: 'status', status: 401 });
     const { entities, failures } = await extractor({ batchSize: 1, concurrency: 1 }).extract([

@@ -26,8 +26,12 @@ export interface ModelGraphExtractorOptions {
   maxRetries?: number;
   /** Requests in flight at once (default 2). */
   concurrency?: number;
+  /** Text per request: a batch closes before it would pass this many characters of chunk text (default 24 000). */
+  maxBatchCharacters?: number;
   /** Sampling temperature, when the model takes one (default: the provider's). */
   temperature?: number;
+  /** The reply's length limit (default: the provider's); a batch whose reply is cut off is asked again in halves. */
+  maxOutputTokens?: number;
 }
 
 /**
@@ -45,6 +49,7 @@ export function createModelGraphExtractor(options: ModelGraphExtractorOptions): 
   const batchSize = Math.max(1, Math.floor(options.batchSize ?? 8));
   const maxRetries = Math.max(0, Math.floor(options.maxRetries ?? 2));
   const concurrency = Math.max(1, Math.floor(options.concurrency ?? 2));
+  const maxBatchCharacters = Math.max(1, Math.floor(options.maxBatchCharacters ?? 24_000));
   const id = typeof model === 'string' ? `model:gateway:${model}` : `model:${model.provider}:${model.modelId}`;
 
   /** One request and its reply, checked: throws a MalformedReply for anything the schema or the batch does not allow. */
@@ -57,12 +62,16 @@ export function createModelGraphExtractor(options: ModelGraphExtractorOptions): 
         prompt: userPrompt(batch, context.documentDescription),
         output: Output.object({ schema: REPLY_SCHEMA, name: 'knowledge_graph', description: 'Entities and relationships per chunk' }),
         temperature: options.temperature,
+        maxOutputTokens: options.maxOutputTokens,
         maxRetries,
         abortSignal: context.signal,
       });
+      if (result.finishReason === 'length') throw new MalformedReply('the reply was cut off at its length limit', true);
       reply = result.output;
     } catch (error) {
       if (!NoObjectGeneratedError.isInstance(error) && !NoOutputGeneratedError.isInstance(error)) throw error;
+      if (NoObjectGeneratedError.isInstance(error) && error.finishReason === 'length')
+        throw new MalformedReply('the reply was cut off at its length limit', true);
       // A reply in a fence, or with a type spelled otherwise ("organization"), is still read.
       reply = recover(NoObjectGeneratedError.isInstance(error) ? error.text : undefined);
       if (reply === undefined) throw new MalformedReply(`the reply is not the JSON asked for (${oneLine(error)})`);
@@ -75,34 +84,58 @@ export function createModelGraphExtractor(options: ModelGraphExtractorOptions): 
     async extract(chunks, context = {}) {
       const { signal } = context;
       signal?.throwIfAborted();
-      const batches: GraphChunk[][] = [];
-      for (let i = 0; i < chunks.length; i += batchSize) batches.push(chunks.slice(i, i + batchSize));
       /** Set by a failure no other request can escape (refused key, unknown model, unreachable server): the rest are not sent. */
       let fatal: string | undefined;
-      const outcomes = await inPool(batches.length, concurrency, async (index): Promise<Reply | ExtractionFailure> => {
-        const batch = batches[index];
+      /** A batch's replies: one, or one per half when the whole did not fit in a reply. */
+      const read = async (batch: GraphChunk[]): Promise<Outcome[]> => {
         const chunkIds = batch.map((chunk) => chunk.id);
         let attempts = 0;
         let last: unknown;
         while (fatal === undefined && attempts <= maxRetries) {
           attempts++;
           try {
-            return await ask(batch, context);
+            return [{ batch, reply: await ask(batch, context) }];
           } catch (error) {
             if (signal?.aborted) throw abortError(signal.reason);
             last = error;
+            // Asking again for as much would be cut off again: half as much each time.
+            if (error instanceof MalformedReply && error.truncated && batch.length > 1) {
+              const half = Math.ceil(batch.length / 2);
+              return [...(await read(batch.slice(0, half))), ...(await read(batch.slice(half)))];
+            }
             if (isFatal(error)) fatal = oneLine(`${id}: ${describe(error)}`);
             if (isHttpFailure(error)) break;
           }
         }
-        if (last === undefined) return { chunkIds, message: fatal ?? `${id}: not attempted` };
+        if (last === undefined) return [{ chunkIds, message: fatal ?? `${id}: not attempted` }];
         const tries = attempts > 1 ? ` (gave up after ${attempts} attempts)` : '';
-        return { chunkIds, message: oneLine(`${id}: ${describe(last)}${tries}`) };
-      });
-      return assemble(batches, outcomes);
+        return [{ chunkIds, message: oneLine(`${id}: ${describe(last)}${tries}`) }];
+      };
+      const batches = batchesOf(chunks, batchSize, maxBatchCharacters);
+      return assemble((await inPool(batches.length, concurrency, (index) => read(batches[index]))).flat());
     },
   };
 }
+
+/** Chunks in order, at most `size` a batch and about `characters` of text (a longer chunk goes alone). */
+function batchesOf(chunks: readonly GraphChunk[], size: number, characters: number): GraphChunk[][] {
+  const batches: GraphChunk[][] = [];
+  let current: GraphChunk[] = [];
+  let length = 0;
+  for (const chunk of chunks) {
+    if (current.length > 0 && (current.length >= size || length + chunk.text.length > characters)) {
+      batches.push(current);
+      [current, length] = [[], 0];
+    }
+    current.push(chunk);
+    length += chunk.text.length;
+  }
+  if (current.length > 0) batches.push(current);
+  return batches;
+}
+
+/** What became of a batch: the reply it got, or its failure. */
+type Outcome = { batch: GraphChunk[]; reply: Reply } | ExtractionFailure;
 
 /** The model's kinds of entity: finer than ours, so the prompt reads naturally; mapped onto EntityType. */
 const MODEL_TYPES = [
@@ -250,7 +283,15 @@ function fenced(text: string, tag: string): string {
   return text.replace(new RegExp(`</(${tag}|chunk)>`, 'gi'), '</ $1>');
 }
 
-class MalformedReply extends Error {}
+class MalformedReply extends Error {
+  constructor(
+    message: string,
+    /** Cut off at the reply's length limit: the batch asks for more than one reply holds. */
+    readonly truncated = false,
+  ) {
+    super(message);
+  }
+}
 
 /** Chunk ids of a reply normalised ("c2", "2" are C2); an id outside the batch is a malformed reply. */
 function checkReply(reply: Reply, size: number): Reply {
@@ -385,7 +426,7 @@ function relationMentions(chunk: GraphChunk, a: Mention[], b: Mention[]): Mentio
 const TYPE_PRECEDENCE: EntityType[] = ['option', 'variable', 'code', 'name'];
 
 /** Every batch's reply read against its chunks, merged by name and sorted; failures in batch order. */
-function assemble(batches: GraphChunk[][], outcomes: Array<Reply | ExtractionFailure>): GraphExtraction {
+function assemble(outcomes: readonly Outcome[]): GraphExtraction {
   const entities = new Map<string, { types: Map<EntityType, number>; mentions: Map<string, Mention>; descriptions: Set<string> }>();
   const relationships = new Map<string, ExtractedRelationship>();
   const failures: ExtractionFailure[] = [];
@@ -397,14 +438,17 @@ function assemble(batches: GraphChunk[][], outcomes: Array<Reply | ExtractionFai
     const text = description.replace(/\s+/g, ' ').trim().slice(0, 300);
     if (text) entity.descriptions.add(text);
   };
-  outcomes.forEach((outcome, index) => {
-    if ('message' in outcome) return failures.push(outcome);
-    const batch = batches[index];
+  for (const outcome of outcomes) {
+    if ('message' in outcome) {
+      failures.push(outcome);
+      continue;
+    }
+    const { batch, reply } = outcome;
     for (const [position, chunk] of batch.entries()) {
       const label = `C${position + 1}`;
       /** The model's names of this chunk (lower case) → what was found of them. */
       const named = new Map<string, Found>();
-      for (const entity of outcome.entities) {
+      for (const entity of reply.entities) {
         if (entity.chunk !== label) continue;
         const found = find(chunk, entity.name);
         if (!found) continue;
@@ -414,7 +458,7 @@ function assemble(batches: GraphChunk[][], outcomes: Array<Reply | ExtractionFai
         if (!seen) addEntity(found, TYPE_OF[entity.type], entity.description);
       }
       const counted = new Set<string>();
-      for (const relationship of outcome.relationships) {
+      for (const relationship of reply.relationships) {
         if (relationship.chunk !== label) continue;
         const ends = [relationship.source, relationship.target].map((name) => {
           const known = named.get(name.trim().toLowerCase());
@@ -441,7 +485,7 @@ function assemble(batches: GraphChunk[][], outcomes: Array<Reply | ExtractionFai
         } else relationships.set(key, { source: source.name, target: target.name, predicate, weight: 1, mentions });
       }
     }
-  });
+  }
   const extracted: ExtractedEntity[] = [...entities.entries()].map(([name, entity]) => {
     const type = [...entity.types.entries()].sort(
       (x, y) => y[1] - x[1] || TYPE_PRECEDENCE.indexOf(x[0]) - TYPE_PRECEDENCE.indexOf(y[0]),

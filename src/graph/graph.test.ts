@@ -76,6 +76,22 @@ describe('entity resolution', () => {
   });
 });
 
+describe('entity resolution keeps descriptions', () => {
+  it('a merged entity takes the fullest description of its variants; none given, none kept', () => {
+    const mention = { chunkId: 1, field: 'text' as const, start: 0, end: 4 };
+    const graph = resolveEntities(
+      [
+        { name: 'Vik Optics', type: 'name', mentions: [mention], description: 'A lens maker.' },
+        { name: 'vik optics', type: 'name', mentions: [mention], description: 'A lens maker in Tromsø since 1990.' },
+        { name: 'Rindal', type: 'name', mentions: [mention] },
+      ],
+      [],
+    );
+    assert.equal(graph.entities.find((e) => e.key === 'vik optics')?.description, 'A lens maker in Tromsø since 1990.');
+    assert.ok(!('description' in (graph.entities.find((e) => e.key === 'rindal') ?? {})));
+  });
+});
+
 describe('Personalized PageRank', () => {
   it('sums to one, favours the seed and its neighbourhood, and gives nothing without seeds', () => {
     // 0 - 1 - 2 - 3, and 4 alone

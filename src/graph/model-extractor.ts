@@ -264,12 +264,15 @@ Answer with one JSON object and nothing else:
 /** The request's content: the document's description, then each chunk with its short id, title and heading path. */
 export function userPrompt(batch: readonly GraphChunk[], documentDescription?: string): string {
   const parts: string[] = [];
-  const description = documentDescription?.trim();
+  const description = documentDescription?.trim().slice(0, 2000);
   if (description) parts.push(`<document_description>${fenced(description, 'document_description')}</document_description>`);
   batch.forEach((chunk, index) => {
     const lines = [`<chunk id="C${index + 1}">`];
     if (chunk.title.trim()) lines.push(`<title>${fenced(chunk.title, 'title')}</title>`);
-    const headings = chunk.headingPath.map((heading) => heading.trim()).filter(Boolean);
+    // The title again as the first heading says nothing new.
+    const headings = chunk.headingPath
+      .map((heading) => heading.trim())
+      .filter((heading, i) => heading && !(i === 0 && heading === chunk.title.trim()));
     if (headings.length > 0) lines.push(`<headings>${fenced(headings.join(' > '), 'headings')}</headings>`);
     lines.push('<text>', fenced(chunk.text, 'text'), '</text>', '</chunk>');
     parts.push(lines.join('\n'));

@@ -161,6 +161,21 @@ describe('graph extraction by model', () => {
     );
   });
 
+  it('a relationship stated across sentences is read from the first sentence to the second, whole', async () => {
+    server.chat.otherwise(
+      answer({
+        entities: [entity('Vik Optics', 'organisation'), entity('Kolby Light', 'place')],
+        relationships: [relation('Vik Optics', 'makes lenses for', 'Kolby Light')],
+      }),
+    );
+    const text = 'Prices rose. Vik Optics was founded in 1990. It makes lenses for Kolby Light. Nothing else.';
+    const { relationships } = await extractor().extract([chunk(4, 'Optics', text)]);
+    assert.deepEqual(
+      relationships.map((r) => r.mentions.map((m) => text.slice(m.start, m.end))),
+      [['Vik Optics was founded in 1990. It makes lenses for Kolby Light.']],
+    );
+  });
+
   it('drops a name its chunk does not hold, and a relationship to it; a name only in the title is mentioned there', async () => {
     server.chat.otherwise(
       answer({

@@ -404,25 +404,39 @@ function find(chunk: GraphChunk, raw: string): Found | undefined {
   return undefined;
 }
 
-/** Where a relationship is read: the sentence (or code line) holding both ends, else the shortest stretch joining them, else both ends' mentions. */
+/** A chunk's sentences and code lines as trimmed spans of its text, read once a chunk. */
+const sentenceCache = new WeakMap<GraphChunk, Array<[number, number]>>();
+function sentencesOf(chunk: GraphChunk): Array<[number, number]> {
+  let spans = sentenceCache.get(chunk);
+  if (!spans) {
+    spans = segmentsOf(chunk.text).map(({ start, text }): [number, number] => [
+      start + text.length - text.trimStart().length,
+      start + text.trimEnd().length,
+    ]);
+    sentenceCache.set(chunk, spans);
+  }
+  return spans;
+}
+
+/**
+ * Where a relationship is read: the sentence (or code line) holding both ends, else the sentences
+ * from the one holding the nearer pair's first end to the one holding its second ("… founded X. It
+ * makes Y."), else both ends' own mentions (a name read in the title or a heading).
+ */
 function relationMentions(chunk: GraphChunk, a: Mention[], b: Mention[]): Mention[] {
   const [inA, inB] = [a.filter((m) => m.field === 'text'), b.filter((m) => m.field === 'text')];
   if (inA.length === 0 || inB.length === 0) return [a[0], b[0]];
-  const within = (m: Mention, start: number, end: number) => m.start >= start && m.end <= end;
-  for (const segment of segmentsOf(chunk.text)) {
-    const [start, end] = [segment.start, segment.start + segment.text.length];
-    if (inA.some((m) => within(m, start, end)) && inB.some((m) => within(m, start, end))) {
-      const lead = segment.text.length - segment.text.trimStart().length;
-      return [{ chunkId: chunk.id, field: 'text', start: start + lead, end: start + segment.text.trimEnd().length }];
-    }
-  }
-  let best: Mention | undefined;
-  for (const x of inA)
-    for (const y of inB) {
-      const span: Mention = { chunkId: chunk.id, field: 'text', start: Math.min(x.start, y.start), end: Math.max(x.end, y.end) };
-      if (!best || span.end - span.start < best.end - best.start) best = span;
-    }
-  return [best!];
+  const sentences = sentencesOf(chunk);
+  const sentence = (m: Mention) => sentences.find(([start, end]) => m.start >= start && m.end <= end);
+  const both = sentences.find((s) => inA.some((m) => sentence(m) === s) && inB.some((m) => sentence(m) === s));
+  if (both) return [{ chunkId: chunk.id, field: 'text', start: both[0], end: both[1] }];
+  let best: [Mention, Mention] | undefined;
+  const width = ([x, y]: [Mention, Mention]) => Math.max(x.end, y.end) - Math.min(x.start, y.start);
+  for (const x of inA) for (const y of inB) if (!best || width([x, y]) < width(best)) best = [x, y];
+  const [first, second] = [...best!].sort((x, y) => x.start - y.start);
+  const start = sentence(first)?.[0] ?? first.start;
+  const end = Math.max(sentence(second)?.[1] ?? second.end, first.end);
+  return [{ chunkId: chunk.id, field: 'text', start, end }];
 }
 
 /** Most specific first, for a name typed differently in different chunks. */

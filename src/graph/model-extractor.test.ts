@@ -4,8 +4,10 @@
  */
 import assert from 'node:assert/strict';
 import { after, beforeEach, describe, it } from 'node:test';
+import { createAnthropic } from '@ai-sdk/anthropic';
 import { createOpenAI } from '@ai-sdk/openai';
 import type { ChatTurn } from '../testing/protocol-server/chat.ts';
+import { startAnthropicServer } from '../testing/protocol-server/anthropic.ts';
 import { startOpenAIServer } from '../testing/protocol-server/openai.ts';
 import type { CommonTurn } from '../testing/protocol-server/server.ts';
 import { graphChunk, graphExtractorContract } from './contract.ts';
@@ -41,7 +43,11 @@ interface RequestChunk {
 function requestChunks(body: unknown): RequestChunk[] {
   const messages = (body as { messages: Array<{ role: string; content: unknown }> }).messages;
   const user = messages.find((m) => m.role === 'user');
-  const content = typeof user?.content === 'string' ? user.content : JSON.stringify(user?.content ?? '');
+  // A string (OpenAI) or text parts (Anthropic).
+  const content =
+    typeof user?.content === 'string'
+      ? user.content
+      : ((user?.content ?? []) as Array<{ text?: string }>).map((part) => part.text ?? '').join('');
   return [...content.matchAll(/<chunk id="(C\d+)">\n(?:<title>(.*)<\/title>\n)?[\s\S]*?<text>\n([\s\S]*?)\n<\/text>/g)].map((m) => ({
     id: m[1],
     title: m[2] ?? '',
@@ -314,4 +320,38 @@ describe('graph extraction by model', () => {
       name: 'AbortError',
     });
   });
+});
+
+const anthropic = await startAnthropicServer();
+after(() => anthropic.close());
+
+describe('graph extraction by model over the Anthropic Messages protocol', () => {
+  // The AI SDK asks a Claude model for native structured output (text), any other for a call of its JSON tool.
+  anthropic.messages.otherwise((body): ChatTurn => {
+    const [tool] = (body as { tools?: Array<{ name: string }> }).tools ?? [];
+    const reply = JSON.stringify(readChunks(body));
+    return tool ? { type: 'tool-calls', calls: [{ name: tool.name, arguments: reply }] } : { type: 'text', text: reply };
+  });
+
+  for (const [modelId, how] of [
+    ['claude-graph-reader', 'native structured output'],
+    ['graph-reader', 'the JSON tool'],
+  ])
+    it(`reads the reply given by ${how}`, async () => {
+      const model = createAnthropic({ baseURL: anthropic.baseURL, apiKey: 'test' })(modelId);
+      const { entities, relationships, failures } = await createModelGraphExtractor({ model }).extract([
+        chunk(1, 'Notes', 'Greta Lund lives in Rindal.'),
+      ]);
+      assert.deepEqual(failures, []);
+      assert.deepEqual(
+        entities.map((e) => e.name),
+        ['Greta Lund', 'Rindal'],
+      );
+      assert.deepEqual(
+        relationships.map((r) => r.predicate),
+        ['lives in'],
+      );
+      const body = anthropic.messages.requests.at(-1)?.body as { tools?: unknown[] };
+      assert.equal(body.tools !== undefined, how === 'the JSON tool');
+    });
 });

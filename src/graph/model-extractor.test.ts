@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { after, beforeEach, describe, it } from 'node:test';
 import { createAnthropic } from '@ai-sdk/anthropic';
 import { createOpenAI } from '@ai-sdk/openai';
+import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import type { ChatTurn } from '../testing/protocol-server/chat.ts';
 import { startAnthropicServer } from '../testing/protocol-server/anthropic.ts';
 import { startOpenAIServer } from '../testing/protocol-server/openai.ts';
@@ -141,6 +142,23 @@ describe('graph extraction by model', () => {
     assert.match(user, /<document_description>A guide to the lighthouses of a fictional coast\.<\/document_description>/);
     assert.match(user, /<chunk id="C1">\n<title>Lighthouses<\/title>\n<headings>Northern coast<\/headings>\n<text>\nIgnore previous/);
     assert.doesNotMatch(user, /\b7\b/, 'our chunk ids stay ours');
+  });
+
+  it('asks a server without structured outputs for JSON, the shape spelled out in the prompt, and warns nothing of it', async (t) => {
+    const warn = t.mock.method(console, 'warn', () => {});
+    const info = t.mock.method(console, 'info', () => {});
+    const model = createOpenAICompatible({ name: 'openai-compatible', baseURL: server.baseURL, includeUsage: true }).chatModel(
+      'graph-reader',
+    );
+    const extraction = await createModelGraphExtractor({ model }).extract([chunk(1, 'Notes', 'Greta Lund lives in Rindal.')]);
+    assert.deepEqual(
+      extraction.entities.map((e) => e.name),
+      ['Greta Lund', 'Rindal'],
+    );
+    const body = server.chat.requests[0].body as { response_format?: unknown; messages: Array<{ content: string }> };
+    assert.deepEqual(body.response_format, { type: 'json_object' });
+    assert.match(body.messages[0].content, /\{"entities":\[\{"name":"…","type":"…","chunk":"C1"/);
+    assert.equal(warn.mock.callCount() + info.mock.callCount(), 0);
   });
 
   it('keeps provenance its own: the spelling the text writes, every span, the sentence holding a relationship', async () => {

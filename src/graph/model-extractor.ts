@@ -1,4 +1,13 @@
-import { APICallError, generateText, NoObjectGeneratedError, NoOutputGeneratedError, Output, RetryError, type LanguageModel } from 'ai';
+import {
+  APICallError,
+  generateText,
+  NoObjectGeneratedError,
+  NoOutputGeneratedError,
+  Output,
+  RetryError,
+  wrapLanguageModel,
+  type LanguageModel,
+} from 'ai';
 import { z } from 'zod';
 import { oneLine } from '../errors/index.ts';
 import { segmentsOf } from './offline-extractor.ts';
@@ -45,7 +54,7 @@ export interface ModelGraphExtractorOptions {
  * deterministic model gives the same extraction every time.
  */
 export function createModelGraphExtractor(options: ModelGraphExtractorOptions): GraphExtractor {
-  const { model } = options;
+  const model = withoutSchemaWarning(options.model);
   const batchSize = Math.max(1, Math.floor(options.batchSize ?? 8));
   const maxRetries = Math.max(0, Math.floor(options.maxRetries ?? 2));
   const concurrency = Math.max(1, Math.floor(options.concurrency ?? 2));
@@ -115,6 +124,26 @@ export function createModelGraphExtractor(options: ModelGraphExtractorOptions): 
       return assemble((await inPool(batches.length, concurrency, (index) => read(batches[index]))).flat());
     },
   };
+}
+
+/**
+ * A model that cannot be given the reply's JSON schema (an OpenAI-compatible server without
+ * structured outputs) is asked for JSON alone, and the AI SDK warns so on the console at every
+ * request. The prompt spells the shape out and the reply is checked against the schema here, so that
+ * warning says nothing to act on; any other warning still shows.
+ */
+function withoutSchemaWarning(model: LanguageModel): LanguageModel {
+  if (typeof model === 'string' || model.specificationVersion !== 'v3') return model;
+  return wrapLanguageModel({
+    model,
+    middleware: {
+      specificationVersion: 'v3',
+      wrapGenerate: async ({ doGenerate }) => {
+        const result = await doGenerate();
+        return { ...result, warnings: result.warnings.filter((w) => !(w.type === 'unsupported' && w.feature === 'responseFormat')) };
+      },
+    },
+  });
 }
 
 /** Chunks in order, at most `size` a batch and about `characters` of text (a longer chunk goes alone). */

@@ -339,6 +339,17 @@ describe('graph extraction by model', () => {
     assert.equal(server.chat.requests.length, 1);
   });
 
+  it('a request that times out is asked again, then reported', async () => {
+    server.chat.otherwise({ type: 'hang' });
+    const { failures } = await extractor({ timeoutMs: 100, maxRetries: 1 }).extract([chunk(1, 'One', 'Greta Lund lives in Rindal.')]);
+    assert.deepEqual(
+      failures.map((f) => f.chunkIds),
+      [[1]],
+    );
+    assert.match(failures[0].message, /: the request timed out after 100 ms \(gave up after 2 attempts\)$/);
+    assert.equal(server.chat.requests.length, 2);
+  });
+
   it('stops when its signal aborts', async () => {
     server.chat.otherwise({ type: 'hang' });
     const controller = new AbortController();

@@ -39,6 +39,8 @@ export interface ModelGraphExtractorOptions {
   maxBatchCharacters?: number;
   /** Sampling temperature, when the model takes one (default: the provider's). */
   temperature?: number;
+  /** For one request, its HTTP retries included; a batch timed out is asked again like a malformed one (default 120 000). */
+  timeoutMs?: number;
   /** The reply's length limit (default: the provider's); a batch whose reply is cut off is asked again in halves. */
   maxOutputTokens?: number;
 }
@@ -58,6 +60,7 @@ export function createModelGraphExtractor(options: ModelGraphExtractorOptions): 
   const batchSize = Math.max(1, Math.floor(options.batchSize ?? 8));
   const maxRetries = Math.max(0, Math.floor(options.maxRetries ?? 2));
   const concurrency = Math.max(1, Math.floor(options.concurrency ?? 2));
+  const timeoutMs = options.timeoutMs ?? 120_000;
   const maxBatchCharacters = Math.max(1, Math.floor(options.maxBatchCharacters ?? 24_000));
   const id = typeof model === 'string' ? `model:gateway:${model}` : `model:${model.provider}:${model.modelId}`;
 
@@ -73,6 +76,7 @@ export function createModelGraphExtractor(options: ModelGraphExtractorOptions): 
         temperature: options.temperature,
         maxOutputTokens: options.maxOutputTokens,
         maxRetries,
+        timeout: timeoutMs,
         abortSignal: context.signal,
       });
       if (result.finishReason === 'length') throw new MalformedReply('the reply was cut off at its length limit', true);
@@ -112,13 +116,13 @@ export function createModelGraphExtractor(options: ModelGraphExtractorOptions): 
               const half = Math.ceil(batch.length / 2);
               return [...(await read(batch.slice(0, half))), ...(await read(batch.slice(half)))];
             }
-            if (isFatal(error)) fatal = oneLine(`${id}: ${describe(error)}`);
+            if (isFatal(error)) fatal = oneLine(`${id}: ${failureText(error, timeoutMs)}`);
             if (isHttpFailure(error)) break;
           }
         }
         if (last === undefined) return [{ chunkIds, message: fatal ?? `${id}: not attempted` }];
         const tries = attempts > 1 ? ` (gave up after ${attempts} attempts)` : '';
-        return [{ chunkIds, message: oneLine(`${id}: ${describe(last)}${tries}`) }];
+        return [{ chunkIds, message: oneLine(`${id}: ${failureText(last, timeoutMs)}${tries}`) }];
       };
       const batches = batchesOf(chunks, batchSize, maxBatchCharacters);
       return assemble((await inPool(batches.length, concurrency, (index) => read(batches[index]))).flat());
@@ -365,8 +369,10 @@ function isHttpFailure(error: unknown): boolean {
   return APICallError.isInstance(error) && (error.statusCode === undefined || error.statusCode >= 300);
 }
 
-function describe(error: unknown): string {
+/** One line on why a request failed: its HTTP status, the network, a timeout, or what was wrong with the reply. */
+function failureText(error: unknown, timeoutMs: number): string {
   const cause = RetryError.isInstance(error) ? error.lastError : error;
+  if (cause instanceof Error && cause.name === 'TimeoutError') return `the request timed out after ${timeoutMs} ms`;
   if (APICallError.isInstance(cause)) {
     if (cause.statusCode === undefined) return `network error: ${cause.message}`;
     return cause.statusCode < 300 ? `the response could not be read: ${cause.message}` : `HTTP ${cause.statusCode}: ${cause.message}`;

@@ -194,6 +194,33 @@ describe('graph extraction by model', () => {
     );
   });
 
+  it("maps the model's kinds onto ours: code, options and variables as such, every other kind a name", async () => {
+    server.chat.otherwise(
+      answer({
+        entities: [
+          entity('--line-length', 'option'),
+          entity('TERN_CACHE_DIR', 'variable'),
+          entity('Settings', 'code'),
+          entity('Ada Berg', 'person'),
+          entity('Tern', 'product'),
+        ],
+        relationships: [],
+      }),
+    );
+    const text = 'Ada Berg wrote Tern. Set `--line-length` or `TERN_CACHE_DIR`; `Settings` holds both.';
+    const { entities } = await extractor().extract([chunk(1, 'Tern', text)]);
+    assert.deepEqual(
+      entities.map((e) => [e.name, e.type]),
+      [
+        ['--line-length', 'option'],
+        ['Ada Berg', 'name'],
+        ['Settings', 'code'],
+        ['TERN_CACHE_DIR', 'variable'],
+        ['Tern', 'name'],
+      ],
+    );
+  });
+
   it('a relationship stated across sentences is read from the first sentence to the second, whole', async () => {
     server.chat.otherwise(
       answer({

@@ -101,7 +101,7 @@ export class Dossier {
     const describer = options.describer ?? (options.model ? await this.describerFor(options.model) : undefined);
     // `dossier ingest .` must not swallow its own index.
     const report = await this.pipeline.ingestPaths(paths, { ...options, collection, describer, exclude: this.store.files ?? [] });
-    const graph = await this.updateGraph(collection);
+    const graph = await this.updateGraph(collection, options.model);
     return graph ? { ...report, graph } : report;
   }
 
@@ -116,13 +116,18 @@ export class Dossier {
   /** The extractor a model spec names: the offline one for none or "offline". */
   private async graphExtractorFor(spec: string | undefined): Promise<GraphExtractor | undefined> {
     if (!spec || spec === 'offline') return undefined;
-    throw new DossierError('config', `graph extraction by model ("${spec}") is not available in this build; use --model offline`);
+    const { resolveModel } = await import('./providers/index.ts');
+    const resolved = await resolveModel(spec, { env: this.env, language: this.language });
+    // The offline language model writes no extraction JSON: the offline extractor reads the text itself.
+    if (resolved.id === 'offline') return undefined;
+    const { createModelGraphExtractor } = await import('./graph/index.ts');
+    return createModelGraphExtractor({ model: resolved.model });
   }
 
   /** A collection with a knowledge graph takes in its new and changed documents; undefined when it has none. */
-  private async updateGraph(collection: string): Promise<{ extracted: number; pending: number } | undefined> {
+  private async updateGraph(collection: string, model?: string): Promise<{ extracted: number; pending: number } | undefined> {
     if (this.store.readonly || !(await this.knowledgeGraph.graphs({ collections: [collection] })).length) return undefined;
-    return this.knowledgeGraph.update(collection);
+    return this.knowledgeGraph.update(collection, await this.graphExtractorFor(model));
   }
 
   /** The knowledge graph: build it, and read its entities, relationships and communities (DESIGN §4, `dossier graph`). */

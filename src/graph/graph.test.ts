@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { graphExtractorContract } from './contract.ts';
+import { graphChunk, graphExtractorContract } from './contract.ts';
 import { EntityGraph } from './entity-graph.ts';
 import { createOfflineGraphExtractor } from './offline-extractor.ts';
 import { personalizedPageRank, sparseGraph } from './ppr.ts';
@@ -9,14 +9,7 @@ import type { GraphChunk } from './types.ts';
 
 graphExtractorContract('offline', async () => createOfflineGraphExtractor());
 
-const chunk = (id: number, title: string, text: string, headingPath: string[] = [title]): GraphChunk => ({
-  id,
-  documentId: id,
-  collection: 'default',
-  title,
-  headingPath,
-  text,
-});
+const chunk = graphChunk;
 
 describe('offline graph extraction', () => {
   const extract = (chunks: GraphChunk[]) => createOfflineGraphExtractor().extract(chunks);
@@ -80,6 +73,22 @@ describe('entity resolution', () => {
     assert.ok(!graph.entities.some((e) => e.key === 'nlo'), 'the acronym is no entity of its own');
     assert.ok(graph.relationships.every((r) => r.source !== r.target));
     assert.ok(graph.relationships.some((r) => r.source === 'arne vik' && r.target === 'northern lights observatory'));
+  });
+});
+
+describe('entity resolution keeps descriptions', () => {
+  it('a merged entity takes the fullest description of its variants; none given, none kept', () => {
+    const mention = { chunkId: 1, field: 'text' as const, start: 0, end: 4 };
+    const graph = resolveEntities(
+      [
+        { name: 'Vik Optics', type: 'name', mentions: [mention], description: 'A lens maker.' },
+        { name: 'vik optics', type: 'name', mentions: [mention], description: 'A lens maker in Tromsø since 1990.' },
+        { name: 'Rindal', type: 'name', mentions: [mention] },
+      ],
+      [],
+    );
+    assert.equal(graph.entities.find((e) => e.key === 'vik optics')?.description, 'A lens maker in Tromsø since 1990.');
+    assert.ok(!('description' in (graph.entities.find((e) => e.key === 'rindal') ?? {})));
   });
 });
 

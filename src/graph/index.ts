@@ -1,6 +1,7 @@
-/** The knowledge graph: extraction (offline), entity resolution, Personalized PageRank search, and its store-backed service. */
+/** The knowledge graph: extraction (offline or by model), entity resolution, Personalized PageRank search, and its store-backed service. */
 export type * from './types.ts';
 export { createOfflineGraphExtractor } from './offline-extractor.ts';
+export { createModelGraphExtractor, type ModelGraphExtractorOptions } from './model-extractor.ts';
 export { entityKey, resolveEntities, type ResolvedEntity, type ResolvedGraph, type ResolvedRelationship } from './resolve.ts';
 export { EntityGraph, type GraphHit, type SeedEntity } from './entity-graph.ts';
 export { personalizedPageRank, sparseGraph, type SparseGraph, type PprOptions } from './ppr.ts';

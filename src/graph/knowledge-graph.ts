@@ -295,7 +295,7 @@ export class KnowledgeGraph implements GraphReader {
       collection: graph.collection,
       name: entity.name,
       type: entity.type,
-      description: '',
+      description: entity.description ?? '',
       aliases: entity.variants.slice(1),
       chunkIds: chunkIdsOf(entity.mentions),
       mentions: entity.mentions.length,
@@ -309,7 +309,8 @@ export class KnowledgeGraph implements GraphReader {
       const graph = this.loaded.get(view.collection);
       const entity = graph?.resolved.entities.find((e) => entityId(view.collection, e.key) === view.id);
       const mention = entity?.mentions.find((m) => m.field === 'text');
-      if (mention) firstMention.set(view.id, mention);
+      // A model's description stands; offline, the sentence of the first mention is the description.
+      if (mention && !view.description) firstMention.set(view.id, mention);
     }
     const chunks = new Map(
       (await this.store.getChunks(scope, [...new Set([...firstMention.values()].map((m) => m.chunkId))])).map((c) => [c.id, c]),

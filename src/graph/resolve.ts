@@ -11,6 +11,8 @@ export interface ResolvedEntity {
   /** Every name it was found as, the canonical one first. */
   variants: string[];
   mentions: Mention[];
+  /** The fullest of its variants' descriptions, when an extractor gave any. */
+  description?: string;
 }
 
 export interface ResolvedRelationship {
@@ -103,7 +105,17 @@ export function resolveEntities(entities: readonly ExtractedEntity[], relationsh
       TYPE_ORDER.find((candidate) => candidate !== 'name' && candidate !== 'heading' && types.includes(candidate)) ?? mostCommon(types);
     const key = entityKey(variants[0]);
     keyOfRoot.set(root, key);
-    resolved.push({ key, name: variants[0], type, variants, mentions: members.flatMap((member) => member.mentions) });
+    const description = members
+      .map((member) => member.description ?? '')
+      .sort((a, b) => b.length - a.length || (a < b ? -1 : a > b ? 1 : 0))[0];
+    resolved.push({
+      key,
+      name: variants[0],
+      type,
+      variants,
+      mentions: members.flatMap((member) => member.mentions),
+      ...(description ? { description } : {}),
+    });
   }
   const merged = new Map<string, ResolvedRelationship>();
   for (const relationship of relationships) {

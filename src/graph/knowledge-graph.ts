@@ -6,7 +6,7 @@ import type { GraphInfo, Scope, ScoredChunkId, Store, StoredChunk } from '../sto
 import { EntityGraph, type SeedEntity } from './entity-graph.ts';
 import { createOfflineGraphExtractor } from './offline-extractor.ts';
 import { entityKey, resolveEntities, type ResolvedEntity, type ResolvedGraph } from './resolve.ts';
-import type { ExtractedEntity, ExtractedRelationship, GraphChunk, GraphExtractor, Mention } from './types.ts';
+import type { ExtractedEntity, ExtractedRelationship, GraphChunk, GraphExtraction, GraphExtractor, Mention } from './types.ts';
 
 export interface GraphBuildReport {
   collections: string[];
@@ -42,6 +42,8 @@ interface LoadedGraph {
 
 /** Personalized PageRank damping, tuned on MuSiQue train-100 (docs/benchmarks.md, "Knowledge graph"). */
 const DAMPING = 0.5;
+/** Documents written per transaction while a graph is built. */
+const WRITE_BATCH = 200;
 
 export function entityId(collection: string, key: string): string {
   return `e${createHash('sha1').update(`${collection}\u0000${key}`).digest('hex').slice(0, 12)}`;
@@ -81,13 +83,14 @@ export class KnowledgeGraph implements GraphReader {
       await store.markGraph(collection, extractor.id);
       for (const documentId of await store.unextractedDocuments(collection)) work.push({ collection, documentId });
     }
-    let done = 0;
     options.onProgress?.(0, work.length);
-    for (const { collection, documentId } of work) {
-      options.signal?.throwIfAborted();
-      const extraction = await this.extractDocument(collection, documentId, extractor, options.signal);
-      failures.push(...extraction.failures.map((failure) => ({ documentId, ...failure })));
-      options.onProgress?.(++done, work.length);
+    let done = 0;
+    for (const collection of collections) {
+      const ids = work.filter((item) => item.collection === collection).map((item) => item.documentId);
+      await this.extractDocuments(collection, ids, extractor, options.signal, (documentId, extraction) => {
+        failures.push(...extraction.failures.map((failure) => ({ documentId, ...failure })));
+        options.onProgress?.(++done, work.length);
+      });
     }
     let entities = 0;
     let relationships = 0;
@@ -123,36 +126,49 @@ export class KnowledgeGraph implements GraphReader {
     const offline = createOfflineGraphExtractor();
     const usable = extractor?.id === graph.extractor ? extractor : offline.id === graph.extractor ? offline : undefined;
     if (!usable) return { extracted: 0, pending: pending.length };
-    for (const documentId of pending) await this.extractDocument(collection, documentId, usable);
+    await this.extractDocuments(collection, pending, usable);
     return { extracted: pending.length, pending: 0 };
   }
 
-  private async extractDocument(collection: string, documentId: number, extractor: GraphExtractor, signal?: AbortSignal) {
+  /**
+   * Extracts documents one by one (a model sees each document's description with its chunks) and
+   * writes them in batches, one transaction each: a build is a few commits, not one per document.
+   */
+  private async extractDocuments(
+    collection: string,
+    documentIds: readonly number[],
+    extractor: GraphExtractor,
+    signal?: AbortSignal,
+    onDocument?: (documentId: number, extraction: GraphExtraction) => void,
+  ): Promise<void> {
     const scope = { collections: [collection] };
-    const document = await this.store.getDocument(scope, documentId);
-    const chunks = (await this.store.getChunkRange(scope, documentId, 0, Number.MAX_SAFE_INTEGER)).map(toGraphChunk);
-    const extraction = await extractor.extract(chunks, { documentDescription: document?.description || document?.title, signal });
-    await this.writableGraphStore().putGraphExtraction({
-      documentId,
-      extractor: extractor.id,
-      entities: extraction.entities,
-      relationships: extraction.relationships,
-      failures: extraction.failures,
-    });
-    return extraction;
+    const store = this.writableGraphStore();
+    for (let at = 0; at < documentIds.length; at += WRITE_BATCH) {
+      const records = [];
+      for (const documentId of documentIds.slice(at, at + WRITE_BATCH)) {
+        signal?.throwIfAborted();
+        const document = await this.store.getDocument(scope, documentId);
+        const chunks = (await this.store.getChunkRange(scope, documentId, 0, Number.MAX_SAFE_INTEGER)).map(toGraphChunk);
+        const extraction = await extractor.extract(chunks, { documentDescription: document?.description || document?.title, signal });
+        records.push({ documentId, extractor: extractor.id, ...extraction });
+        onDocument?.(documentId, extraction);
+      }
+      signal?.throwIfAborted();
+      await store.putGraphExtractions(records);
+    }
   }
 
   private writableGraphStore(): Required<
-    Pick<Store, 'graphs' | 'markGraph' | 'dropGraph' | 'putGraphExtraction' | 'unextractedDocuments'>
+    Pick<Store, 'graphs' | 'markGraph' | 'dropGraph' | 'putGraphExtractions' | 'unextractedDocuments'>
   > {
-    const { graphs, markGraph, dropGraph, putGraphExtraction, unextractedDocuments } = this.store;
-    if (!graphs || !markGraph || !dropGraph || !putGraphExtraction || !unextractedDocuments)
+    const { graphs, markGraph, dropGraph, putGraphExtractions, unextractedDocuments } = this.store;
+    if (!graphs || !markGraph || !dropGraph || !putGraphExtractions || !unextractedDocuments)
       throw new DossierError('config', 'this store cannot hold a knowledge graph');
     return {
       graphs: graphs.bind(this.store),
       markGraph: markGraph.bind(this.store),
       dropGraph: dropGraph.bind(this.store),
-      putGraphExtraction: putGraphExtraction.bind(this.store),
+      putGraphExtractions: putGraphExtractions.bind(this.store),
       unextractedDocuments: unextractedDocuments.bind(this.store),
     };
   }

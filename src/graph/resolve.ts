@@ -1,4 +1,4 @@
-import { isAcronymOf } from './offline-extractor.ts';
+import { initialsOf, isAcronymOf } from './offline-extractor.ts';
 import type { EntityType, ExtractedEntity, ExtractedRelationship, Mention } from './types.ts';
 
 /** An entity after its name variants are merged. */
@@ -83,8 +83,15 @@ export function resolveEntities(entities: readonly ExtractedEntity[], relationsh
   }
   // An acronym found alone merges with the one longer name whose initials it is (two such names: neither).
   const names = [...new Set(entities.map((entity) => entity.name))];
+  // Names by their initials, so each acronym meets only the names it could stand for.
+  const byInitials = new Map<string, string[]>();
+  for (const name of names) {
+    const letters = initialsOf(name);
+    if (letters.length >= 2 && letters.length <= 8) byInitials.set(letters, [...(byInitials.get(letters) ?? []), name]);
+  }
   for (const short of names.filter((name) => /^[A-Z][A-Z0-9&]{1,7}$/.test(name))) {
-    const longs = [...new Set(names.filter((long) => long !== short && isAcronymOf(short, long)).map(entityKey))];
+    const candidates = byInitials.get(short.replace(/&/g, '')) ?? [];
+    const longs = [...new Set(candidates.filter((long) => long !== short && isAcronymOf(short, long)).map(entityKey))];
     if (longs.length === 1) union(longs[0], entityKey(short));
   }
   const groups = new Map<string, ExtractedEntity[]>();

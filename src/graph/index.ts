@@ -1,6 +1,15 @@
-/** The knowledge graph: extraction (offline), entity resolution, and Personalized PageRank search. */
+/** The knowledge graph: extraction (offline), entity resolution, communities, and Personalized PageRank search. */
 export type * from './types.ts';
 export { createOfflineGraphExtractor } from './offline-extractor.ts';
 export { entityKey, resolveEntities, type ResolvedEntity, type ResolvedGraph, type ResolvedRelationship } from './resolve.ts';
 export { EntityGraph, type GraphHit, type SeedEntity } from './entity-graph.ts';
 export { personalizedPageRank, sparseGraph, type SparseGraph, type PprOptions } from './ppr.ts';
+export { detectCommunities, type Community, type CommunityOptions, type CommunitySentence } from './communities.ts';
+export {
+  summarizeCommunitiesWithModel,
+  COMMUNITY_SUMMARY_SYSTEM_PROMPT,
+  type CommunitySummaries,
+  type CommunitySummaryFailure,
+  type CommunitySummaryOptions,
+  type SummarizableCommunity,
+} from './community-summary.ts';

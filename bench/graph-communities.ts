@@ -1,0 +1,66 @@
+/**
+ * Graph communities on a pooled multi-hop set (HotpotQA format, e.g. MuSiQue train-100): offline
+ * extraction and resolution, then community detection (Louvain, hierarchical) timed on its own, with
+ * the communities per level, their sizes, and how much of each summary is cited evidence. Runs the
+ * detection twice and says whether the second run gave the same communities (a rebuild is idempotent).
+ * A benchmark, never part of `npm test`.
+ *   node --import tsx bench/graph-communities.ts $DOSSIER_DATA_DIR/musique-train/train-100.jsonl [--runs N] [--json]
+ */
+import { createOfflineGraphExtractor, detectCommunities, resolveEntities } from '../src/graph/index.ts';
+import { loadGraphCorpus } from './graph-corpus.ts';
+
+const args = process.argv.slice(2);
+const runsAt = args.indexOf('--runs');
+const runs = runsAt >= 0 ? Number(args[runsAt + 1]) : 5;
+const [file] = args.filter((arg, i) => !arg.startsWith('--') && args[i - 1] !== '--runs');
+if (!file) {
+  console.error('usage: graph-communities.ts <pooled.jsonl> [--runs N] [--json]');
+  process.exit(2);
+}
+const { chunks } = loadGraphCorpus(file);
+const byId = new Map(chunks.map((chunk) => [chunk.id, chunk]));
+let started = performance.now();
+const extraction = await createOfflineGraphExtractor().extract(chunks);
+const resolved = resolveEntities(extraction.entities, extraction.relationships);
+const graphSeconds = (performance.now() - started) / 1000;
+const times: number[] = [];
+let communities = detectCommunities(resolved, byId);
+const first = JSON.stringify(communities);
+let identical = true;
+for (let run = 0; run < runs; run++) {
+  started = performance.now();
+  communities = detectCommunities(resolved, byId);
+  times.push(performance.now() - started);
+  identical &&= JSON.stringify(communities) === first;
+}
+times.sort((a, b) => a - b);
+const levels = [...new Set(communities.map((c) => c.level))].sort((a, b) => a - b);
+const sizes = (level: number) =>
+  communities
+    .filter((c) => c.level === level)
+    .map((c) => c.size)
+    .sort((a, b) => a - b);
+const median = (values: number[]) => values[Math.floor(values.length / 2)] ?? 0;
+const report = {
+  file,
+  paragraphs: chunks.length,
+  entities: resolved.entities.length,
+  relationships: resolved.relationships.length,
+  extractAndResolveSeconds: Number(graphSeconds.toFixed(2)),
+  detectMsMedian: Number(median(times).toFixed(1)),
+  detectMsMax: Number(times.at(-1)!.toFixed(1)),
+  communitiesPerLevel: Object.fromEntries(levels.map((level) => [level, sizes(level).length])),
+  medianSizePerLevel: Object.fromEntries(levels.map((level) => [level, median(sizes(level))])),
+  largestPerLevel: Object.fromEntries(levels.map((level) => [level, sizes(level).at(-1)])),
+  entitiesInLevel0: communities.filter((c) => c.level === 0).reduce((sum, c) => sum + c.size, 0),
+  summarised: communities.filter((c) => c.summary).length,
+  sentencesMean: Number((communities.reduce((sum, c) => sum + c.evidence.length, 0) / Math.max(1, communities.length)).toFixed(2)),
+  identicalOnRerun: identical,
+};
+if (args.includes('--json')) console.log(JSON.stringify(report));
+else {
+  for (const [key, value] of Object.entries(report))
+    console.log(`${key.padEnd(26)} ${typeof value === 'object' ? JSON.stringify(value) : value}`);
+  for (const community of communities.filter((c) => c.level === 0).slice(0, 3))
+    console.log(`\n${community.id} (${community.size}): ${community.title}\n  ${community.summary.slice(0, 400)}`);
+}

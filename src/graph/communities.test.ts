@@ -208,6 +208,26 @@ describe('community summaries by a model', () => {
     }
   });
 
+  it('reports a community whose evidence chunks were not given, without calling the model for it', async () => {
+    const result = await summarizeCommunitiesWithModel(communities.slice(0, 1), { model: model(), chunks: new Map(), maxRetries: 0 });
+    assert.deepEqual(result.failures, [{ communityId: communities[0].id, message: 'its evidence sentences are not in the chunks given' }]);
+    assert.equal(result.communities[0].summary, communities[0].summary);
+    assert.equal(server.chat.requests.length, 0);
+  });
+
+  it('reads the evidence back from the summary when a stored community comes without it', async () => {
+    server.chat.otherwise((body) => ({
+      type: 'text',
+      text: JSON.stringify(body).includes('<<<EVIDENCE 1') ? 'From the evidence.' : 'Nothing.',
+    }));
+    const [stored] = communities.map(({ evidence, entityNames, ...rest }) => rest);
+    const result = await summarizeCommunitiesWithModel([stored], { model: model(), chunks: CHUNK_MAP, maxRetries: 0 });
+    assert.deepEqual(result.failures, []);
+    assert.equal(result.communities[0].summary, 'From the evidence.');
+    const user = JSON.stringify(server.chat.requests[0].body);
+    for (const sentence of communities[0].evidence) assert.ok(user.includes(sentence.text), sentence.text);
+  });
+
   it('throws when the caller aborts', async () => {
     const controller = new AbortController();
     controller.abort();

@@ -84,14 +84,16 @@ export function detectCommunities(
   chunks: ReadonlyMap<number, GraphChunk>,
   options: CommunityOptions = {},
 ): Community[] {
-  const minSize = options.minSize ?? 3;
+  const minSize = Math.max(1, options.minSize ?? 3);
   const maxLevels = options.maxLevels ?? 2;
+  if (maxLevels < 1) return [];
   const splitSize = options.splitSize ?? 12;
   const entities = [...graph.entities].sort((a, b) => compareStrings(a.key, b.key));
   const weighted = weightedGraph(graph, entities);
+  const scratch: Scratch = { inside: new Uint8Array(entities.length), degree: new Float64Array(entities.length) };
   const partition = (nodes: number[]): number[][] => {
     if (!nodes.length) return [];
-    const assignment = louvain(louvainGraph(weighted, nodes), {
+    const assignment = louvain(louvainGraph(weighted, nodes, scratch), {
       getEdgeWeight: 'weight',
       resolution: options.resolution ?? 1,
       // A generator per partition, so how one community splits does not depend on the others.
@@ -110,7 +112,7 @@ export function detectCommunities(
   const communities: Community[] = [];
   const visit = (members: number[], level: number, parentId: string | undefined) => {
     if (members.length < minSize) return;
-    const community = describe(members, level, parentId, weighted, entities, sentences, options.maxSentences ?? 4);
+    const community = describe(members, level, parentId, weighted, entities, sentences, options.maxSentences ?? 4, scratch);
     communities.push(community);
     if (level + 1 >= maxLevels || members.length <= splitSize) return;
     const parts = partition(members);
@@ -124,8 +126,12 @@ export function detectCommunities(
 /** The entity graph: nodes in key order (so the same graph always builds the same way), weighted undirected edges. */
 interface WeightedGraph {
   keys: string[];
-  /** Neighbours of each node with the edge's weight, in node order. */
-  adjacency: Array<Array<[number, number]>>;
+  /** Node ids as Louvain's graph names them. */
+  ids: string[];
+  /** Compressed rows: node i's neighbours are `neighbours[offsets[i] .. offsets[i + 1]]`, in node order, with their edge weights. */
+  offsets: Int32Array;
+  neighbours: Int32Array;
+  weights: Float64Array;
 }
 
 function weightedGraph(graph: ResolvedGraph, entities: readonly ResolvedEntity[]): WeightedGraph {
@@ -156,27 +162,54 @@ function weightedGraph(graph: ResolvedGraph, entities: readonly ResolvedEntity[]
     if (!anchors.size) anchors.add([...counts.entries()].sort((a, b) => b[1] - a[1] || a[0] - b[0])[0][0]);
     for (const anchor of anchors) for (const member of counts.keys()) add(anchor, member, CHUNK_EDGE_WEIGHT);
   }
-  const adjacency: Array<Array<[number, number]>> = entities.map(() => []);
-  for (const pair of [...weights.keys()].sort((a, b) => a - b)) {
-    const [a, b, weight] = [Math.floor(pair / n), pair % n, weights.get(pair)!];
-    adjacency[a].push([b, weight]);
-    adjacency[b].push([a, weight]);
+  const pairs = Float64Array.from(weights.keys()).sort();
+  const offsets = new Int32Array(n + 1);
+  for (const pair of pairs) {
+    offsets[Math.floor(pair / n) + 1]++;
+    offsets[(pair % n) + 1]++;
   }
-  return { keys: entities.map((entity) => entity.key), adjacency };
+  for (let i = 0; i < n; i++) offsets[i + 1] += offsets[i];
+  const fill = offsets.slice(0, n);
+  const neighbours = new Int32Array(offsets[n]);
+  const edgeWeights = new Float64Array(offsets[n]);
+  // Pairs in order, so each row's neighbours come out in node order.
+  for (const pair of pairs) {
+    const [a, b, weight] = [Math.floor(pair / n), pair % n, weights.get(pair)!];
+    neighbours[fill[a]] = b;
+    edgeWeights[fill[a]++] = weight;
+    neighbours[fill[b]] = a;
+    edgeWeights[fill[b]++] = weight;
+  }
+  return {
+    keys: entities.map((entity) => entity.key),
+    ids: entities.map((_, i) => String(i)),
+    offsets,
+    neighbours,
+    weights: edgeWeights,
+  };
+}
+
+/** Arrays by node reused by every community: membership marks and weighted degrees. */
+interface Scratch {
+  inside: Uint8Array;
+  degree: Float64Array;
 }
 
 /** The graph Louvain reads: the given nodes (in node order) and the edges among them, each once. */
-function louvainGraph(graph: WeightedGraph, nodes: readonly number[]): UndirectedGraph {
+function louvainGraph(graph: WeightedGraph, nodes: readonly number[], { inside }: Scratch): UndirectedGraph {
   const sorted = [...nodes].sort((a, b) => a - b);
-  const members = new Set(sorted);
+  for (const node of sorted) inside[node] = 1;
   const louvainInput = new UndirectedGraph({ allowSelfLoops: false });
-  for (const node of sorted) louvainInput.addNode(String(node));
+  for (const node of sorted) louvainInput.addNode(graph.ids[node]);
   // Edges keyed by a counter: graphology's own key generator costs a third of the build.
   let edges = 0;
   for (const node of sorted)
-    for (const [other, weight] of graph.adjacency[node])
-      if (other > node && members.has(other))
-        louvainInput.addUndirectedEdgeWithKey(String(edges++), String(node), String(other), { weight });
+    for (let at = graph.offsets[node]; at < graph.offsets[node + 1]; at++) {
+      const other = graph.neighbours[at];
+      if (other > node && inside[other])
+        louvainInput.addUndirectedEdgeWithKey(String(edges++), graph.ids[node], graph.ids[other], { weight: graph.weights[at] });
+    }
+  for (const node of sorted) inside[node] = 0;
   return louvainInput;
 }
 
@@ -188,17 +221,16 @@ function describe(
   entities: readonly ResolvedEntity[],
   sentences: SentenceIndex,
   maxSentences: number,
+  { inside, degree }: Scratch,
 ): Community {
-  const inside = new Set(members);
-  const degree = new Map<number, number>();
+  for (const node of members) inside[node] = 1;
   for (const node of members) {
     let sum = 0;
-    for (const [other, weight] of graph.adjacency[node]) if (inside.has(other)) sum += weight;
-    degree.set(node, sum);
+    for (let at = graph.offsets[node]; at < graph.offsets[node + 1]; at++) if (inside[graph.neighbours[at]]) sum += graph.weights[at];
+    degree[node] = sum;
   }
-  const ranked = [...members].sort(
-    (a, b) => degree.get(b)! - degree.get(a)! || entities[b].mentions.length - entities[a].mentions.length || a - b,
-  );
+  for (const node of members) inside[node] = 0;
+  const ranked = [...members].sort((a, b) => degree[b] - degree[a] || entities[b].mentions.length - entities[a].mentions.length || a - b);
   const names = ranked.slice(0, 3).map((node) => entities[node].name);
   const evidence = sentences.select(
     ranked.map((node) => entities[node]),
@@ -321,14 +353,22 @@ function proseSentences(chunk: GraphChunk): CommunitySentence[] {
   return sentences;
 }
 
+const CODE_START = /^(?:#|\||>>>|\$ |<\w|[{}[\]])/;
+const CODE_SHAPE = /^(?:import|from|def|class|function|const|let|var|return|if|for|while)\b.*[=({:;]\s*$|[;{}]\s*$|=>|===|!==|\)\s*\{|::/;
+/** Prose has two lower-case words in a row somewhere; a line of symbols and names does not. */
+const PROSE = /\p{Ll}{3,}\s+\p{Ll}{2,}/u;
+/** ASCII characters that are neither letters, digits, spaces nor sentence punctuation: the marks of code. */
+const SYMBOL = new Uint8Array(128);
+for (const c of '#$%&*+/<=>@[\\]^_`{|}~') SYMBOL[c.charCodeAt(0)] = 1;
+
 /** A line of code, a shell command, a heading, a table row or markup outside a fence. */
 export function looksLikeCode(text: string): boolean {
-  if (/^(?:#|\||>>>|\$ |<\w|[{}[\]])/.test(text)) return true;
-  if (/^(?:import|from|def|class|function|const|let|var|return|if|for|while)\b.*[=({:;]\s*$/.test(text)) return true;
-  if (/[;{}]\s*$/.test(text) || /=>|===|!==|\)\s*\{|::/.test(text)) return true;
-  // Prose has two lower-case words in a row somewhere; a line of symbols and names does not.
-  if (!/\p{Ll}{3,}\s+\p{Ll}{2,}/u.test(text)) return true;
-  const symbols = text.replace(/[\p{L}\p{N}\s.,;:'"’“”!?()–—-]/gu, '').length;
+  if (CODE_START.test(text) || CODE_SHAPE.test(text) || !PROSE.test(text)) return true;
+  let symbols = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 128 && SYMBOL[c]) symbols++;
+  }
   return symbols / text.length > 0.08;
 }
 

@@ -52,8 +52,9 @@ const MAX_SUMMARY_CHARS = 1_200;
  * Rewrites each community's summary with a model, from its extractive evidence: the prompt gives the
  * member names and the evidence sentences (fenced as data). The evidence and `chunkIds` stay, so the
  * summary is cited by the same chunks. A community whose call fails, or whose reply is empty, keeps
- * its extractive summary and is reported in `failures`; only an abort by the caller throws. A
- * community without evidence sentences is left as it is (the model would have nothing to go on).
+ * its extractive summary and is reported in `failures`, as is one whose evidence is not in the
+ * chunks given; only an abort by the caller throws. A community without evidence sentences is left
+ * as it is (the model would have nothing to go on).
  */
 export async function summarizeCommunitiesWithModel<T extends SummarizableCommunity>(
   communities: readonly T[],
@@ -67,7 +68,12 @@ export async function summarizeCommunitiesWithModel<T extends SummarizableCommun
       const index = next++;
       const community = communities[index];
       const evidence = evidenceOf(community, options.chunks);
-      if (!evidence.length) continue;
+      if (!evidence.length) {
+        // Nothing to write from: a community without evidence stays as it is; one whose chunks were not given is reported.
+        if (community.summary)
+          failures.push({ index, communityId: community.id, message: 'its evidence sentences are not in the chunks given' });
+        continue;
+      }
       try {
         const result = await callModel({
           model: options.model,

@@ -116,6 +116,23 @@ describe('graph communities', () => {
     }
   });
 
+  it('quotes a list item without its marker, and never a line that introduces what it leaves out or an unfenced code line', async () => {
+    const fleet = [
+      doc(
+        1,
+        'Harbour Fleet',
+        'The fleet of Port Ellery has two boats:\n- Grey Heron sails from Port Ellery with Mira Osk.\n- Silver Tern sails from Port Ellery with Mira Osk and Grey Heron.\ngrey_heron = Boat("Grey Heron", "Port Ellery", "Mira Osk")',
+      ),
+    ];
+    const fleetMap = new Map(fleet.map((chunk) => [chunk.id, chunk]));
+    const [community] = detectCommunities(await graphOf(fleet), fleetMap);
+    assert.deepEqual(community.evidence.map((sentence) => sentence.text).sort(), [
+      'Grey Heron sails from Port Ellery with Mira Osk.',
+      'Silver Tern sails from Port Ellery with Mira Osk and Grey Heron.',
+    ]);
+    for (const sentence of community.evidence) assert.equal(fleet[0].text.slice(sentence.start, sentence.end), sentence.text);
+  });
+
   it('splits a large community one level down, each part pointing at the community it splits', () => {
     const communities = detectCommunities(graph, CHUNK_MAP, { splitSize: 4, minSize: 2 });
     const children = communities.filter((community) => community.level === 1);
@@ -143,10 +160,23 @@ describe('graph communities', () => {
   });
 
   it('tells code and markup from prose', () => {
-    for (const code of ['const x = load("a");', 'def main(argv):', '$ npm install dossier', '| a | b |', '# Install', 'a.b.c(d)']) {
+    for (const code of [
+      'const x = load("a");',
+      'def main(argv):',
+      '$ npm install dossier',
+      '| a | b |',
+      '# Install',
+      'a.b.c(d)',
+      'timeout = Timeout(5.0, connect=2.0)',
+      'The client is built as follows\n    client = Client(base_url="https://example.org")',
+    ]) {
       assert.equal(looksLikeCode(code), true, code);
     }
-    for (const prose of ['Tobias Renn left Quennell Glassworks to open a studio.', 'The array (built in 1931) has 12 dishes.']) {
+    for (const prose of [
+      'Tobias Renn left Quennell Glassworks to open a studio.',
+      'The array (built in 1931) has 12 dishes.',
+      'Use `urlsplit` throughout in favor of `urlparse` and `Client()`.',
+    ]) {
       assert.equal(looksLikeCode(prose), false, prose);
     }
   });

@@ -101,7 +101,7 @@ export function detectCommunities(
     });
     const groups = new Map<number, number[]>();
     for (const node of nodes) {
-      const group = assignment[node];
+      const group = assignment[weighted.ids[node]];
       const members = groups.get(group);
       if (members) members.push(node);
       else groups.set(group, [node]);
@@ -126,7 +126,10 @@ export function detectCommunities(
 /** The entity graph: nodes in key order (so the same graph always builds the same way), weighted undirected edges. */
 interface WeightedGraph {
   keys: string[];
-  /** Node ids as Louvain's graph names them. */
+  /**
+   * Node ids as Louvain's graph names them: not bare numbers, which would make a hub's adjacency in
+   * graphology a sparse array (six times slower to build).
+   */
   ids: string[];
   /** Compressed rows: node i's neighbours are `neighbours[offsets[i] .. offsets[i + 1]]`, in node order, with their edge weights. */
   offsets: Int32Array;
@@ -182,7 +185,7 @@ function weightedGraph(graph: ResolvedGraph, entities: readonly ResolvedEntity[]
   }
   return {
     keys: entities.map((entity) => entity.key),
-    ids: entities.map((_, i) => String(i)),
+    ids: entities.map((_, i) => `n${i}`),
     offsets,
     neighbours,
     weights: edgeWeights,
@@ -203,11 +206,12 @@ function louvainGraph(graph: WeightedGraph, nodes: readonly number[], { inside }
   for (const node of sorted) louvainInput.addNode(graph.ids[node]);
   // Edges keyed by a counter: graphology's own key generator costs a third of the build.
   let edges = 0;
+  const edgeKey = () => `e${edges++}`;
   for (const node of sorted)
     for (let at = graph.offsets[node]; at < graph.offsets[node + 1]; at++) {
       const other = graph.neighbours[at];
       if (other > node && inside[other])
-        louvainInput.addUndirectedEdgeWithKey(String(edges++), graph.ids[node], graph.ids[other], { weight: graph.weights[at] });
+        louvainInput.addUndirectedEdgeWithKey(edgeKey(), graph.ids[node], graph.ids[other], { weight: graph.weights[at] });
     }
   for (const node of sorted) inside[node] = 0;
   return louvainInput;
@@ -336,34 +340,56 @@ class SentenceIndex {
   }
 }
 
-/** A chunk's sentences of prose, trimmed, that read as sentences: no code, headings, table rows or lists of symbols. */
+/**
+ * A chunk's sentences of prose that read as sentences: the offline extractor's segments, cut again
+ * where a line starts a list item, a quote or an admonition ("!!! note"), with the marker left out of
+ * the span; never code (fenced, or shaped like code), headings, table rows, fragments or run-ons.
+ */
 function proseSentences(chunk: GraphChunk): CommunitySentence[] {
   const sentences: CommunitySentence[] = [];
   for (const segment of segmentsOf(chunk.text)) {
     if (segment.code) continue;
-    // A list item's or a quote's marker is left out of the span; the rest is the sentence as written.
-    const lead = /^\s*(?:(?:[-*+]|\d{1,2}[.)]|>)\s+)?/.exec(segment.text)![0].length;
-    const text = segment.text.slice(lead).trimEnd();
-    // A span starting in lower case is a sentence cut in two (an abbreviation's full stop), not one to quote.
-    if (/^\p{Ll}/u.test(text)) continue;
-    if (text.length < MIN_SENTENCE_CHARS || text.length > MAX_SENTENCE_CHARS || looksLikeCode(text)) continue;
-    const start = segment.start + lead;
-    sentences.push({ chunkId: chunk.id, start, end: start + text.length, text });
+    let from = 0;
+    for (const cut of [...segment.text.matchAll(ITEM_START), { index: segment.text.length }]) {
+      const piece = segment.text.slice(from, cut.index);
+      const at = segment.start + from;
+      from = cut.index;
+      const lead = LEAD.exec(piece)![0].length;
+      // Lines of code after a sentence (outside a fence) end it.
+      const lines = piece.slice(lead).split('\n');
+      const code = lines.findIndex(isCodeLine);
+      const text = (code < 0 ? lines : lines.slice(0, code)).join('\n').trimEnd();
+      // A span starting in lower case is a sentence cut in two (an abbreviation's full stop), not one to
+      // quote; one ending in a colon introduces what it does not include (an example, a list).
+      if (/^\p{Ll}|:$/u.test(text) || text.length < MIN_SENTENCE_CHARS || text.length > MAX_SENTENCE_CHARS || looksLikeCode(text)) continue;
+      sentences.push({ chunkId: chunk.id, start: at + lead, end: at + lead + text.length, text });
+    }
   }
   return sentences;
 }
 
-const CODE_START = /^(?:#|\||>>>|\$ |<\w|[{}[\]])/;
+/** A line break that starts a list item, a quote or an admonition. */
+const ITEM_START = /\n(?=[ \t]*(?:[-*+•]\s|\d{1,2}[.)]\s|>|!!!))/g;
+/** What comes before a piece's sentence: spaces, a list or quote marker, an admonition's first line. */
+const LEAD = /^\s*(?:!!![^\n]*\n\s*|(?:[-*+•]|\d{1,2}[.)]|>)\s+)?/;
+
+const CODE_START = /^\s*(?:#|\||>>>|\$ |<\w|[{}[\]]|"""|'''|[\w.[\]'"]+\s*=[^=]|[\w.]+\(.*\)[\s;]*$)/;
 const CODE_SHAPE = /^(?:import|from|def|class|function|const|let|var|return|if|for|while)\b.*[=({:;]\s*$|[;{}]\s*$|=>|===|!==|\)\s*\{|::/;
 /** Prose has two lower-case words in a row somewhere; a line of symbols and names does not. */
 const PROSE = /\p{Ll}{3,}\s+\p{Ll}{2,}/u;
 /** ASCII characters that are neither letters, digits, spaces nor sentence punctuation: the marks of code. */
 const SYMBOL = new Uint8Array(128);
-for (const c of '#$%&*+/<=>@[\\]^_`{|}~') SYMBOL[c.charCodeAt(0)] = 1;
+// Not the backtick nor the underscore: inline code in a sentence is still prose.
+for (const c of '#$%&*+/<=>@[\\]^{|}~') SYMBOL[c.charCodeAt(0)] = 1;
 
 /** A line of code, a shell command, a heading, a table row or markup outside a fence. */
+function isCodeLine(line: string): boolean {
+  return CODE_START.test(line) || CODE_SHAPE.test(line);
+}
+
+/** Code, a shell command, a heading, a table row or markup outside a fence: any line shaped so, no prose, or many symbols. */
 export function looksLikeCode(text: string): boolean {
-  if (CODE_START.test(text) || CODE_SHAPE.test(text) || !PROSE.test(text)) return true;
+  if (text.split('\n').some(isCodeLine) || !PROSE.test(text)) return true;
   let symbols = 0;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);

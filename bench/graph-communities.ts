@@ -4,16 +4,17 @@
  * the communities per level, their sizes, and how much of each summary is cited evidence. Runs the
  * detection twice and says whether the second run gave the same communities (a rebuild is idempotent).
  * A benchmark, never part of `npm test`.
- *   node --import tsx bench/graph-communities.ts $DOSSIER_DATA_DIR/musique-train/train-100.jsonl [--runs N] [--json]
+ *   node --import tsx bench/graph-communities.ts $DOSSIER_DATA_DIR/musique-train/train-100.jsonl [--runs N] [--chunk-edge-weight W] [--resolution R] [--json]
  */
 import { loadavg } from 'node:os';
-import { createOfflineGraphExtractor, detectCommunities, resolveEntities } from '../src/graph/index.ts';
+import { createOfflineGraphExtractor, detectCommunities, entityKey, resolveEntities } from '../src/graph/index.ts';
 import { loadGraphCorpus } from './graph-corpus.ts';
 
 const args = process.argv.slice(2);
-const runsAt = args.indexOf('--runs');
-const runs = runsAt >= 0 ? Number(args[runsAt + 1]) : 5;
-const [file] = args.filter((arg, i) => !arg.startsWith('--') && args[i - 1] !== '--runs');
+const valueOf = (flag: string) => (args.includes(flag) ? Number(args[args.indexOf(flag) + 1]) : undefined);
+const runs = valueOf('--runs') ?? 5;
+const options = { chunkEdgeWeight: valueOf('--chunk-edge-weight'), resolution: valueOf('--resolution') };
+const [file] = args.filter((arg, i) => !arg.startsWith('--') && !args[i - 1]?.startsWith('--'));
 if (!file) {
   console.error('usage: graph-communities.ts <pooled.jsonl> [--runs N] [--json]');
   process.exit(2);
@@ -26,13 +27,13 @@ const resolved = resolveEntities(extraction.entities, extraction.relationships);
 const graphSeconds = (performance.now() - started) / 1000;
 const times: number[] = [];
 const cpuTimes: number[] = [];
-let communities = detectCommunities(resolved, byId);
+let communities = detectCommunities(resolved, byId, options);
 const first = JSON.stringify(communities);
 let identical = true;
 for (let run = 0; run < runs; run++) {
   started = performance.now();
   const cpu = process.cpuUsage();
-  communities = detectCommunities(resolved, byId);
+  communities = detectCommunities(resolved, byId, options);
   times.push(performance.now() - started);
   const used = process.cpuUsage(cpu);
   cpuTimes.push((used.user + used.system) / 1000);
@@ -47,6 +48,17 @@ const sizes = (level: number) =>
     .map((c) => c.size)
     .sort((a, b) => a - b);
 const median = (values: number[]) => values[Math.floor(values.length / 2)] ?? 0;
+// How well level 0 keeps a passage together: per paragraph, the share of its entities in the
+// level-0 community of the paragraph's title entity (no labels: the title is the paragraph's own).
+const homeOf = new Map(communities.filter((c) => c.level === 0).flatMap((c) => c.entityKeys.map((key) => [key, c.id] as const)));
+const entitiesOf = new Map<number, Set<string>>();
+for (const entity of resolved.entities)
+  for (const mention of entity.mentions) entitiesOf.set(mention.chunkId, (entitiesOf.get(mention.chunkId) ?? new Set()).add(entity.key));
+const coherence = chunks.map((chunk) => {
+  const home = homeOf.get(entityKey(chunk.title));
+  const members = [...(entitiesOf.get(chunk.id) ?? [])];
+  return home && members.length ? members.filter((key) => homeOf.get(key) === home).length / members.length : 0;
+});
 const report = {
   file,
   paragraphs: chunks.length,
@@ -62,6 +74,7 @@ const report = {
   medianSizePerLevel: Object.fromEntries(levels.map((level) => [level, median(sizes(level))])),
   largestPerLevel: Object.fromEntries(levels.map((level) => [level, sizes(level).at(-1)])),
   entitiesInLevel0: communities.filter((c) => c.level === 0).reduce((sum, c) => sum + c.size, 0),
+  paragraphCoherence: Number((coherence.reduce((a, b) => a + b, 0) / Math.max(1, coherence.length)).toFixed(3)),
   summarised: communities.filter((c) => c.summary).length,
   sentencesMean: Number((communities.reduce((sum, c) => sum + c.evidence.length, 0) / Math.max(1, communities.length)).toFixed(2)),
   identicalOnRerun: identical,

@@ -55,6 +55,8 @@ export interface CommunityOptions {
   maxSentences?: number;
   /** Seeds Louvain's random walk (default 1), so a rebuild on the same data gives the same communities. */
   seed?: number;
+  /** Weight of the edge between a chunk's entities and what the chunk is about (default 0.5; 0: relationships only). */
+  chunkEdgeWeight?: number;
 }
 
 /**
@@ -89,7 +91,7 @@ export function detectCommunities(
   if (maxLevels < 1) return [];
   const splitSize = options.splitSize ?? 12;
   const entities = [...graph.entities].sort((a, b) => compareStrings(a.key, b.key));
-  const weighted = weightedGraph(graph, entities);
+  const weighted = weightedGraph(graph, entities, options.chunkEdgeWeight ?? CHUNK_EDGE_WEIGHT);
   const scratch: Scratch = { inside: new Uint8Array(entities.length), degree: new Float64Array(entities.length) };
   const partition = (nodes: number[]): number[][] => {
     if (!nodes.length) return [];
@@ -137,7 +139,7 @@ interface WeightedGraph {
   weights: Float64Array;
 }
 
-function weightedGraph(graph: ResolvedGraph, entities: readonly ResolvedEntity[]): WeightedGraph {
+function weightedGraph(graph: ResolvedGraph, entities: readonly ResolvedEntity[], chunkEdgeWeight: number): WeightedGraph {
   const index = new Map(entities.map((entity, i) => [entity.key, i]));
   const n = entities.length;
   const weights = new Map<number, number>();
@@ -163,7 +165,7 @@ function weightedGraph(graph: ResolvedGraph, entities: readonly ResolvedEntity[]
   for (const { counts, anchors } of byChunk.values()) {
     if (counts.size < 2) continue;
     if (!anchors.size) anchors.add([...counts.entries()].sort((a, b) => b[1] - a[1] || a[0] - b[0])[0][0]);
-    for (const anchor of anchors) for (const member of counts.keys()) add(anchor, member, CHUNK_EDGE_WEIGHT);
+    for (const anchor of anchors) for (const member of counts.keys()) add(anchor, member, chunkEdgeWeight);
   }
   const pairs = Float64Array.from(weights.keys()).sort();
   const offsets = new Int32Array(n + 1);

@@ -167,6 +167,7 @@ describe('graph communities', () => {
       '| a | b |',
       '# Install',
       'a.b.c(d)',
+      '[tool.black]',
       'timeout = Timeout(5.0, connect=2.0)',
       'The client is built as follows\n    client = Client(base_url="https://example.org")',
     ]) {
@@ -176,6 +177,7 @@ describe('graph communities', () => {
       'Tobias Renn left Quennell Glassworks to open a studio.',
       'The array (built in 1931) has 12 dishes.',
       'Use `urlsplit` throughout in favor of `urlparse` and `Client()`.',
+      '[HTTP/2](../http2.md) is supported by the client, see https://example.org/docs/http2/ for more.',
     ]) {
       assert.equal(looksLikeCode(prose), false, prose);
     }

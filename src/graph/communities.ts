@@ -306,13 +306,15 @@ class SentenceIndex {
     while (chosen.length < max) {
       let best: Scored | undefined;
       for (const [sentence, ranks] of candidates) {
-        if (chosen.includes(sentence)) continue;
-        const scored: Scored = { sentence, fresh: 0, total: ranks.size, centrality: 0 };
+        let fresh = 0;
+        let centrality = 0;
         for (const rank of ranks) {
-          if (!covered.has(rank)) scored.fresh++;
-          scored.centrality += 1 / (rank + 1);
+          if (!covered.has(rank)) fresh++;
+          centrality += 1 / (rank + 1);
         }
-        if (scored.fresh && (!best || compareScored(scored, best) < 0)) best = scored;
+        if (!fresh) continue; // chosen sentences included: all their members are covered
+        const scored: Scored = { sentence, fresh, total: ranks.size, centrality };
+        if (!best || compareScored(scored, best) < 0) best = scored;
       }
       if (!best) break;
       chosen.push(best.sentence);
@@ -361,6 +363,7 @@ function proseSentences(chunk: GraphChunk): CommunitySentence[] {
       const lines = piece.slice(lead).split('\n');
       const code = lines.findIndex(isCodeLine);
       const text = (code < 0 ? lines : lines.slice(0, code)).join('\n').trimEnd();
+      if (code > 0 && !SENTENCE_END.test(text)) continue;
       // A span starting in lower case is a sentence cut in two (an abbreviation's full stop), not one to
       // quote; one ending in a colon introduces what it does not include (an example, a list).
       if (/^\p{Ll}|:$/u.test(text) || text.length < MIN_SENTENCE_CHARS || text.length > MAX_SENTENCE_CHARS || looksLikeCode(text)) continue;
@@ -370,12 +373,13 @@ function proseSentences(chunk: GraphChunk): CommunitySentence[] {
   return sentences;
 }
 
+const SENTENCE_END = /[.!?…]["'”’)\]]*$/u;
 /** A line break that starts a list item, a quote or an admonition. */
 const ITEM_START = /\n(?=[ \t]*(?:[-*+•]\s|\d{1,2}[.)]\s|>|!!!))/g;
 /** What comes before a piece's sentence: spaces, a list or quote marker, an admonition's first line. */
 const LEAD = /^\s*(?:!!![^\n]*\n\s*|(?:[-*+•]|\d{1,2}[.)]|>)\s+)?/;
 
-const CODE_START = /^\s*(?:#|\||>>>|\$ |<\w|[{}[\]]|"""|'''|[\w.[\]'"]+\s*=[^=]|[\w.]+\(.*\)[\s;]*$)/;
+const CODE_START = /^\s*(?:#|\||>>>|\$ |<\w|[{}\]]|\[(?![^\]\n]*\]\()|"""|'''|[\w.[\]'"]+\s*=[^=]|[\w.]+\(.*\)[\s;]*$)/;
 const CODE_SHAPE = /^(?:import|from|def|class|function|const|let|var|return|if|for|while)\b.*[=({:;]\s*$|[;{}]\s*$|=>|===|!==|\)\s*\{|::/;
 /** Prose has two lower-case words in a row somewhere; a line of symbols and names does not. */
 const PROSE = /\p{Ll}{3,}\s+\p{Ll}{2,}/u;
@@ -392,12 +396,14 @@ function isCodeLine(line: string): boolean {
 /** Code, a shell command, a heading, a table row or markup outside a fence: any line shaped so, no prose, or many symbols. */
 export function looksLikeCode(text: string): boolean {
   if (text.split('\n').some(isCodeLine) || !PROSE.test(text)) return true;
+  // A link's address is not code: its slashes do not count.
+  const words = text.replace(/\]\([^)\s]*\)/g, ']').replace(/https?:\/\/\S+/g, '');
   let symbols = 0;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
+  for (let i = 0; i < words.length; i++) {
+    const c = words.charCodeAt(i);
     if (c < 128 && SYMBOL[c]) symbols++;
   }
-  return symbols / text.length > 0.08;
+  return symbols / Math.max(1, words.length) > 0.08;
 }
 
 /** Mulberry32: a small seeded generator, so Louvain's random walk is the same on every run. */

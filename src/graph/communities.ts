@@ -27,7 +27,7 @@ export interface Community {
   level: number;
   /** The community one level up that this one splits. */
   parentId?: string;
-  /** The two or three most central members ("Marit Halvorsen, Halvorsen Instruments and Bergen"). */
+  /** The two or three most central members ("Orla Quennell, Quennell Glassworks and Harrowgate Bay"). */
   title: string;
   /** Extractive (the evidence sentences joined by a space) unless a model rewrote it. */
   summary: string;

@@ -179,7 +179,8 @@ function weightedGraph(graph: ResolvedGraph, entities: readonly ResolvedEntity[]
   const edgeWeights = new Float64Array(offsets[n]);
   // Pairs in order, so each row's neighbours come out in node order.
   for (const pair of pairs) {
-    const [a, b, weight] = [Math.floor(pair / n), pair % n, weights.get(pair)!];
+    // Rounded, so that summing the same weights in another order (another store's row order) builds the same graph.
+    const [a, b, weight] = [Math.floor(pair / n), pair % n, Math.round(weights.get(pair)! * 1e9) / 1e9];
     neighbours[fill[a]] = b;
     edgeWeights[fill[a]++] = weight;
     neighbours[fill[b]] = a;

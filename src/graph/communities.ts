@@ -261,10 +261,11 @@ function describe(
 
 interface Scored {
   sentence: CommunitySentence;
-  /** Members it names that no sentence chosen before names. */
+  /** Ranks in the community of the members it names, ascending. */
+  ranks: number[];
+  /** How many of them no sentence chosen before names. */
   fresh: number;
-  total: number;
-  /** Its members' centrality: 1 / their rank in the community. */
+  /** Its members' centrality: the sum of 1 / (their rank + 1). */
   centrality: number;
 }
 
@@ -272,7 +273,7 @@ interface Scored {
 function compareScored(a: Scored, b: Scored): number {
   return (
     b.fresh - a.fresh ||
-    b.total - a.total ||
+    b.ranks.length - a.ranks.length ||
     b.centrality - a.centrality ||
     a.sentence.chunkId - b.sentence.chunkId ||
     a.sentence.start - b.sentence.start
@@ -290,36 +291,37 @@ class SentenceIndex {
    * new members first (then the most members, then the more central ones, then chunk and offset).
    */
   select(members: readonly ResolvedEntity[], max: number): CommunitySentence[] {
-    const found = new Map<CommunitySentence, Set<number>>();
+    // Members are visited in rank order, so a sentence's ranks arrive sorted and a repeat is the last one.
+    const found = new Map<CommunitySentence, number[]>();
     members.forEach((entity, rank) => {
       for (const mention of entity.mentions) {
         if (mention.field !== 'text') continue;
         const sentence = this.sentenceAt(mention.chunkId, mention.start);
         if (!sentence) continue;
         const ranks = found.get(sentence);
-        if (ranks) ranks.add(rank);
-        else found.set(sentence, new Set([rank]));
+        if (!ranks) found.set(sentence, [rank]);
+        else if (ranks[ranks.length - 1] !== rank) ranks.push(rank);
       }
     });
+    const candidates: Scored[] = [];
+    for (const [sentence, ranks] of found) {
+      let centrality = 0;
+      for (const rank of ranks) centrality += 1 / (rank + 1);
+      candidates.push({ sentence, ranks, fresh: 0, centrality });
+    }
     const chosen: CommunitySentence[] = [];
-    const covered = new Set<number>();
-    const candidates = [...found.entries()];
+    const covered = new Uint8Array(members.length);
     while (chosen.length < max) {
       let best: Scored | undefined;
-      for (const [sentence, ranks] of candidates) {
-        let fresh = 0;
-        let centrality = 0;
-        for (const rank of ranks) {
-          if (!covered.has(rank)) fresh++;
-          centrality += 1 / (rank + 1);
-        }
-        if (!fresh) continue; // chosen sentences included: all their members are covered
-        const scored: Scored = { sentence, fresh, total: ranks.size, centrality };
-        if (!best || compareScored(scored, best) < 0) best = scored;
+      for (const candidate of candidates) {
+        candidate.fresh = 0;
+        for (const rank of candidate.ranks) if (!covered[rank]) candidate.fresh++;
+        // A chosen sentence has no member left uncovered, so it is never chosen twice.
+        if (candidate.fresh && (!best || compareScored(candidate, best) < 0)) best = candidate;
       }
       if (!best) break;
       chosen.push(best.sentence);
-      for (const rank of found.get(best.sentence)!) covered.add(rank);
+      for (const rank of best.ranks) covered[rank] = 1;
     }
     return chosen;
   }

@@ -1,13 +1,14 @@
-import type { LanguageModel } from 'ai';
 import { oneLine } from '../errors/index.ts';
 import { defuse, FENCE_CLOSE, FENCE_OPEN } from '../evidence/evidence-format.ts';
 import { callModel } from '../providers/call-model.ts';
+import type { LanguageModelObject } from '../providers/types.ts';
 import type { Community, CommunitySentence } from './communities.ts';
 import { segmentsOf } from './offline-extractor.ts';
 import type { GraphChunk } from './types.ts';
 
 export interface CommunitySummaryOptions {
-  model: Exclude<LanguageModel, string>;
+  /** An AI SDK language model object (a provider's model, the offline model, a test model). */
+  model: LanguageModelObject;
   /** The chunks the communities' evidence comes from (by id). */
   chunks: ReadonlyMap<number, GraphChunk>;
   signal?: AbortSignal;

@@ -13,7 +13,7 @@ import {
 import { IngestPipeline, type DocumentRecord, type IngestOptions, type IngestReport } from './ingest/pipeline.ts';
 import { resolveEmbedder } from './providers/index.ts';
 import type { Reranker } from './retrieve/reranker.ts';
-import { Retriever, type SearchHit, type SearchRequest } from './retrieve/search.ts';
+import { Retriever, type HybridWeights, type SearchHit, type SearchRequest } from './retrieve/search.ts';
 import type { Filter, GraphInfo, Scope, ScopeOptions, Store, StoreStats, StoredChunk, StoredDocument } from './store/types.ts';
 import { Tokenizer } from './text/tokenize.ts';
 import type { ApproveOptions, ApproveResult, AskOptions, AskResult, ReplayResult } from './ask/ask.ts';
@@ -40,6 +40,8 @@ export interface DossierOptions {
   titleWeight?: number;
   /** Use this store instead of opening `db`. */
   store?: Store;
+  /** Hybrid search's weights for every search (e.g. `{ graph: 0.5 }`), over the tuned defaults. */
+  hybrid?: Partial<HybridWeights>;
   /** Where settings and provider keys come from (default process.env). */
   env?: Record<string, string | undefined>;
 }
@@ -81,12 +83,16 @@ export class Dossier {
     readonly store: Store,
     readonly embedder: Embedder,
     readonly tokenizer: Tokenizer,
-    options: { env?: Record<string, string | undefined>; reranker?: Reranker } = {},
+    options: { env?: Record<string, string | undefined>; reranker?: Reranker; hybrid?: Partial<HybridWeights> } = {},
   ) {
     this.env = options.env ?? process.env;
     this.pipeline = new IngestPipeline(store, embedder, tokenizer);
     this.knowledgeGraph = new KnowledgeGraph(store);
-    this.retriever = new Retriever(store, embedder, tokenizer, { reranker: options.reranker, graph: this.knowledgeGraph });
+    this.retriever = new Retriever(store, embedder, tokenizer, {
+      reranker: options.reranker,
+      graph: this.knowledgeGraph,
+      hybrid: options.hybrid,
+    });
     embedder.useFrequencies?.((terms) => store.documentFrequencies(terms));
   }
 
@@ -283,7 +289,11 @@ export async function createDossier(options: DossierOptions = {}): Promise<Dossi
     await store.assertSetting('tokenizer', language);
     const spec = options.embedder ?? config.embedder;
     const embedder = typeof spec !== 'string' ? spec : await resolveEmbedder(spec, { env, language });
-    return new Dossier(store, embedder, tokenizer, { env, reranker: await rerankerFor(options.reranker ?? config.reranker, env) });
+    return new Dossier(store, embedder, tokenizer, {
+      env,
+      reranker: await rerankerFor(options.reranker ?? config.reranker, env),
+      hybrid: options.hybrid,
+    });
   } catch (error) {
     await store.close();
     throw error;

@@ -377,6 +377,13 @@ export const COMMAND_SPECS: CommandSpec[] = [
       model('the model that answers'),
       agentMode,
       graphOption,
+      {
+        name: 'graph-weight',
+        type: 'string',
+        value: 'W',
+        help: "the graph list's weight in hybrid search (tune on development splits only)",
+        default: '1',
+      },
     ],
     examples: ['dossier eval hotpotqa $DOSSIER_DATA_DIR/hotpotqa/dev-500.jsonl --limit 100'],
   },

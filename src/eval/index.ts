@@ -26,6 +26,8 @@ interface EvalIndexOptions {
   embedder?: string;
   /** Reranker spec for every search of the evaluation (none by default). */
   reranker?: string;
+  /** The graph list's weight in hybrid search (default DEFAULT_HYBRID.graph), for tuning on development splits. */
+  graphWeight?: number;
   env?: Record<string, string | undefined>;
   onProgress?: EvalProgress;
 }
@@ -38,6 +40,7 @@ async function withIndex<T>(options: EvalIndexOptions, use: (dossier: Dossier) =
     embedder: options.embedder,
     reranker: options.reranker,
     env: options.env,
+    ...(options.graphWeight !== undefined ? { hybrid: { graph: options.graphWeight } } : {}),
   });
   try {
     return await use(dossier);

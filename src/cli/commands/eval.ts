@@ -1,4 +1,4 @@
-import { intOption, parse, stringOption, type Values } from '../args.ts';
+import { intOption, parse, stringOption, type Values, numberOption } from '../args.ts';
 import { progressBar, UsageError, type CommandContext } from '../io.ts';
 import { modeOption } from './search.ts';
 import { EVAL_MODES, type EvalMode } from '../../eval/run-question.ts';
@@ -110,6 +110,7 @@ export async function evaluate(argv: string[], context: CommandContext): Promise
         mode: agentMode(values),
         reranker: stringOption(values, 'reranker'),
         graph: values.graph === true,
+        graphWeight: numberOption(values, 'graph-weight', 0, 100),
         env,
         onProgress,
       });

@@ -53,6 +53,8 @@ for (const backend of ['sqlite', 'postgres'] as const) {
           dossier.search({ query: 'Marit Halvorsen', mode: 'graph' }),
           (error) => DossierError.isInstance(error) && /no collection in scope has a knowledge graph/.test(error.message),
         );
+        const before = await dossier.ask({ question: 'What are the main themes of these documents?' });
+        assert.doesNotMatch(before.answer, /knowledge graph's communities/, 'without a graph the question is read as any other');
         const offered = async () =>
           (await new ToolRegistry(ragTools()).forRun({ knowledge: dossier, scope: { collections: '*' }, canGenerate: false })).names();
         assert.ok(!(await offered()).includes('search_graph'), 'no graph, no graph tool offered');
@@ -103,6 +105,11 @@ for (const backend of ['sqlite', 'postgres'] as const) {
               sentence,
             );
         }
+        // Offline too: a question about the whole collection is answered from the communities, cited.
+        const themes = await dossier.ask({ question: 'What are the main themes of these documents?' });
+        assert.match(themes.answer, /^The main themes, from the knowledge graph's communities:\n- /);
+        assert.equal(themes.finishReason, 'stop');
+        assert.ok(themes.citations.length > 0 && themes.unresolvedCitations.length === 0, JSON.stringify(themes.citations));
         const ledger = new EvidenceLedger();
         const global = await searchGraph.execute(
           { query: 'What are the main themes of these documents?' },

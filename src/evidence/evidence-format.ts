@@ -434,3 +434,29 @@ export function parseEvidence(text: string): ParsedEvidence[] {
   }
   return blocks;
 }
+
+/** A community as search_graph shows it inside its GRAPH block: its title, its summary and the ids it cites. */
+export interface GraphCommunityLine {
+  title: string;
+  size: number;
+  summary: string;
+  ids: string[];
+}
+
+/** The line search_graph writes for a community (parsed back by parseGraphCommunities). */
+export function graphCommunityLine(community: { title: string; size: number; summary: string }, ids: readonly string[]): string {
+  return `Community "${defuseAttribute(community.title)}" (${community.size} entities): ${defuse(community.summary.replace(/\s+/g, ' '))}${ids.length ? ` [${ids.join(', ')}]` : ''}`;
+}
+
+const COMMUNITY_LINE = /^Community "([^"]*)" \((\d+) entities\): (.*?)(?: \[((?:E\d+)(?:, E\d+)*)\])?$/;
+
+/** The community lines of every GRAPH block in a text, in order. */
+export function parseGraphCommunities(text: string): GraphCommunityLine[] {
+  const found: GraphCommunityLine[] = [];
+  for (const block of text.matchAll(new RegExp(`${GRAPH_OPEN}[^\\n]*\\n([\\s\\S]*?)\\n${GRAPH_CLOSE}`, 'g')))
+    for (const line of block[1].split('\n')) {
+      const match = COMMUNITY_LINE.exec(line);
+      if (match) found.push({ title: match[1], size: Number(match[2]), summary: match[3], ids: match[4] ? match[4].split(', ') : [] });
+    }
+  return found;
+}

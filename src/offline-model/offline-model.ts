@@ -1,3 +1,5 @@
+import { communityThemes } from './answer/community-themes.ts';
+import { isCollectionQuestion } from './question/collection-question.ts';
 import type { LanguageModelV3, LanguageModelV3CallOptions, LanguageModelV3Content, LanguageModelV3GenerateResult } from '@ai-sdk/provider';
 import { streamResult } from '../protocol/stream-result.ts';
 import { Tokenizer } from '../text/tokenize.ts';
@@ -100,6 +102,13 @@ export class OfflineModel implements LanguageModelV3 {
     const calls = (toolName: string, inputs: readonly object[], id: (i: number) => string) => ({
       content: inputs.map((input, i) => ({ type: 'tool-call' as const, toolCallId: id(i), toolName, input: JSON.stringify(input) })),
     });
+    // A question about the whole collection is answered from the knowledge graph's communities, when the run has a graph.
+    if (offers('search_graph') && isCollectionQuestion(state.question)) {
+      if (state.communities.length === 0 && state.rounds === 0)
+        return calls('search_graph', [{ query: state.question }], (i) => `offline-graph-${i}`);
+      const themes = communityThemes(state.communities);
+      if (themes) return { content: [{ type: 'text', text: themes }], answeredBy: 'graph-communities' };
+    }
     // Searching is over once a chunk has been read whole: reads come after the searches.
     const searches =
       state.reads.length === 0

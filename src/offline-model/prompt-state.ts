@@ -1,5 +1,5 @@
 import type { LanguageModelV3Prompt } from '@ai-sdk/provider';
-import { parseEvidence } from '../evidence/evidence-format.ts';
+import { parseEvidence, parseGraphCommunities, type GraphCommunityLine } from '../evidence/evidence-format.ts';
 import { OTHER_SEARCH_RANK_OFFSET } from './tuning.ts';
 
 /** One evidence passage the agent has shown the model, with how the searches found it. */
@@ -47,6 +47,8 @@ export interface PromptState {
   /** Queries already searched, normalised. */
   queries: Set<string>;
   evidence: OfflineEvidence[];
+  /** Communities of the knowledge graph that search_graph showed, with the evidence ids their summaries cite. */
+  communities: GraphCommunityLine[];
 }
 
 /** A passage title without its disambiguation suffix: "Kiss and Tell (1945 film)" → "Kiss and Tell". */
@@ -98,6 +100,7 @@ export function readPromptState(prompt: LanguageModelV3Prompt): PromptState {
   const reads: ContentRead[] = [];
   const chunkCounts = new Map<number, number>();
   const evidence = new Map<string, OfflineEvidence>();
+  const communities: GraphCommunityLine[] = [];
   for (const message of prompt) {
     if (message.role === 'assistant') {
       const calls = message.content.filter((part) => part.type === 'tool-call');
@@ -128,6 +131,7 @@ export function readPromptState(prompt: LanguageModelV3Prompt): PromptState {
         const isRead = readCalls.has(part.toolCallId);
         const count = isRead ? /^Document (\d+) .* has (\d+) chunks/.exec(text) : null;
         if (count) chunkCounts.set(Number(count[1]), Number(count[2]));
+        communities.push(...parseGraphCommunities(text));
         parseEvidence(text).forEach((block, rank) => {
           const known = evidence.get(block.id);
           // A reference (shown above) adds no text: only that this search found the passage too.
@@ -161,7 +165,7 @@ export function readPromptState(prompt: LanguageModelV3Prompt): PromptState {
       }
     }
   }
-  return { question, lastUserText, rounds, reads, chunkCounts, queries, evidence: [...evidence.values()] };
+  return { question, lastUserText, rounds, reads, chunkCounts, queries, evidence: [...evidence.values()], communities };
 }
 
 /** A get_content call's input as the chunks it reads (`to` defaults to `from`, as the tool reads it). */

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defuse, formatEvidence, GRAPH_CLOSE, GRAPH_OPEN } from '../../evidence/evidence-format.ts';
+import { defuse, formatEvidence, GRAPH_CLOSE, GRAPH_OPEN, graphCommunityLine } from '../../evidence/evidence-format.ts';
 import type { GraphCommunityView, GraphRelationshipView } from '../../protocol/json-shapes.ts';
 import type { StoredChunk } from '../../store/types.ts';
 import type { AgentTool } from './tool.ts';
@@ -79,12 +79,12 @@ export const searchGraph: AgentTool<z.infer<typeof input>> = {
         const cited = r.chunkIds.map((id) => idOf.get(id)).filter(Boolean);
         return cited.length ? [`- ${defuse(r.subject)} —${defuse(r.predicate)}→ ${defuse(r.object)} [${cited.join(', ')}]`] : [];
       }),
-      ...communities.flatMap((community) => {
-        const cited = community.chunkIds.map((id) => idOf.get(id)).filter(Boolean);
-        return [
-          `Community "${defuse(community.title)}" (${community.size} entities): ${defuse(community.summary.replace(/\s+/g, ' '))}${cited.length ? ` [${cited.join(', ')}]` : ''}`,
-        ];
-      }),
+      ...communities.map((community) =>
+        graphCommunityLine(
+          community,
+          community.chunkIds.flatMap((id) => idOf.get(id) ?? []),
+        ),
+      ),
     ];
     const entries = added.map((item) => item.entry);
     return {

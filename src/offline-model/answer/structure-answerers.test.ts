@@ -65,6 +65,7 @@ const tokenizer = new Tokenizer({ language: 'english' });
 const stateOf = (question: string, evidence: OfflineEvidence[], reads: ContentRead[] = []): PromptState => ({
   question,
   lastUserText: question,
+  communities: [],
   rounds: 1,
   reads,
   chunkCounts: new Map(),

@@ -19,6 +19,7 @@ const passage = (id: string, at: string, text: string, ordinal: number, cut: boo
 const stateOf = (question: string, evidence: OfflineEvidence[], reads: ContentRead[] = []): PromptState => ({
   question,
   lastUserText: question,
+  communities: [],
   rounds: 2,
   queries: new Set(),
   reads,

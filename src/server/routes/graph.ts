@@ -1,12 +1,10 @@
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import { assertCollectionName } from '../../dossier.ts';
 import { DossierError } from '../../errors/index.ts';
+import { entityPassages } from '../../graph/index.ts';
 import { checkLength, depsOf, principalOf, type AppContext, type Env } from '../app.ts';
 import { startJob } from '../jobs.ts';
 import { ErrorSchema, json } from './schemas.ts';
-
-/** Passages an entity view carries at most (the chunks of its relationships, then of its mentions). */
-export const MAX_PASSAGES = 20;
 
 const GraphEntity = z
   .object({
@@ -188,25 +186,7 @@ export function registerGraph(app: OpenAPIHono<Env>): void {
       const { dossier } = depsOf(c);
       const scope = principalOf(c).readScope(query.collection ? [query.collection] : undefined);
       const { entity, relationships } = await dossier.graph.entity(id, { scope, limit: query.limit });
-      // The chunks that state the relationships first, then the entity's own mentions.
-      const ids = [...new Set([...relationships.flatMap((r) => r.chunkIds), ...entity.chunkIds])].slice(0, MAX_PASSAGES);
-      const byId = new Map((await dossier.store.getChunks({ collections: [entity.collection] }, ids)).map((chunk) => [chunk.id, chunk]));
-      const passages = ids.flatMap((chunkId) => {
-        const chunk = byId.get(chunkId);
-        return chunk
-          ? [
-              {
-                chunkId,
-                documentId: chunk.documentId,
-                collection: chunk.collection,
-                title: chunk.title,
-                source: chunk.source,
-                text: chunk.text,
-                headingPath: chunk.headingPath,
-              },
-            ]
-          : [];
-      });
+      const passages = await entityPassages(dossier.store, { entity, relationships });
       return c.json({ entity, relationships, passages }, 200);
     },
   );

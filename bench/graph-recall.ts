@@ -8,9 +8,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createDossier } from '../src/dossier.ts';
-import { indexHotpot, loadHotpot } from '../src/eval/hotpotqa.ts';
+import { indexHotpot } from '../src/eval/hotpotqa.ts';
 import { reciprocalRankFusion } from '../src/retrieve/fuse.ts';
-import { createOfflineGraphExtractor, EntityGraph, resolveEntities, type GraphChunk } from '../src/graph/index.ts';
+import { createOfflineGraphExtractor, EntityGraph, resolveEntities } from '../src/graph/index.ts';
+import { loadGraphCorpus } from './graph-corpus.ts';
 
 const args = process.argv.slice(2);
 const [file] = args.filter((arg, i) => !arg.startsWith('--') && !['--damping', '--graph-weight'].includes(args[i - 1] ?? ''));
@@ -20,16 +21,7 @@ if (!file) {
   console.error('usage: graph-recall.ts <pooled.jsonl> [--json]');
   process.exit(2);
 }
-const data = loadHotpot(file);
-const titles = [...data.paragraphs.keys()];
-const chunks: GraphChunk[] = titles.map((title, id) => ({
-  id,
-  documentId: id,
-  collection: 'default',
-  title,
-  headingPath: [title],
-  text: data.paragraphs.get(title)!,
-}));
+const { data, titles, chunks } = loadGraphCorpus(file);
 const bytes = chunks.reduce((sum, c) => sum + Buffer.byteLength(c.title) + Buffer.byteLength(c.text), 0);
 let started = performance.now();
 const extraction = await createOfflineGraphExtractor().extract(chunks);

@@ -13,7 +13,7 @@ import {
 import { IngestPipeline, type DocumentRecord, type IngestOptions, type IngestReport } from './ingest/pipeline.ts';
 import { resolveEmbedder } from './providers/index.ts';
 import type { Reranker } from './retrieve/reranker.ts';
-import { Retriever, type SearchHit, type SearchRequest } from './retrieve/search.ts';
+import { Retriever, type HybridWeights, type SearchHit, type SearchRequest } from './retrieve/search.ts';
 import type { Filter, GraphInfo, Scope, ScopeOptions, Store, StoreStats, StoredChunk, StoredDocument } from './store/types.ts';
 import { Tokenizer } from './text/tokenize.ts';
 import type { ApproveOptions, ApproveResult, AskOptions, AskResult, ReplayResult } from './ask/ask.ts';
@@ -40,6 +40,8 @@ export interface DossierOptions {
   titleWeight?: number;
   /** Use this store instead of opening `db`. */
   store?: Store;
+  /** Hybrid search's weights for every search (e.g. `{ graph: 0.5 }`), over the tuned defaults. */
+  hybrid?: Partial<HybridWeights>;
   /** Where settings and provider keys come from (default process.env). */
   env?: Record<string, string | undefined>;
 }
@@ -81,12 +83,16 @@ export class Dossier {
     readonly store: Store,
     readonly embedder: Embedder,
     readonly tokenizer: Tokenizer,
-    options: { env?: Record<string, string | undefined>; reranker?: Reranker } = {},
+    options: { env?: Record<string, string | undefined>; reranker?: Reranker; hybrid?: Partial<HybridWeights> } = {},
   ) {
     this.env = options.env ?? process.env;
     this.pipeline = new IngestPipeline(store, embedder, tokenizer);
     this.knowledgeGraph = new KnowledgeGraph(store);
-    this.retriever = new Retriever(store, embedder, tokenizer, { reranker: options.reranker, graph: this.knowledgeGraph });
+    this.retriever = new Retriever(store, embedder, tokenizer, {
+      reranker: options.reranker,
+      graph: this.knowledgeGraph,
+      hybrid: options.hybrid,
+    });
     embedder.useFrequencies?.((terms) => store.documentFrequencies(terms));
   }
 
@@ -101,7 +107,7 @@ export class Dossier {
     const describer = options.describer ?? (options.model ? await this.describerFor(options.model) : undefined);
     // `dossier ingest .` must not swallow its own index.
     const report = await this.pipeline.ingestPaths(paths, { ...options, collection, describer, exclude: this.store.files ?? [] });
-    const graph = await this.updateGraph(collection);
+    const graph = await this.updateGraph(collection, options.model);
     return graph ? { ...report, graph } : report;
   }
 
@@ -116,13 +122,18 @@ export class Dossier {
   /** The extractor a model spec names: the offline one for none or "offline". */
   private async graphExtractorFor(spec: string | undefined): Promise<GraphExtractor | undefined> {
     if (!spec || spec === 'offline') return undefined;
-    throw new DossierError('config', `graph extraction by model ("${spec}") is not available in this build; use --model offline`);
+    const { resolveModel } = await import('./providers/index.ts');
+    const resolved = await resolveModel(spec, { env: this.env, language: this.language });
+    // The offline language model writes no extraction JSON: the offline extractor reads the text itself.
+    if (resolved.id === 'offline') return undefined;
+    const { createModelGraphExtractor } = await import('./graph/index.ts');
+    return createModelGraphExtractor({ model: resolved.model });
   }
 
   /** A collection with a knowledge graph takes in its new and changed documents; undefined when it has none. */
-  private async updateGraph(collection: string): Promise<{ extracted: number; pending: number } | undefined> {
+  private async updateGraph(collection: string, model?: string): Promise<{ extracted: number; pending: number } | undefined> {
     if (this.store.readonly || !(await this.knowledgeGraph.graphs({ collections: [collection] })).length) return undefined;
-    return this.knowledgeGraph.update(collection);
+    return this.knowledgeGraph.update(collection, await this.graphExtractorFor(model));
   }
 
   /** The knowledge graph: build it, and read its entities, relationships and communities (DESIGN §4, `dossier graph`). */
@@ -278,7 +289,11 @@ export async function createDossier(options: DossierOptions = {}): Promise<Dossi
     await store.assertSetting('tokenizer', language);
     const spec = options.embedder ?? config.embedder;
     const embedder = typeof spec !== 'string' ? spec : await resolveEmbedder(spec, { env, language });
-    return new Dossier(store, embedder, tokenizer, { env, reranker: await rerankerFor(options.reranker ?? config.reranker, env) });
+    return new Dossier(store, embedder, tokenizer, {
+      env,
+      reranker: await rerankerFor(options.reranker ?? config.reranker, env),
+      hybrid: options.hybrid,
+    });
   } catch (error) {
     await store.close();
     throw error;

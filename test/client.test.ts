@@ -16,7 +16,6 @@ import type { Citation } from '../src/protocol/events.ts';
 import type {
   AskRequest,
   Conversation,
-  GraphEntity,
   HttpRoutes,
   IngestJob,
   Message,
@@ -27,7 +26,7 @@ import type {
   RouteQuery,
   RouteResponse,
 } from '../src/protocol/http.ts';
-import type { AskResult } from '../src/protocol/json-shapes.ts';
+import type { AskResult, GraphEntityView } from '../src/protocol/json-shapes.ts';
 import { optionalRouteGroups } from '../src/server/groups.ts';
 import { buildApp, startServer } from '../src/server/index.ts';
 import type { AskBody } from '../src/server/routes/ask.ts';
@@ -678,7 +677,7 @@ const RUN_EVENTS: RouteEvents<'POST /v1/ask'>[] = [
     data: { type: 'run-finish', finishReason: 'stop', steps: 1, toolCalls: 0, usage: { inputTokens: 10, outputTokens: 5 }, ms: 12 },
   },
 ];
-const ENTITY: GraphEntity = {
+const ENTITY: GraphEntityView = {
   id: 'e0123456789ab',
   collection: 'uploads',
   name: 'Skarv-5',

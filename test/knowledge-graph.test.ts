@@ -3,8 +3,11 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { createDossier, type Dossier } from '../src/dossier.ts';
+import { ragTools, ToolRegistry } from '../src/agent/tools/registry.ts';
 import { DossierError } from '../src/errors/index.ts';
 import { freshDatabase } from '../src/store/postgres/test-database.ts';
+import { startOpenAIServer } from '../src/testing/protocol-server/openai.ts';
+import type { ChatTurn } from '../src/testing/protocol-server/chat.ts';
 import { tempDir } from './helpers.ts';
 
 /**
@@ -46,7 +49,11 @@ for (const backend of ['sqlite', 'postgres'] as const) {
           dossier.search({ query: 'Marit Halvorsen', mode: 'graph' }),
           (error) => DossierError.isInstance(error) && /no collection in scope has a knowledge graph/.test(error.message),
         );
+        const offered = async () =>
+          (await new ToolRegistry(ragTools()).forRun({ knowledge: dossier, scope: { collections: '*' }, canGenerate: false })).names();
+        assert.ok(!(await offered()).includes('search_graph'), 'no graph, no graph tool offered');
         const report = await dossier.graph.build();
+        assert.ok((await offered()).includes('search_graph'), 'the graph tool is offered once a graph exists');
         assert.deepEqual(report.collections, ['default']);
         assert.equal(report.documents, 3);
         assert.ok(report.entities > 0 && report.relationships > 0);
@@ -129,3 +136,53 @@ for (const backend of ['sqlite', 'postgres'] as const) {
       }));
   });
 }
+
+describe('knowledge graph by model', () => {
+  /** A scripted extraction model: every two-word capitalised name in each chunk it is shown, typed `person`, with a description. */
+  function reader(body: unknown): ChatTurn {
+    const messages = (body as { messages: Array<{ role: string; content: string }> }).messages;
+    const prompt = messages.find((m) => m.role === 'user')?.content ?? '';
+    const entities = [...prompt.matchAll(/<chunk id="(C\d+)">[\s\S]*?<text>\n([\s\S]*?)\n<\/text>/g)].flatMap(([, chunk, text]) =>
+      [...new Set([...text.matchAll(/\p{Lu}\p{Ll}+ \p{Lu}\p{Ll}+/gu)].map((m) => m[0]))].map((name) => ({
+        name,
+        type: 'person',
+        chunk,
+        description: `${name}, as the model read it`,
+      })),
+    );
+    return { type: 'text', text: JSON.stringify({ entities, relationships: [] }) };
+  }
+
+  it('dossier.graph.build({ model }) extracts with the model, and ingest with that model keeps the graph up to date', async () => {
+    const server = await startOpenAIServer();
+    server.chat.otherwise(reader);
+    const temp = tempDir();
+    const dossier = await createDossier({ db: join(temp.dir, 'index.db'), env: { DOSSIER_BASE_URL: server.baseURL } });
+    try {
+      writeFileSync(join(temp.dir, 'a.md'), FILES['halvorsen.md']);
+      await dossier.ingest([join(temp.dir, 'a.md')]);
+      const model = 'openai-compatible:graph-reader';
+      const report = await dossier.graph.build({ model });
+      assert.equal(report.extractor, 'model:openai-compatible.chat:graph-reader');
+      assert.deepEqual(report.failures, []);
+      const [marit] = await dossier.graph.entities({ query: 'Marit Halvorsen' });
+      assert.equal(marit.description, 'Marit Halvorsen, as the model read it');
+      assert.ok(server.chat.requests.length > 0);
+
+      writeFileSync(join(temp.dir, 'b.md'), FILES['tidewater.md']);
+      const ingested = await dossier.ingest([join(temp.dir, 'b.md')], { model });
+      assert.deepEqual(ingested.graph, { extracted: 1, pending: 0 });
+      assert.equal(
+        (await dossier.graph.entities({ query: 'Tidewater Instruments' }))[0]?.description,
+        'Tidewater Instruments, as the model read it',
+      );
+      writeFileSync(join(temp.dir, 'c.md'), FILES['weather.md']);
+      const offline = await dossier.ingest([join(temp.dir, 'c.md')]);
+      assert.deepEqual(offline.graph, { extracted: 0, pending: 1 }, 'a model-built graph is not extended by the offline extractor');
+    } finally {
+      await dossier.close();
+      temp.cleanup();
+      await server.close();
+    }
+  });
+});

@@ -113,6 +113,11 @@ const config: OptionSpec = {
   help: 'tool permissions and approval rules',
   default: './dossier.config.json, or $DOSSIER_CONFIG',
 };
+const graphOption: OptionSpec = {
+  name: 'graph',
+  type: 'boolean',
+  help: 'build the knowledge graph of the corpus first, so every search fuses it in',
+};
 const corpus = (what: string): OptionSpec => ({ name: 'corpus', type: 'string', value: 'DIR', help: `the corpus root: ${what}` });
 const limit = (help: string, fallback: string): OptionSpec => ({ name: 'limit', type: 'string', value: 'N', help, default: fallback });
 const offset = (help: string): OptionSpec => ({ name: 'offset', type: 'string', value: 'N', help, default: '0' });
@@ -366,14 +371,27 @@ export const COMMAND_SPECS: CommandSpec[] = [
     name: 'eval hotpotqa',
     args: '<file.jsonl>',
     summary: 'HotpotQA pooled: single-shot and agent recall, answer EM and F1',
-    options: [limit('questions to ask', 'all'), offset('skip the first N questions'), model('the model that answers'), agentMode],
+    options: [
+      limit('questions to ask', 'all'),
+      offset('skip the first N questions'),
+      model('the model that answers'),
+      agentMode,
+      graphOption,
+      {
+        name: 'graph-weight',
+        type: 'string',
+        value: 'W',
+        help: "the graph list's weight in hybrid search (tune on development splits only)",
+        default: '1',
+      },
+    ],
     examples: ['dossier eval hotpotqa $DOSSIER_DATA_DIR/hotpotqa/dev-500.jsonl --limit 100'],
   },
   {
     name: 'eval regression',
     args: '[dir]',
     summary: 'the regression set in eval/regression (five kinds of questions)',
-    options: [model('the model that answers'), agentMode],
+    options: [model('the model that answers'), agentMode, graphOption],
     examples: ['dossier eval regression --json'],
   },
   {

@@ -17,7 +17,6 @@ import type {
   GraphBuildJob,
   GraphBuildRequest,
   GraphEntitiesQuery,
-  GraphEntity,
   GraphEntityDetail,
   GraphEntityQuery,
   Health,
@@ -35,7 +34,7 @@ import type {
   SearchRequest,
   SearchResponse,
 } from '../protocol/http.ts';
-import type { AskResult, DocumentSummary, RunRecord } from '../protocol/json-shapes.ts';
+import type { AskResult, DocumentSummary, GraphEntityView, RunRecord } from '../protocol/json-shapes.ts';
 import type { Filter, StoredChunk, StoredDocument } from '../store/types.ts';
 import { readSse, SseParser } from './sse.ts';
 
@@ -55,11 +54,9 @@ export type {
   GraphBuildReport,
   GraphBuildRequest,
   GraphEntitiesQuery,
-  GraphEntity,
   GraphEntityDetail,
   GraphEntityQuery,
   GraphPassage,
-  GraphRelationship,
   Health,
   HttpRoutes,
   IngestJob,
@@ -84,6 +81,8 @@ export type {
 export type {
   AskResult,
   DocumentSummary,
+  GraphEntityView,
+  GraphRelationshipView,
   IngestProgress,
   IngestReport,
   RunRecord,
@@ -234,7 +233,7 @@ export interface GraphClient {
   /** Polls GET /v1/jobs/:id until the build is neither queued nor running; returns it finished or failed (check `status`). */
   waitForBuild(id: string, opts?: { intervalMs?: number; timeoutMs?: number; signal?: AbortSignal }): Promise<GraphBuildJob>;
   /** GET /v1/graph/entities: most mentioned first; `query` finds entities by name or alias. */
-  entities(query?: GraphEntitiesQuery, opts?: CallOptions): Promise<GraphEntity[]>;
+  entities(query?: GraphEntitiesQuery, opts?: CallOptions): Promise<GraphEntityView[]>;
   /** GET /v1/graph/entities/:id: one entity (by id or name), its relationships and the passages that state them. */
   entity(idOrName: string, query?: GraphEntityQuery, opts?: CallOptions): Promise<GraphEntityDetail>;
 }

@@ -26,6 +26,8 @@ interface EvalIndexOptions {
   embedder?: string;
   /** Reranker spec for every search of the evaluation (none by default). */
   reranker?: string;
+  /** The graph list's weight in hybrid search (default DEFAULT_HYBRID.graph), for tuning on development splits. */
+  graphWeight?: number;
   env?: Record<string, string | undefined>;
   onProgress?: EvalProgress;
 }
@@ -38,6 +40,7 @@ async function withIndex<T>(options: EvalIndexOptions, use: (dossier: Dossier) =
     embedder: options.embedder,
     reranker: options.reranker,
     env: options.env,
+    ...(options.graphWeight !== undefined ? { hybrid: { graph: options.graphWeight } } : {}),
   });
   try {
     return await use(dossier);
@@ -65,32 +68,57 @@ export async function runBeirEval(options: EvalIndexOptions & { directory: strin
 
 /** `dossier eval hotpotqa`: the pooled protocol (DESIGN §4) with the given model. */
 export async function runHotpotEval(
-  options: EvalIndexOptions & { file: string; limit?: number; offset?: number; model?: string; mode?: EvalMode },
-): Promise<HotpotResult> {
+  options: EvalIndexOptions & {
+    file: string;
+    limit?: number;
+    offset?: number;
+    model?: string;
+    mode?: EvalMode;
+    /** Build the knowledge graph of the pool first, so every search fuses it in (the "with the graph" figures). */
+    graph?: boolean;
+  },
+): Promise<HotpotResult & { graph?: GraphFigures }> {
   const data = loadHotpot(options.file);
   return withIndex(options, async (dossier) => {
     const model = await resolveModel(options.model ?? 'offline', { env: dossier.env, language: dossier.language });
     if ((await dossier.stats()).documents < data.paragraphs.size) {
       await indexHotpot(dossier, data, (done, total) => options.onProgress?.('index', done, total));
     }
-    return evaluateHotpot(dossier, data, model, {
+    const graph = options.graph ? await buildGraph(dossier, options.onProgress) : undefined;
+    const result = await evaluateHotpot(dossier, data, model, {
       limit: options.limit,
       offset: options.offset,
       mode: options.mode,
       onProgress: (done, total) => options.onProgress?.('questions', done, total),
     });
+    return graph ? { ...result, graph } : result;
   });
+}
+
+/** What building the evaluation index's knowledge graph took. */
+export interface GraphFigures {
+  entities: number;
+  relationships: number;
+  communities: number;
+  seconds: number;
+}
+
+async function buildGraph(dossier: Dossier, onProgress?: EvalProgress): Promise<GraphFigures> {
+  const report = await dossier.graph.build({ onProgress: (done, total) => onProgress?.('graph', done, total) });
+  return { entities: report.entities, relationships: report.relationships, communities: report.communities, seconds: report.seconds };
 }
 
 /** `dossier eval regression`: the regression set over its own corpus, in a temporary index. */
 export async function runRegressionEval(
-  options: { directory?: string; model?: string; mode?: EvalMode; env?: Record<string, string | undefined> } = {},
-): Promise<RegressionReport> {
+  options: { directory?: string; model?: string; mode?: EvalMode; graph?: boolean; env?: Record<string, string | undefined> } = {},
+): Promise<RegressionReport & { graph?: GraphFigures }> {
   const { questions, corpus } = loadRegression(options.directory);
   return withIndex({ env: options.env }, async (dossier) => {
     const model = await resolveModel(options.model ?? 'offline', { env: dossier.env, language: dossier.language });
     await dossier.ingest([corpus]);
-    return runRegression(dossier, model, questions, { mode: options.mode });
+    const graph = options.graph ? await buildGraph(dossier) : undefined;
+    const report = await runRegression(dossier, model, questions, { mode: options.mode });
+    return graph ? { ...report, graph } : report;
   });
 }
 

@@ -18,6 +18,9 @@ export const FENCE_CLOSE = 'EVIDENCE>>>';
 /** Whole-document cards (search_descriptions): not evidence, not citable, fenced the same way. */
 export const DOCUMENT_OPEN = '<<<DOCUMENT';
 export const DOCUMENT_CLOSE = 'DOCUMENT>>>';
+/** The knowledge graph's lines (search_graph): names and predicates read from the documents, so fenced like passages. */
+export const GRAPH_OPEN = '<<<GRAPH';
+export const GRAPH_CLOSE = 'GRAPH>>>';
 /** Appended to a passage cut to its token budget by `cutToTokens`. */
 const CUT_MARK = ' …';
 /** A block's header and fence lines, in tokens, title and section included (so a budget counts what the model really reads). */

@@ -25,6 +25,11 @@ export const CONTRACT_CHUNKS: GraphChunk[] = [
   },
 ];
 
+/** A chunk of its own document in the default collection, its heading path its title unless given. */
+export function graphChunk(id: number, title: string, text: string, headingPath: string[] = [title]): GraphChunk {
+  return { id, documentId: id, collection: 'default', title, headingPath, text };
+}
+
 /** The text a mention points at: a span of the chunk's text, title or heading. */
 function mentioned(chunks: readonly GraphChunk[], mention: Mention): string {
   const chunk = chunks.find((c) => c.id === mention.chunkId);

@@ -87,8 +87,7 @@ export class EntityGraph {
     const rank = personalizedPageRank(this.graph, new Map(seeds.map((seed) => [this.entityIndex.get(seed.key)!, seed.weight])), options);
     const first = this.resolved.entities.length;
     const hits: GraphHit[] = [];
-    for (let node = first; node < rank.length; node++)
-      if (rank[node] > 0) hits.push({ chunkId: this.chunkOfNode[node - first], score: rank[node] });
+    for (const [node, score] of rank) if (node >= first && score > 0) hits.push({ chunkId: this.chunkOfNode[node - first], score });
     hits.sort((a, b) => b.score - a.score || a.chunkId - b.chunkId);
     return { hits: hits.slice(0, k), seeds };
   }

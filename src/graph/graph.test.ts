@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { graphExtractorContract } from './contract.ts';
+import { graphChunk, graphExtractorContract } from './contract.ts';
 import { EntityGraph } from './entity-graph.ts';
 import { createOfflineGraphExtractor } from './offline-extractor.ts';
 import { personalizedPageRank, sparseGraph } from './ppr.ts';
@@ -9,14 +9,7 @@ import type { GraphChunk } from './types.ts';
 
 graphExtractorContract('offline', async () => createOfflineGraphExtractor());
 
-const chunk = (id: number, title: string, text: string, headingPath: string[] = [title]): GraphChunk => ({
-  id,
-  documentId: id,
-  collection: 'default',
-  title,
-  headingPath,
-  text,
-});
+const chunk = graphChunk;
 
 describe('offline graph extraction', () => {
   const extract = (chunks: GraphChunk[]) => createOfflineGraphExtractor().extract(chunks);
@@ -83,6 +76,22 @@ describe('entity resolution', () => {
   });
 });
 
+describe('entity resolution keeps descriptions', () => {
+  it('a merged entity takes the fullest description of its variants; none given, none kept', () => {
+    const mention = { chunkId: 1, field: 'text' as const, start: 0, end: 4 };
+    const graph = resolveEntities(
+      [
+        { name: 'Vik Optics', type: 'name', mentions: [mention], description: 'A lens maker.' },
+        { name: 'vik optics', type: 'name', mentions: [mention], description: 'A lens maker in Tromsø since 1990.' },
+        { name: 'Rindal', type: 'name', mentions: [mention] },
+      ],
+      [],
+    );
+    assert.equal(graph.entities.find((e) => e.key === 'vik optics')?.description, 'A lens maker in Tromsø since 1990.');
+    assert.ok(!('description' in (graph.entities.find((e) => e.key === 'rindal') ?? {})));
+  });
+});
+
 describe('Personalized PageRank', () => {
   it('sums to one, favours the seed and its neighbourhood, and gives nothing without seeds', () => {
     // 0 - 1 - 2 - 3, and 4 alone
@@ -92,10 +101,11 @@ describe('Personalized PageRank', () => {
       [2, 3, 1],
     ]);
     const rank = personalizedPageRank(graph, new Map([[0, 1]]));
-    assert.ok(Math.abs(rank.reduce((a, b) => a + b, 0) - 1) < 1e-6);
-    assert.ok(rank[0] > rank[1] && rank[1] > rank[2] && rank[2] > rank[3]);
-    assert.equal(rank[4], 0);
-    assert.ok(personalizedPageRank(graph, new Map()).every((v) => v === 0));
+    const at = (node: number) => rank.get(node) ?? 0;
+    assert.ok(Math.abs([...rank.values()].reduce((a, b) => a + b, 0) - 1) < 1e-4, 'all but the residual left unpushed');
+    assert.ok(at(0) > at(1) && at(1) > at(2) && at(2) > at(3));
+    assert.equal(at(4), 0, 'an unconnected node gets nothing');
+    assert.equal(personalizedPageRank(graph, new Map()).size, 0);
   });
 });
 

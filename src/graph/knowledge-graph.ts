@@ -1,38 +1,12 @@
 import { createHash } from 'node:crypto';
 import { DossierError } from '../errors/index.ts';
-import type { GraphSearcher } from '../retrieve/search.ts';
+import type { GraphReader } from '../retrieve/knowledge.ts';
+import type { GraphEntityView, GraphRelationshipView } from '../protocol/json-shapes.ts';
 import type { GraphInfo, Scope, ScoredChunkId, Store, StoredChunk } from '../store/types.ts';
 import { EntityGraph, type SeedEntity } from './entity-graph.ts';
 import { createOfflineGraphExtractor } from './offline-extractor.ts';
 import { entityKey, resolveEntities, type ResolvedEntity, type ResolvedGraph } from './resolve.ts';
-import type { ExtractedEntity, ExtractedRelationship, GraphChunk, GraphExtractor, Mention } from './types.ts';
-
-/** An entity as the surfaces show it (`graph entities`, `GET /v1/graph/entities`). */
-export interface GraphEntityView {
-  /** Stable across rebuilds of the same documents: made from the collection and the entity's key. */
-  id: string;
-  collection: string;
-  name: string;
-  type: string;
-  /** The sentence of its first mention in a chunk's text ('' when it is only ever a title or heading). */
-  description: string;
-  /** Every other name it was found as. */
-  aliases: string[];
-  /** The chunks that mention it, in id order: its provenance. */
-  chunkIds: number[];
-  mentions: number;
-}
-
-/** A relationship as the surfaces show it (`graph show`), with the chunks that state it. */
-export interface GraphRelationshipView {
-  subject: string;
-  subjectId: string;
-  predicate: string;
-  object: string;
-  objectId: string;
-  weight: number;
-  chunkIds: number[];
-}
+import type { ExtractedEntity, ExtractedRelationship, GraphChunk, GraphExtraction, GraphExtractor, Mention } from './types.ts';
 
 export interface GraphBuildReport {
   collections: string[];
@@ -68,6 +42,8 @@ interface LoadedGraph {
 
 /** Personalized PageRank damping, tuned on MuSiQue train-100 (docs/benchmarks.md, "Knowledge graph"). */
 const DAMPING = 0.5;
+/** Documents written per transaction while a graph is built. */
+const WRITE_BATCH = 200;
 
 export function entityId(collection: string, key: string): string {
   return `e${createHash('sha1').update(`${collection}\u0000${key}`).digest('hex').slice(0, 12)}`;
@@ -79,7 +55,7 @@ export function entityId(collection: string, key: string): string {
  * the entity views. One graph per collection: entities of two collections never merge, and every
  * read is scoped.
  */
-export class KnowledgeGraph implements GraphSearcher {
+export class KnowledgeGraph implements GraphReader {
   private readonly loaded = new Map<string, LoadedGraph>();
 
   constructor(private readonly store: Store) {}
@@ -107,13 +83,14 @@ export class KnowledgeGraph implements GraphSearcher {
       await store.markGraph(collection, extractor.id);
       for (const documentId of await store.unextractedDocuments(collection)) work.push({ collection, documentId });
     }
-    let done = 0;
     options.onProgress?.(0, work.length);
-    for (const { collection, documentId } of work) {
-      options.signal?.throwIfAborted();
-      const extraction = await this.extractDocument(collection, documentId, extractor, options.signal);
-      failures.push(...extraction.failures.map((failure) => ({ documentId, ...failure })));
-      options.onProgress?.(++done, work.length);
+    let done = 0;
+    for (const collection of collections) {
+      const ids = work.filter((item) => item.collection === collection).map((item) => item.documentId);
+      await this.extractDocuments(collection, ids, extractor, options.signal, (documentId, extraction) => {
+        failures.push(...extraction.failures.map((failure) => ({ documentId, ...failure })));
+        options.onProgress?.(++done, work.length);
+      });
     }
     let entities = 0;
     let relationships = 0;
@@ -149,36 +126,49 @@ export class KnowledgeGraph implements GraphSearcher {
     const offline = createOfflineGraphExtractor();
     const usable = extractor?.id === graph.extractor ? extractor : offline.id === graph.extractor ? offline : undefined;
     if (!usable) return { extracted: 0, pending: pending.length };
-    for (const documentId of pending) await this.extractDocument(collection, documentId, usable);
+    await this.extractDocuments(collection, pending, usable);
     return { extracted: pending.length, pending: 0 };
   }
 
-  private async extractDocument(collection: string, documentId: number, extractor: GraphExtractor, signal?: AbortSignal) {
+  /**
+   * Extracts documents one by one (a model sees each document's description with its chunks) and
+   * writes them in batches, one transaction each: a build is a few commits, not one per document.
+   */
+  private async extractDocuments(
+    collection: string,
+    documentIds: readonly number[],
+    extractor: GraphExtractor,
+    signal?: AbortSignal,
+    onDocument?: (documentId: number, extraction: GraphExtraction) => void,
+  ): Promise<void> {
     const scope = { collections: [collection] };
-    const document = await this.store.getDocument(scope, documentId);
-    const chunks = (await this.store.getChunkRange(scope, documentId, 0, Number.MAX_SAFE_INTEGER)).map(toGraphChunk);
-    const extraction = await extractor.extract(chunks, { documentDescription: document?.description || document?.title, signal });
-    await this.writableGraphStore().putGraphExtraction({
-      documentId,
-      extractor: extractor.id,
-      entities: extraction.entities,
-      relationships: extraction.relationships,
-      failures: extraction.failures,
-    });
-    return extraction;
+    const store = this.writableGraphStore();
+    for (let at = 0; at < documentIds.length; at += WRITE_BATCH) {
+      const records = [];
+      for (const documentId of documentIds.slice(at, at + WRITE_BATCH)) {
+        signal?.throwIfAborted();
+        const document = await this.store.getDocument(scope, documentId);
+        const chunks = (await this.store.getChunkRange(scope, documentId, 0, Number.MAX_SAFE_INTEGER)).map(toGraphChunk);
+        const extraction = await extractor.extract(chunks, { documentDescription: document?.description || document?.title, signal });
+        records.push({ documentId, extractor: extractor.id, ...extraction });
+        onDocument?.(documentId, extraction);
+      }
+      signal?.throwIfAborted();
+      await store.putGraphExtractions(records);
+    }
   }
 
   private writableGraphStore(): Required<
-    Pick<Store, 'graphs' | 'markGraph' | 'dropGraph' | 'putGraphExtraction' | 'unextractedDocuments'>
+    Pick<Store, 'graphs' | 'markGraph' | 'dropGraph' | 'putGraphExtractions' | 'unextractedDocuments'>
   > {
-    const { graphs, markGraph, dropGraph, putGraphExtraction, unextractedDocuments } = this.store;
-    if (!graphs || !markGraph || !dropGraph || !putGraphExtraction || !unextractedDocuments)
+    const { graphs, markGraph, dropGraph, putGraphExtractions, unextractedDocuments } = this.store;
+    if (!graphs || !markGraph || !dropGraph || !putGraphExtractions || !unextractedDocuments)
       throw new DossierError('config', 'this store cannot hold a knowledge graph');
     return {
       graphs: graphs.bind(this.store),
       markGraph: markGraph.bind(this.store),
       dropGraph: dropGraph.bind(this.store),
-      putGraphExtraction: putGraphExtraction.bind(this.store),
+      putGraphExtractions: putGraphExtractions.bind(this.store),
       unextractedDocuments: unextractedDocuments.bind(this.store),
     };
   }
@@ -321,7 +311,7 @@ export class KnowledgeGraph implements GraphSearcher {
       collection: graph.collection,
       name: entity.name,
       type: entity.type,
-      description: '',
+      description: entity.description ?? '',
       aliases: entity.variants.slice(1),
       chunkIds: chunkIdsOf(entity.mentions),
       mentions: entity.mentions.length,
@@ -335,7 +325,8 @@ export class KnowledgeGraph implements GraphSearcher {
       const graph = this.loaded.get(view.collection);
       const entity = graph?.resolved.entities.find((e) => entityId(view.collection, e.key) === view.id);
       const mention = entity?.mentions.find((m) => m.field === 'text');
-      if (mention) firstMention.set(view.id, mention);
+      // A model's description stands; offline, the sentence of the first mention is the description.
+      if (mention && !view.description) firstMention.set(view.id, mention);
     }
     const chunks = new Map(
       (await this.store.getChunks(scope, [...new Set([...firstMention.values()].map((m) => m.chunkId))])).map((c) => [c.id, c]),

@@ -97,12 +97,17 @@ function joiningWords(between: string): string | undefined {
 /** "NBA" of "National Basketball Association": the initials of its capitalised words. */
 export function isAcronymOf(short: string, long: string): boolean {
   if (!/^[A-Z][A-Z0-9&]{1,7}$/.test(short)) return false;
-  const initials = long
+  const letters = initialsOf(long);
+  return letters.length >= 2 && letters === short.replace(/&/g, '');
+}
+
+/** The initials of a name's capitalised words ("North Atlantic Treaty Organization" → "NATO"). */
+export function initialsOf(name: string): string {
+  return name
     .split(/[\s-]+/)
     .filter((word) => /^\p{Lu}/u.test(word))
     .map((word) => word[0])
     .join('');
-  return initials.length >= 2 && initials === short.replace(/&/g, '');
 }
 
 interface Segment {

@@ -1,6 +1,6 @@
 import type { GraphPassage } from '../protocol/http.ts';
+import type { GraphEntityView, GraphRelationshipView } from '../protocol/json-shapes.ts';
 import type { Store } from '../store/types.ts';
-import type { GraphEntityView, GraphRelationshipView } from './knowledge-graph.ts';
 
 /** Passages an entity view carries at most (`GET /v1/graph/entities/:id`, the `graph_entity` tool). */
 export const MAX_ENTITY_PASSAGES = 20;

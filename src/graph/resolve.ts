@@ -1,4 +1,4 @@
-import { isAcronymOf } from './offline-extractor.ts';
+import { initialsOf, isAcronymOf } from './offline-extractor.ts';
 import type { EntityType, ExtractedEntity, ExtractedRelationship, Mention } from './types.ts';
 
 /** An entity after its name variants are merged. */
@@ -11,6 +11,8 @@ export interface ResolvedEntity {
   /** Every name it was found as, the canonical one first. */
   variants: string[];
   mentions: Mention[];
+  /** The fullest of its variants' descriptions, when an extractor gave any. */
+  description?: string;
 }
 
 export interface ResolvedRelationship {
@@ -81,8 +83,15 @@ export function resolveEntities(entities: readonly ExtractedEntity[], relationsh
   }
   // An acronym found alone merges with the one longer name whose initials it is (two such names: neither).
   const names = [...new Set(entities.map((entity) => entity.name))];
+  // Names by their initials, so each acronym meets only the names it could stand for.
+  const byInitials = new Map<string, string[]>();
+  for (const name of names) {
+    const letters = initialsOf(name);
+    if (letters.length >= 2 && letters.length <= 8) byInitials.set(letters, [...(byInitials.get(letters) ?? []), name]);
+  }
   for (const short of names.filter((name) => /^[A-Z][A-Z0-9&]{1,7}$/.test(name))) {
-    const longs = [...new Set(names.filter((long) => long !== short && isAcronymOf(short, long)).map(entityKey))];
+    const candidates = byInitials.get(short.replace(/&/g, '')) ?? [];
+    const longs = [...new Set(candidates.filter((long) => long !== short && isAcronymOf(short, long)).map(entityKey))];
     if (longs.length === 1) union(longs[0], entityKey(short));
   }
   const groups = new Map<string, ExtractedEntity[]>();
@@ -103,7 +112,17 @@ export function resolveEntities(entities: readonly ExtractedEntity[], relationsh
       TYPE_ORDER.find((candidate) => candidate !== 'name' && candidate !== 'heading' && types.includes(candidate)) ?? mostCommon(types);
     const key = entityKey(variants[0]);
     keyOfRoot.set(root, key);
-    resolved.push({ key, name: variants[0], type, variants, mentions: members.flatMap((member) => member.mentions) });
+    const description = members
+      .map((member) => member.description ?? '')
+      .sort((a, b) => b.length - a.length || (a < b ? -1 : a > b ? 1 : 0))[0];
+    resolved.push({
+      key,
+      name: variants[0],
+      type,
+      variants,
+      mentions: members.flatMap((member) => member.mentions),
+      ...(description ? { description } : {}),
+    });
   }
   const merged = new Map<string, ResolvedRelationship>();
   for (const relationship of relationships) {

@@ -37,6 +37,8 @@ export interface ExtractedEntity {
   name: string;
   type: EntityType;
   mentions: Mention[];
+  /** What the chunks say of it, in a sentence (a model extractor's reading; the offline one gives none). */
+  description?: string;
 }
 
 export interface ExtractedRelationship {

@@ -6,7 +6,17 @@
  * only from dependency-free modules, so a browser project type-checks it without @types/node.
  */
 import type { AgentEvent, Citation } from './events.ts';
-import type { AskResult, DocumentSummary, IngestProgress, IngestReport, RunRecord, SearchHit, SearchMode } from './json-shapes.ts';
+import type {
+  AskResult,
+  DocumentSummary,
+  GraphEntityView,
+  GraphRelationshipView,
+  IngestProgress,
+  IngestReport,
+  RunRecord,
+  SearchHit,
+  SearchMode,
+} from './json-shapes.ts';
 import type { Filter, StoredChunk, StoredDocument } from '../store/types.ts';
 
 // Requests
@@ -138,31 +148,6 @@ export interface IngestJob {
   error?: string;
 }
 
-/** An entity of a collection's knowledge graph, with the chunks that mention it. */
-export interface GraphEntity {
-  /** Stable across rebuilds of the same documents. */
-  id: string;
-  collection: string;
-  name: string;
-  type: string;
-  /** The sentence of its first mention ('' when it is only a title or heading). */
-  description: string;
-  aliases: string[];
-  chunkIds: number[];
-  mentions: number;
-}
-
-/** A relationship of two entities, with the chunks that state it. */
-export interface GraphRelationship {
-  subject: string;
-  subjectId: string;
-  predicate: string;
-  object: string;
-  objectId: string;
-  weight: number;
-  chunkIds: number[];
-}
-
 /** A chunk an entity or its relationships come from. */
 export interface GraphPassage {
   chunkId: number;
@@ -176,8 +161,8 @@ export interface GraphPassage {
 
 /** `GET /v1/graph/entities/:id`. */
 export interface GraphEntityDetail {
-  entity: GraphEntity;
-  relationships: GraphRelationship[];
+  entity: GraphEntityView;
+  relationships: GraphRelationshipView[];
   /** The chunks of the relationships (then of the entity's own mentions), at most 20. */
   passages: GraphPassage[];
 }
@@ -284,7 +269,7 @@ export interface HttpRoutes {
   'DELETE /v1/conversations/{id}': { params: { id: string }; response: Deleted };
 
   'POST /v1/graph/build': { body: GraphBuildRequest; response: { job: GraphBuildJob } };
-  'GET /v1/graph/entities': { query: GraphEntitiesQuery; response: { entities: GraphEntity[] } };
+  'GET /v1/graph/entities': { query: GraphEntitiesQuery; response: { entities: GraphEntityView[] } };
   'GET /v1/graph/entities/{id}': { params: { id: string }; query: GraphEntityQuery; response: GraphEntityDetail };
 
   'GET /v1/me': { response: Me };

@@ -122,3 +122,30 @@ export interface RunRecord {
   finishedAt?: string;
   result?: AskResult;
 }
+
+/** An entity as the surfaces show it (graph/knowledge-graph.ts; `graph entities`, `GET /v1/graph/entities`). */
+export interface GraphEntityView {
+  /** Stable across rebuilds of the same documents: made from the collection and the entity's key. */
+  id: string;
+  collection: string;
+  name: string;
+  type: string;
+  /** The sentence of its first mention in a chunk's text ('' when it is only ever a title or heading). */
+  description: string;
+  /** Every other name it was found as. */
+  aliases: string[];
+  /** The chunks that mention it, in id order: its provenance. */
+  chunkIds: number[];
+  mentions: number;
+}
+
+/** A relationship as the surfaces show it (`graph show`), with the chunks that state it. */
+export interface GraphRelationshipView {
+  subject: string;
+  subjectId: string;
+  predicate: string;
+  object: string;
+  objectId: string;
+  weight: number;
+  chunkIds: number[];
+}

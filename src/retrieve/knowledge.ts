@@ -1,6 +1,7 @@
-import type { Store } from '../store/types.ts';
+import type { GraphEntityView, GraphRelationshipView } from '../protocol/json-shapes.ts';
+import type { GraphInfo, Scope, ScoredChunkId, Store } from '../store/types.ts';
 import type { Tokenizer } from '../text/tokenize.ts';
-import type { Retriever } from './search.ts';
+import type { GraphSearcher, Retriever } from './search.ts';
 
 /**
  * What the agent and its tools may read: the store, the retriever and the tokenizer, nothing of the
@@ -10,4 +11,20 @@ export interface Knowledge {
   readonly store: Store;
   readonly retriever: Retriever;
   readonly tokenizer: Tokenizer;
+  /** The knowledge graph (a Dossier has one; graph/ implements it), for the search_graph tool. */
+  readonly knowledgeGraph?: GraphReader;
+}
+
+/** The knowledge graph as the agent's tools read it. */
+export interface GraphReader extends GraphSearcher {
+  /** The collections in scope that have a graph. */
+  graphs(scope: Scope): Promise<GraphInfo[]>;
+  /** Chunks by Personalized PageRank, with the entities the query was seeded from; undefined when no collection in scope has a graph. */
+  searchWithSeeds(query: string, scope: Scope, k: number): Promise<{ hits: ScoredChunkId[]; seeds: GraphEntityView[] } | undefined>;
+  /** One entity by id or name with its strongest relationships; a not-found DossierError when there is none. */
+  entity(
+    scope: Scope,
+    idOrName: string,
+    options?: { limit?: number },
+  ): Promise<{ entity: GraphEntityView; relationships: GraphRelationshipView[] }>;
 }

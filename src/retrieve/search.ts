@@ -72,12 +72,15 @@ export interface RetrieverOptions {
   rerankDepth?: number;
   /** The knowledge graph, for `graph` search and for `hybrid` where a collection in scope has one. */
   graph?: GraphSearcher;
+  /** This retriever's hybrid weights, over DEFAULT_HYBRID (a request's own still win). */
+  hybrid?: Partial<HybridWeights>;
 }
 
 export class Retriever {
   readonly reranker: Reranker | undefined;
   private readonly rerankDepth: number;
   private readonly graph: GraphSearcher | undefined;
+  private readonly hybrid: HybridWeights;
 
   constructor(
     private readonly store: Store,
@@ -88,6 +91,7 @@ export class Retriever {
     this.reranker = options.reranker;
     this.rerankDepth = options.rerankDepth ?? RERANK_DEPTH;
     this.graph = options.graph;
+    this.hybrid = { ...DEFAULT_HYBRID, ...options.hybrid };
     if (!Number.isInteger(this.rerankDepth) || this.rerankDepth < 1)
       throw new DossierError('config', `rerankDepth must be a positive integer, got ${options.rerankDepth}`);
   }
@@ -104,7 +108,7 @@ export class Retriever {
     if (!Number.isInteger(k) || k < 1 || k > 1000) throw new DossierError('bad-input', `k must be an integer from 1 to 1000, got ${k}`);
     const query = request.query.slice(0, MAX_QUERY_CHARS);
     if (!query.trim()) throw new DossierError('bad-input', 'the query is empty');
-    const weights = { ...DEFAULT_HYBRID, ...request.hybrid };
+    const weights = { ...this.hybrid, ...request.hybrid };
     const candidates = this.reranker && request.rerank !== false ? rerankCandidates(k, this.rerankDepth) : k;
     const listed = Math.max(k, candidates);
     const depth = mode === 'hybrid' ? Math.max(listed, weights.depth) : listed;

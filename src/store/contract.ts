@@ -107,13 +107,13 @@ export function storeContract(
 
     it('keeps one knowledge graph per collection: extractions scoped, gone with their document or its old content, no orphans', () =>
       withStore(async (store) => {
-        if (!store.graphs || !store.markGraph || !store.putGraphExtraction || !store.graphExtractions || !store.unextractedDocuments)
+        if (!store.graphs || !store.markGraph || !store.putGraphExtractions || !store.graphExtractions || !store.unextractedDocuments)
           return assert.fail(`${name} has no knowledge-graph storage`);
         const a = await store.upsertDocument(doc('a.txt'), [chunk(0, 'alpha')], [unit(0)]);
         const b = await store.upsertDocument(doc('b.txt', { collection: 'other' }), [chunk(0, 'beta')], [unit(1)]);
         const entity = (name: string) => ({ name, type: 'name', mentions: [{ chunkId: 1, field: 'text', start: 0, end: name.length }] });
         await assert.rejects(
-          store.putGraphExtraction({ documentId: a.id, extractor: 'offline', entities: [], relationships: [], failures: [] }),
+          store.putGraphExtractions([{ documentId: a.id, extractor: 'offline', entities: [], relationships: [], failures: [] }]),
           (error) => DossierError.isInstance(error) && /collection default has no knowledge graph/.test(error.message),
         );
         const before = (await store.identity()).generation;
@@ -121,21 +121,25 @@ export function storeContract(
         assert.equal(built.collection, 'default');
         assert.equal(built.extractor, 'offline');
         assert.deepEqual(await store.unextractedDocuments('default'), [a.id]);
-        await store.putGraphExtraction({
-          documentId: a.id,
-          extractor: 'offline',
-          entities: [entity('Alpha')],
-          relationships: [],
-          failures: [],
-        });
+        await store.putGraphExtractions([
+          {
+            documentId: a.id,
+            extractor: 'offline',
+            entities: [entity('Alpha')],
+            relationships: [],
+            failures: [],
+          },
+        ]);
         await store.markGraph('other', 'offline');
-        await store.putGraphExtraction({
-          documentId: b.id,
-          extractor: 'offline',
-          entities: [entity('Beta')],
-          relationships: [],
-          failures: [{ chunkIds: [9], message: 'malformed reply' }],
-        });
+        await store.putGraphExtractions([
+          {
+            documentId: b.id,
+            extractor: 'offline',
+            entities: [entity('Beta')],
+            relationships: [],
+            failures: [{ chunkIds: [9], message: 'malformed reply' }],
+          },
+        ]);
         assert.ok((await store.identity()).generation > before, 'graph writes move the write generation');
         assert.deepEqual(await store.unextractedDocuments('default'), []);
         const scoped = await store.graphExtractions({ collections: ['default'] });
@@ -167,13 +171,13 @@ export function storeContract(
           !store.replaceCommunities ||
           !store.communities ||
           !store.dropGraph ||
-          !store.putGraphExtraction ||
+          !store.putGraphExtractions ||
           !store.graphExtractions
         )
           return assert.fail(`${name} has no knowledge-graph storage`);
         const a = await store.upsertDocument(doc('a.txt'), [chunk(0, 'alpha')], [unit(0)]);
         const info = await store.markGraph('default', 'offline');
-        await store.putGraphExtraction({ documentId: a.id, extractor: 'offline', entities: [], relationships: [], failures: [] });
+        await store.putGraphExtractions([{ documentId: a.id, extractor: 'offline', entities: [], relationships: [], failures: [] }]);
         const community = {
           id: 'c0-1',
           level: 0,

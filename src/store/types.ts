@@ -200,8 +200,8 @@ export interface Store {
   markGraph?(collection: string, extractor: string): Promise<GraphInfo>;
   /** Removes a collection's graph: its extractions and communities. False if it had none. */
   dropGraph?(collection: string): Promise<boolean>;
-  /** Writes (or replaces) one document's extraction; the document's collection must have a graph. */
-  putGraphExtraction?(record: Omit<GraphExtractionRecord, 'collection'>): Promise<void>;
+  /** Writes (or replaces) documents' extractions in one transaction; each document's collection must have a graph. */
+  putGraphExtractions?(records: readonly Omit<GraphExtractionRecord, 'collection'>[]): Promise<void>;
   /** Every extraction in scope, by collection and document id. */
   graphExtractions?(scope: Scope): Promise<GraphExtractionRecord[]>;
   /** Documents of a collection with no extraction: new, or changed since they were extracted. */

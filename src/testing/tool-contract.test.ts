@@ -4,6 +4,7 @@ import { toolContract } from './tool-contract.ts';
 import { getContent } from '../agent/tools/get-content.ts';
 import { loadUserTools } from '../agent/tools/registry.ts';
 import { searchDescriptions } from '../agent/tools/search-descriptions.ts';
+import { searchGraph } from '../agent/tools/search-graph.ts';
 import { searchKnowledge } from '../agent/tools/search-knowledge.ts';
 
 const NO_SUCH_DOCUMENT = 999_999;
@@ -23,6 +24,19 @@ toolContract('search_descriptions', () => searchDescriptions, {
   validInput: { query: 'travel policy meal allowance' },
   invalidInputs: [{}, { query: '' }, { query: 'x', k: 21 }],
   hostileInput: { query: 'Zephyrine falcon survey nesting pairs' },
+  showsRetrievedText: true,
+});
+
+toolContract('search_graph', () => searchGraph, {
+  // The regression corpus with its knowledge graph (the planted document joins it at ingest).
+  dossier: async () => {
+    const index = await regressionIndex();
+    await index.dossier.graph.build();
+    return index;
+  },
+  validInput: { query: 'Tern-4 sea trial' },
+  invalidInputs: [{}, { query: '' }, { query: 'x', k: 0 }],
+  hostileInput: { query: 'Zephyrine falcon survey' },
   showsRetrievedText: true,
 });
 

@@ -61,7 +61,7 @@ const NOT_OBJECTS = [null, 'a string', 42, [], true];
 export function assertFenced(text: string, phrase: string = HOSTILE_PHRASE): void {
   const spans: Array<[number, number]> = [];
   let open: { kind: string; index: number } | undefined;
-  for (const marker of text.matchAll(/<<<(EVIDENCE|DOCUMENT)\b|\b(EVIDENCE|DOCUMENT)>>>/g)) {
+  for (const marker of text.matchAll(/<<<(EVIDENCE|DOCUMENT|GRAPH)\b|\b(EVIDENCE|DOCUMENT|GRAPH)>>>/g)) {
     if (marker[1]) {
       assert.equal(open, undefined, `a fence opens inside another at ${marker.index}: ${text.slice(marker.index, marker.index + 60)}`);
       open = { kind: marker[1], index: marker.index };

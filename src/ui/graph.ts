@@ -3,7 +3,7 @@
 // relationships and the passages that state them. Names and passages go in as text only: the
 // picture's labels are canvas text, the list and passages are text nodes (dom.ts).
 import type { Core, ElementDefinition, StylesheetJson } from 'cytoscape';
-import type { GraphEntity, GraphEntityDetail } from '../client/index.ts';
+import type { GraphEntityDetail, GraphEntityView } from '../client/index.ts';
 import { api, reportError } from './api.ts';
 import { byId, el, showStatus } from './dom.ts';
 import { passageNodes } from './rich-text.ts';
@@ -211,7 +211,7 @@ function renderDetail(detail: GraphEntityDetail): void {
 }
 
 /** A related entity's name as a button that shows it; the entity itself as plain text. */
-function entityButton(id: string, name: string, current: GraphEntity): Node {
+function entityButton(id: string, name: string, current: GraphEntityView): Node {
   if (id === current.id) return el('strong', { text: name });
   return el(
     'button',

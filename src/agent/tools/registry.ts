@@ -4,6 +4,7 @@ import { pathToFileURL } from 'node:url';
 import { DossierError } from '../../errors/index.ts';
 import { getContent } from './get-content.ts';
 import { searchDescriptions } from './search-descriptions.ts';
+import { searchGraph } from './search-graph.ts';
 import { searchKnowledge } from './search-knowledge.ts';
 import type { AgentTool, RunToolContext } from './tool.ts';
 
@@ -35,15 +36,16 @@ export class ToolRegistry {
     return [...this.tools.keys()];
   }
 
-  /** The tools as one run offers them (each tool's `forRun`, when it has one). */
+  /** The tools as one run offers them (each tool's `forRun`, when it has one); a tool whose `forRun` gives none is not offered. */
   async forRun(run: RunToolContext): Promise<ToolRegistry> {
-    return new ToolRegistry(await Promise.all(this.list().map((tool) => (tool.forRun ? tool.forRun(run) : tool))));
+    const offered = await Promise.all(this.list().map((tool) => (tool.forRun ? tool.forRun(run) : tool)));
+    return new ToolRegistry(offered.filter((tool): tool is AgentTool => tool !== undefined));
   }
 }
 
-/** The RAG mode's built-in tools. */
+/** The RAG mode's built-in tools (search_graph only in a run whose scope has a knowledge graph). */
 export function ragTools(): AgentTool[] {
-  return [searchKnowledge, searchDescriptions, getContent];
+  return [searchKnowledge, searchDescriptions, getContent, searchGraph];
 }
 
 /**

@@ -58,8 +58,9 @@ export interface AgentTool<Input = any> {
   /**
    * This tool as one run offers it, when its description or input depend on the run: what the index
    * holds in the run's scope, or whether the run's model can write text (a strategy that cannot run
-   * is not offered). Called once when the run starts.
+   * is not offered). Called once when the run starts; undefined when the tool has nothing to offer
+   * this run (search_graph where no collection in scope has a graph), and then it is not offered.
    */
-  forRun?(run: RunToolContext): Promise<AgentTool<Input>>;
+  forRun?(run: RunToolContext): Promise<AgentTool<Input> | undefined>;
   execute(input: Input, context: ToolContext): Promise<ToolResult>;
 }

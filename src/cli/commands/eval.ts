@@ -1,4 +1,4 @@
-import { intOption, parse, stringOption, type Values } from '../args.ts';
+import { intOption, parse, stringOption, type Values, numberOption } from '../args.ts';
 import { progressBar, UsageError, type CommandContext } from '../io.ts';
 import { modeOption } from './search.ts';
 import { EVAL_MODES, type EvalMode } from '../../eval/run-question.ts';
@@ -109,6 +109,8 @@ export async function evaluate(argv: string[], context: CommandContext): Promise
         model: stringOption(values, 'model'),
         mode: agentMode(values),
         reranker: stringOption(values, 'reranker'),
+        graph: values.graph === true,
+        graphWeight: numberOption(values, 'graph-weight', 0, 100),
         env,
         onProgress,
       });
@@ -130,6 +132,7 @@ export async function evaluate(argv: string[], context: CommandContext): Promise
         directory: positionals[0],
         model: stringOption(values, 'model'),
         mode: agentMode(values),
+        graph: values.graph === true,
         env,
       });
       if (context.json) context.printJson(report);

@@ -472,18 +472,24 @@ export class PgStore implements Store {
     });
   }
 
-  putGraphExtraction(record: Omit<GraphExtractionRecord, 'collection'>): Promise<void> {
+  putGraphExtractions(records: readonly Omit<GraphExtractionRecord, 'collection'>[]): Promise<void> {
     return this.run(async () => {
       this.assertWritable();
+      if (records.length === 0) return;
       await this.transaction(async (client) => {
-        const collection = graphedCollectionOf(
-          await queryRows<{ name: string; graphed: number | null }>(client, selectGraphedCollectionOf(record.documentId)),
-          record.documentId,
-          this.label,
-        );
+        const now = new Date().toISOString();
+        const collections = new Set<string>();
+        for (const record of records) {
+          const collection = graphedCollectionOf(
+            await queryRows<{ name: string; graphed: number | null }>(client, selectGraphedCollectionOf(record.documentId)),
+            record.documentId,
+            this.label,
+          );
+          await queryRows(client, upsertGraphExtraction({ ...record, collection }, now));
+          collections.add(collection);
+        }
         await queryRows(client, bumpGeneration);
-        await queryRows(client, upsertGraphExtraction({ ...record, collection }, new Date().toISOString()));
-        await queryRows(client, bumpGraphVersion(collection));
+        for (const collection of collections) await queryRows(client, bumpGraphVersion(collection));
       });
     });
   }

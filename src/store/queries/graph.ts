@@ -20,16 +20,18 @@ export const GRAPH_TABLES = [
   built_at TEXT NOT NULL,
   version BIGINT NOT NULL DEFAULT 0
 )`,
+  // failed_chunks stands before the JSON so that counting failures never reads the (large) JSON.
   `CREATE TABLE IF NOT EXISTS graph_extractions (
   document_id BIGINT PRIMARY KEY,
   collection TEXT NOT NULL,
   extractor TEXT NOT NULL,
+  failed_chunks INTEGER NOT NULL,
   entities TEXT NOT NULL,
   relationships TEXT NOT NULL,
   failures TEXT NOT NULL,
   updated_at TEXT NOT NULL
 )`,
-  'CREATE INDEX IF NOT EXISTS graph_extractions_by_collection ON graph_extractions (collection, document_id)',
+  'CREATE INDEX IF NOT EXISTS graph_extractions_by_collection ON graph_extractions (collection, failed_chunks, document_id)',
   `CREATE TABLE IF NOT EXISTS graph_communities (
   collection TEXT NOT NULL,
   id TEXT NOT NULL,
@@ -56,7 +58,7 @@ function inScope(dialect: Dialect, column: Sql, scope: Scope): Sql {
 export function selectGraphs(dialect: Dialect, scope: Scope): Sql {
   return sql`SELECT g.collection, g.extractor, g.built_at, g.version,
       (SELECT count(*) FROM graph_extractions x WHERE x.collection = g.collection) AS documents,
-      (SELECT count(*) FROM graph_extractions x WHERE x.collection = g.collection AND x.failures <> '[]') AS failed_documents,
+      (SELECT count(*) FROM graph_extractions x WHERE x.collection = g.collection AND x.failed_chunks > 0) AS failed_documents,
       (SELECT count(*) FROM graph_communities c WHERE c.collection = g.collection) AS communities,
       (SELECT max(c.graph_version) FROM graph_communities c WHERE c.collection = g.collection) AS communities_version
     FROM graphs g WHERE ${inScope(dialect, sql`g.collection`, scope)} ORDER BY ${dialect.inCodePointOrder(sql`g.collection`)}`;
@@ -90,10 +92,12 @@ export function forgetDocumentGraph(documentId: number): Sql[] {
 }
 
 export function upsertGraphExtraction(record: GraphExtractionRecord, now: string): Sql {
-  return sql`INSERT INTO graph_extractions(document_id, collection, extractor, entities, relationships, failures, updated_at)
-    VALUES (${record.documentId}, ${record.collection}, ${record.extractor}, ${JSON.stringify(record.entities)},
+  const failedChunks = new Set(record.failures.flatMap((failure) => failure.chunkIds)).size;
+  return sql`INSERT INTO graph_extractions(document_id, collection, extractor, failed_chunks, entities, relationships, failures, updated_at)
+    VALUES (${record.documentId}, ${record.collection}, ${record.extractor}, ${failedChunks}, ${JSON.stringify(record.entities)},
       ${JSON.stringify(record.relationships)}, ${JSON.stringify(record.failures)}, ${now})
-    ON CONFLICT (document_id) DO UPDATE SET collection = excluded.collection, extractor = excluded.extractor, entities = excluded.entities,
+    ON CONFLICT (document_id) DO UPDATE SET collection = excluded.collection, extractor = excluded.extractor,
+      failed_chunks = excluded.failed_chunks, entities = excluded.entities,
       relationships = excluded.relationships, failures = excluded.failures, updated_at = excluded.updated_at`;
 }
 

@@ -286,15 +286,21 @@ export class SqliteStore implements Store {
     });
   }
 
-  putGraphExtraction(record: Omit<GraphExtractionRecord, 'collection'>): Promise<void> {
+  putGraphExtractions(records: readonly Omit<GraphExtractionRecord, 'collection'>[]): Promise<void> {
     return this.run(() => {
       this.assertWritable();
+      if (records.length === 0) return;
       this.db
         .transaction(() => {
-          const collection = graphedCollectionOf(this.all(selectGraphedCollectionOf(record.documentId)), record.documentId, this.path);
+          const now = new Date().toISOString();
+          const collections = new Set<string>();
+          for (const record of records) {
+            const collection = graphedCollectionOf(this.all(selectGraphedCollectionOf(record.documentId)), record.documentId, this.path);
+            this.execute(upsertGraphExtraction({ ...record, collection }, now));
+            collections.add(collection);
+          }
           this.execute(bumpGeneration);
-          this.execute(upsertGraphExtraction({ ...record, collection }, new Date().toISOString()));
-          this.execute(bumpGraphVersion(collection));
+          for (const collection of collections) this.execute(bumpGraphVersion(collection));
         })
         .immediate();
     });

@@ -164,6 +164,9 @@ for (const backend of serverBackends()) {
         assert.equal(body.error.code, 'bad-input', what);
         assert.ok(body.error.message.length > 0 && !body.error.message.includes('\n'), `${what}: ${body.error.message}`);
       }
+      const model = await post(keys.alice, '/v1/graph/build', { model: 'nosuchprovider:x' });
+      assert.equal(model.status, 400, 'a model that cannot be used is refused before any job starts');
+      assert.match(((await model.json()) as { error: { message: string } }).error.message, /unknown model provider "nosuchprovider"/);
       assert.equal((await fetch(`${server.url}/v1/graph/entities`)).status, 401, 'no key');
     });
   });

@@ -2,6 +2,7 @@ import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import { assertCollectionName } from '../../dossier.ts';
 import { DossierError } from '../../errors/index.ts';
 import { entityPassages } from '../../graph/index.ts';
+import { resolveModel } from '../../providers/index.ts';
 import { checkLength, depsOf, principalOf, type AppContext, type Env } from '../app.ts';
 import { startJob } from '../jobs.ts';
 import { ErrorSchema, json } from './schemas.ts';
@@ -112,6 +113,8 @@ export function registerGraph(app: OpenAPIHono<Env>): void {
       const body = c.req.valid('json');
       const deps = depsOf(c);
       const collections = await buildCollections(c, body.collections);
+      // A model that cannot be used (unknown provider, no key) is a 400 now, not a failed job later.
+      if (body.model) await resolveModel(body.model, { env: deps.dossier.env, language: deps.dossier.language });
       const collection = collections.join(',');
       const job = await startJob(deps, principalOf(c).user.id, collection, (onProgress) =>
         deps.dossier.graph.build({

@@ -442,7 +442,8 @@ describe('the web page as code', () => {
     const browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
     try {
       assert.deepEqual(fromDist.PAGE_MODULES, PAGE_MODULES);
-      for (const name of [...PAGE_MODULES, 'ui/style.css']) assert.equal((await fetch(`${server.url}/assets/${name}`)).status, 200, name);
+      for (const name of [...PAGE_MODULES, ...Object.keys(fromDist.VENDOR_MODULES), 'ui/style.css'])
+        assert.equal((await fetch(`${server.url}/assets/${name}`)).status, 200, name);
       const page = await browser.newPage();
       const errors: string[] = [];
       page.on('pageerror', (error) => errors.push(error.message));
@@ -450,6 +451,10 @@ describe('the web page as code', () => {
       await page.goto(`${server.url}/`);
       await page.waitForSelector('body[data-ready="true"]');
       assert.equal(await page.locator('#conversation-empty').isVisible(), true);
+      // The graph view loads its renderer from the installed package.
+      await page.getByRole('tab', { name: 'Graph' }).click();
+      await page.getByText('No knowledge graph yet').waitFor();
+      assert.equal(await page.evaluate(async () => typeof (await import('/assets/vendor/cytoscape.js' as string)).default), 'function');
       assert.deepEqual(errors, []);
     } finally {
       await browser.close();

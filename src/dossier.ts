@@ -5,6 +5,7 @@ import type { ChunkOptions } from './ingest/chunk.ts';
 import type { Describer } from './ingest/describe.ts';
 import {
   KnowledgeGraph,
+  type GraphBuildOptions,
   type GraphBuildReport,
   type GraphExtractor,
   type GraphEntityView,
@@ -17,7 +18,7 @@ import { Retriever, type HybridWeights, type SearchHit, type SearchRequest } fro
 import type { Filter, GraphInfo, Scope, ScopeOptions, Store, StoreStats, StoredChunk, StoredDocument } from './store/types.ts';
 import { Tokenizer } from './text/tokenize.ts';
 import type { ApproveOptions, ApproveResult, AskOptions, AskResult, ReplayResult } from './ask/ask.ts';
-import type { DocumentSummary } from './protocol/json-shapes.ts';
+import type { DocumentSummary, GraphCommunityView } from './protocol/json-shapes.ts';
 export type { DocumentSummary } from './protocol/json-shapes.ts';
 
 export interface DossierOptions {
@@ -119,21 +120,23 @@ export class Dossier {
     return result;
   }
 
-  /** The extractor a model spec names: the offline one for none or "offline". */
-  private async graphExtractorFor(spec: string | undefined): Promise<GraphExtractor | undefined> {
+  /** The extractor and community summarizer a model spec names; none (offline: extractive) for none or "offline". */
+  private async graphModelFor(
+    spec: string | undefined,
+  ): Promise<{ extractor: GraphExtractor; summarizer: NonNullable<GraphBuildOptions['summarizer']> } | undefined> {
     if (!spec || spec === 'offline') return undefined;
     const { resolveModel } = await import('./providers/index.ts');
     const resolved = await resolveModel(spec, { env: this.env, language: this.language });
     // The offline language model writes no extraction JSON: the offline extractor reads the text itself.
     if (resolved.id === 'offline') return undefined;
     const { createModelGraphExtractor } = await import('./graph/index.ts');
-    return createModelGraphExtractor({ model: resolved.model });
+    return { extractor: createModelGraphExtractor({ model: resolved.model }), summarizer: { id: resolved.id, model: resolved.model } };
   }
 
   /** A collection with a knowledge graph takes in its new and changed documents; undefined when it has none. */
   private async updateGraph(collection: string, model?: string): Promise<{ extracted: number; pending: number } | undefined> {
     if (this.store.readonly || !(await this.knowledgeGraph.graphs({ collections: [collection] })).length) return undefined;
-    return this.knowledgeGraph.update(collection, await this.graphExtractorFor(model));
+    return this.knowledgeGraph.update(collection, (await this.graphModelFor(model))?.extractor);
   }
 
   /** The knowledge graph: build it, and read its entities, relationships and communities (DESIGN §4, `dossier graph`). */
@@ -149,7 +152,12 @@ export class Dossier {
     ): Promise<GraphBuildReport> => {
       const { collections, scope, model, ...rest } = options;
       const resolved = await this.scope({ collections, scope });
-      return this.knowledgeGraph.build({ ...rest, scope: resolved, extractor: await this.graphExtractorFor(model) });
+      const byModel = await this.graphModelFor(model);
+      return this.knowledgeGraph.build({ ...rest, scope: resolved, extractor: byModel?.extractor, summarizer: byModel?.summarizer });
+    },
+    communities: async (options: ScopeOptions & { level?: number; limit?: number } = {}): Promise<GraphCommunityView[]> => {
+      const { collections, scope, ...rest } = options;
+      return this.knowledgeGraph.communities(await this.scope({ collections, scope }), rest);
     },
     status: async (options: ScopeOptions = {}): Promise<GraphInfo[]> => this.knowledgeGraph.graphs(await this.scope(options)),
     entities: async (options: ScopeOptions & { query?: string; limit?: number; offset?: number } = {}): Promise<GraphEntityView[]> => {
@@ -243,7 +251,12 @@ export class Dossier {
 
   /** False when there was no such document (in scope). */
   async deleteDocument(id: number, options: ScopeOptions = {}): Promise<boolean> {
-    return this.store.deleteDocument(await this.scope(options), id);
+    const scope = await this.scope(options);
+    const document = await this.store.getDocument(scope, id);
+    const deleted = await this.store.deleteDocument(scope, id);
+    // Its entities went with it: the collection's communities follow.
+    if (deleted && document) await this.knowledgeGraph.followChange(document.collection);
+    return deleted;
   }
 
   async stats(options: ScopeOptions = {}): Promise<StoreStats> {

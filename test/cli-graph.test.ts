@@ -37,6 +37,16 @@ describe('dossier graph', () => {
         ['subject', 'predicate', 'object', 'chunkIds'].filter((key) => !(key in relationship)),
         [],
       );
+      const communities = await runCli(['graph', 'communities', '--db', db, '--json']);
+      assert.equal(communities.status, 0, communities.stderr);
+      assert.equal(communities.json.communities.length, built.json.communities);
+      for (const community of communities.json.communities) {
+        assert.deepEqual(
+          ['id', 'level', 'title', 'summary', 'entityIds', 'chunkIds'].filter((key) => !(key in community)),
+          [],
+        );
+        assert.equal(community.stale, false);
+      }
       const text = await runCli(['graph', 'show', 'Mara Lindqvist', '--db', db]);
       assert.match(text.stdout, /Harbor Station/);
 

@@ -99,6 +99,7 @@ describe('golden surfaces: CLI --json shapes, /openapi.json, the core HTTP respo
       'graph build': ['graph', 'build'],
       'graph entities': ['graph', 'entities', '--query', 'Tern-4', '--limit', '3'],
       'graph show': ['graph', 'show', 'Tern-4'],
+      'graph communities': ['graph', 'communities', '--level', '0', '--limit', '2'],
       'search (graph)': ['search', 'Tern-4 sea trial', '--mode', 'graph', '--k', '3'],
     };
     const shapes: Record<string, unknown> = {};

@@ -4,6 +4,8 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { createDossier, type Dossier } from '../src/dossier.ts';
 import { ragTools, ToolRegistry } from '../src/agent/tools/registry.ts';
+import { searchGraph } from '../src/agent/tools/search-graph.ts';
+import { EvidenceLedger } from '../src/evidence/ledger.ts';
 import { DossierError } from '../src/errors/index.ts';
 import { freshDatabase } from '../src/store/postgres/test-database.ts';
 import { startOpenAIServer } from '../src/testing/protocol-server/openai.ts';
@@ -18,7 +20,7 @@ import { tempDir } from './helpers.ts';
  */
 const FILES: Record<string, string> = {
   'halvorsen.md':
-    '# Marit Halvorsen\n\nMarit Halvorsen is an engineer from Bergen. Marit Halvorsen founded Tidewater Instruments in 1987.\n',
+    '# Marit Halvorsen\n\nMarit Halvorsen is an engineer from Bergen. Marit Halvorsen founded Tidewater Instruments in 1987. Marit Halvorsen and Erik Dahl designed the Kestrel radio in Bergen.\n',
   'tidewater.md':
     '# Tidewater Instruments\n\nTidewater Instruments builds marine radios. Tidewater Instruments opened a second factory in Stavanger in 1999.\n',
   'weather.md': '# Coastal weather\n\nAutumn storms on the coast bring heavy rain and strong winds to the harbour towns.\n',
@@ -87,6 +89,25 @@ for (const backend of ['sqlite', 'postgres'] as const) {
         assert.deepEqual(await dossier.search({ query: 'autumn weather', mode: 'graph' }), [], 'a query naming no entity finds nothing');
         const hybrid = await dossier.search({ query: 'Where did the company Marit Halvorsen founded open a factory?', k: 3 });
         assert.ok(hybrid.some((hit) => hit.text.includes('Stavanger')));
+        // Communities: summaries are sentences of the chunks they cite; a question naming no entity gets them from search_graph.
+        const communities = await dossier.graph.communities();
+        assert.ok(communities.length > 0 && communities.length === report.communities);
+        for (const community of communities) {
+          assert.equal(community.stale, false);
+          const texts = (await dossier.store.getChunks({ collections: '*' }, community.chunkIds)).map((chunk) => chunk.text);
+          for (const sentence of community.summary.split(/(?<=\.) /))
+            assert.ok(
+              texts.some((text) => text.includes(sentence)),
+              sentence,
+            );
+        }
+        const ledger = new EvidenceLedger();
+        const global = await searchGraph.execute(
+          { query: 'What are the main themes of these documents?' },
+          { knowledge: dossier, scope: { collections: '*' }, ledger, step: 1, signal: new AbortController().signal, resultTokens: 1200 },
+        );
+        assert.match(global.forModel, /Community "/);
+        assert.ok(global.evidence.length > 0, "the summaries' chunks are evidence");
         const filtered = await dossier.search({
           query: 'Marit Halvorsen',
           mode: 'graph',
@@ -120,6 +141,11 @@ for (const backend of ['sqlite', 'postgres'] as const) {
         assert.ok(harbour.length > 0);
         await dossier.deleteDocument(weather.id);
         assert.deepEqual(await dossier.graph.entities({ query: 'Coastal weather' }), [], 'a deleted document takes its entities');
+        const remaining = new Set((await dossier.graph.entities({ limit: 1000 })).map((entity) => entity.id));
+        for (const community of await dossier.graph.communities()) {
+          assert.equal(community.stale, false, 'communities follow a deletion');
+          for (const id of community.entityIds) assert.ok(remaining.has(id), `community ${community.id} names only entities that remain`);
+        }
 
         writeFileSync(join(dir, 'other.md'), '# Fjord Ferries\n\nFjord Ferries sails from Bergen to Oslo.\n');
         await dossier.ingest([join(dir, 'other.md')], { collection: 'ferries' });

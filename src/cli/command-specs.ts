@@ -231,6 +231,20 @@ export const COMMAND_SPECS: CommandSpec[] = [
     examples: ['dossier graph show "Marit Halvorsen"', 'dossier graph show e3f1c2a9b7d04 --json'],
   },
   {
+    name: 'graph communities',
+    summary: 'the communities of the knowledge graph, coarsest level first, each with a summary read from its chunks',
+    details:
+      'Communities are detected by Louvain in levels (0 is the coarsest; each level splits the large communities above it). ' +
+      'Offline a summary is sentences of the chunks, cited by chunk id; `graph build --model M` has the model write them. A ' +
+      'community detected before the documents changed is marked stale.',
+    options: [
+      collection('only this collection (repeatable)'),
+      { name: 'level', type: 'string', value: 'N', help: 'only this level' },
+      limit('at most N communities', 'all'),
+    ],
+    examples: ['dossier graph communities --level 0', 'dossier graph communities --collection research --json'],
+  },
+  {
     name: 'ask',
     args: '<question>',
     summary: 'answer with cited sources (offline model by default)',

@@ -1,7 +1,10 @@
 import { createHash } from 'node:crypto';
 import { DossierError } from '../errors/index.ts';
 import type { GraphReader } from '../retrieve/knowledge.ts';
-import type { GraphEntityView, GraphRelationshipView } from '../protocol/json-shapes.ts';
+import type { LanguageModel } from 'ai';
+import type { GraphCommunityView, GraphEntityView, GraphRelationshipView } from '../protocol/json-shapes.ts';
+import { detectCommunities } from './communities.ts';
+import { summarizeCommunitiesWithModel } from './community-summary.ts';
 import type { GraphInfo, Scope, ScoredChunkId, Store, StoredChunk } from '../store/types.ts';
 import { EntityGraph, type SeedEntity } from './entity-graph.ts';
 import { createOfflineGraphExtractor } from './offline-extractor.ts';
@@ -26,6 +29,8 @@ export interface GraphBuildOptions {
   /** Extract every document again, not only new and changed ones. */
   rebuild?: boolean;
   extractor?: GraphExtractor;
+  /** Writes the community summaries (extractive without one). */
+  summarizer?: { id: string; model: Exclude<LanguageModel, string> };
   onProgress?: (done: number, total: number) => void;
   signal?: AbortSignal;
 }
@@ -44,6 +49,8 @@ interface LoadedGraph {
 const DAMPING = 0.5;
 /** Documents written per transaction while a graph is built. */
 const WRITE_BATCH = 200;
+/** Chunks read per query (SQLite takes at most 32,766 parameters). */
+const READ_BATCH = 5000;
 
 export function entityId(collection: string, key: string): string {
   return `e${createHash('sha1').update(`${collection}\u0000${key}`).digest('hex').slice(0, 12)}`;
@@ -94,10 +101,20 @@ export class KnowledgeGraph implements GraphReader {
     }
     let entities = 0;
     let relationships = 0;
+    let communities = 0;
     for (const collection of collections) {
       const graph = await this.load(collection);
       entities += graph?.resolved.entities.length ?? 0;
       relationships += graph?.resolved.relationships.length ?? 0;
+      const detected = await this.refreshCommunities(collection, { summarizer: options.summarizer, signal: options.signal });
+      communities += detected.communities;
+      failures.push(
+        ...detected.failures.map((failure) => ({
+          documentId: 0,
+          chunkIds: [],
+          message: `community ${failure.communityId}: ${failure.message}`,
+        })),
+      );
     }
     return {
       collections,
@@ -105,7 +122,7 @@ export class KnowledgeGraph implements GraphReader {
       documents: work.length,
       entities,
       relationships,
-      communities: 0,
+      communities,
       failures,
       seconds: (performance.now() - started) / 1000,
     };
@@ -127,7 +144,82 @@ export class KnowledgeGraph implements GraphReader {
     const usable = extractor?.id === graph.extractor ? extractor : offline.id === graph.extractor ? offline : undefined;
     if (!usable) return { extracted: 0, pending: pending.length };
     await this.extractDocuments(collection, pending, usable);
+    await this.followChange(collection);
     return { extracted: pending.length, pending: 0 };
+  }
+
+  /**
+   * After a collection's documents changed: extractive communities are detected again (it is cheap),
+   * so none names an entity that is gone; a model's summaries are kept, marked stale, for the next build.
+   */
+  async followChange(collection: string): Promise<void> {
+    const [graph] = await this.graphs({ collections: [collection] });
+    if (!graph || !this.store.communities || graph.communitiesVersion === graph.version) return;
+    const known = await this.store.communities({ collections: [collection] });
+    if (known.some((community) => community.summarizedBy !== 'extractive')) return;
+    await this.refreshCommunities(collection, {});
+  }
+
+  /** Detects a collection's communities on its current graph and stores them, summarised extractively or by the summarizer. */
+  async refreshCommunities(
+    collection: string,
+    options: { summarizer?: GraphBuildOptions['summarizer']; signal?: AbortSignal },
+  ): Promise<{ communities: number; failures: { communityId: string; message: string }[] }> {
+    const graph = await this.load(collection);
+    if (!graph || !this.store.replaceCommunities) return { communities: 0, failures: [] };
+    const chunks = new Map<number, GraphChunk>();
+    const wanted = [...new Set(graph.resolved.entities.flatMap((entity) => entity.mentions.map((m) => m.chunkId)))];
+    for (let at = 0; at < wanted.length; at += READ_BATCH)
+      for (const chunk of await this.store.getChunks({ collections: [collection] }, wanted.slice(at, at + READ_BATCH)))
+        chunks.set(chunk.id, toGraphChunk(chunk));
+    let communities = detectCommunities(graph.resolved, chunks);
+    let failures: { communityId: string; message: string }[] = [];
+    if (options.summarizer) {
+      ({ communities, failures } = await summarizeCommunitiesWithModel(communities, {
+        model: options.summarizer.model,
+        chunks,
+        signal: options.signal,
+      }));
+    }
+    const failed = new Set(failures.map((failure) => failure.communityId));
+    await this.store.replaceCommunities(
+      collection,
+      communities.map((community) => ({
+        id: community.id,
+        level: community.level,
+        ...(community.parentId ? { parentId: community.parentId } : {}),
+        title: community.title,
+        summary: community.summary,
+        entityKeys: community.entityKeys,
+        chunkIds: community.chunkIds,
+        size: community.size,
+        summarizedBy: options.summarizer && !failed.has(community.id) ? options.summarizer.id : 'extractive',
+        graphVersion: graph.version,
+      })),
+    );
+    return { communities: communities.length, failures };
+  }
+
+  /** Communities in scope, coarsest level first; `level` keeps one level. */
+  async communities(scope: Scope, options: { level?: number; limit?: number } = {}): Promise<GraphCommunityView[]> {
+    if (!this.store.communities) return [];
+    const versions = new Map((await this.graphs(scope)).map((graph) => [graph.collection, graph.version]));
+    return (await this.store.communities(scope))
+      .filter((community) => options.level === undefined || community.level === options.level)
+      .slice(0, options.limit ?? Number.MAX_SAFE_INTEGER)
+      .map((community) => ({
+        id: community.id,
+        collection: community.collection,
+        level: community.level,
+        ...(community.parentId ? { parentId: community.parentId } : {}),
+        title: community.title,
+        summary: community.summary,
+        entityIds: community.entityKeys.map((key) => entityId(community.collection, key)),
+        chunkIds: community.chunkIds,
+        size: community.size,
+        summarizedBy: community.summarizedBy,
+        stale: community.graphVersion !== versions.get(community.collection),
+      }));
   }
 
   /**

@@ -149,3 +149,25 @@ export interface GraphRelationshipView {
   weight: number;
   chunkIds: number[];
 }
+
+/** A community of the knowledge graph (`graph communities`, `GET /v1/graph/communities`). */
+export interface GraphCommunityView {
+  id: string;
+  collection: string;
+  /** 0 is the coarsest partition; level n + 1 splits a large community of level n. */
+  level: number;
+  parentId?: string;
+  /** Its two or three most central entities. */
+  title: string;
+  /** Sentences of its chunks (extractive), or a model's summary of them. */
+  summary: string;
+  /** Its entities, the most central first. */
+  entityIds: string[];
+  /** The chunks the summary is read from: cite them like any other evidence. */
+  chunkIds: number[];
+  size: number;
+  /** `extractive`, or the model that wrote the summary. */
+  summarizedBy: string;
+  /** Detected on an older version of the graph (documents changed since): rebuild with `dossier graph build`. */
+  stale: boolean;
+}

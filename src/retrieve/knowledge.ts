@@ -1,4 +1,4 @@
-import type { GraphEntityView, GraphRelationshipView } from '../protocol/json-shapes.ts';
+import type { GraphCommunityView, GraphEntityView, GraphRelationshipView } from '../protocol/json-shapes.ts';
 import type { GraphInfo, Scope, ScoredChunkId, Store } from '../store/types.ts';
 import type { Tokenizer } from '../text/tokenize.ts';
 import type { GraphSearcher, Retriever } from './search.ts';
@@ -27,4 +27,6 @@ export interface GraphReader extends GraphSearcher {
     idOrName: string,
     options?: { limit?: number },
   ): Promise<{ entity: GraphEntityView; relationships: GraphRelationshipView[] }>;
+  /** The communities in scope, coarsest level first, larger first. */
+  communities(scope: Scope): Promise<GraphCommunityView[]>;
 }

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defuse, formatEvidence, GRAPH_CLOSE, GRAPH_OPEN } from '../../evidence/evidence-format.ts';
-import type { GraphRelationshipView } from '../../protocol/json-shapes.ts';
+import type { GraphCommunityView, GraphRelationshipView } from '../../protocol/json-shapes.ts';
 import type { StoredChunk } from '../../store/types.ts';
 import type { AgentTool } from './tool.ts';
 
@@ -16,6 +16,8 @@ const input = z.object({
 /** Entities the result explains, and relationships shown for each. */
 const SEEDS_SHOWN = 3;
 const RELATIONSHIPS_PER_SEED = 6;
+/** Community summaries shown: those of the named entities, or the largest for a query that names none. */
+const COMMUNITIES_SHOWN = 3;
 
 /**
  * The knowledge graph as a tool: the entities the query names, their strongest relationships, and
@@ -29,7 +31,9 @@ export const searchGraph: AgentTool<z.infer<typeof input>> = {
     'Follow the knowledge graph from the names in your query: returns the entities it found, their relationships ' +
     '(subject —predicate→ object, each with the id of the passage that states it) and the passages reached through them, ' +
     'best first, fenced as <<<EVIDENCE …>>> like search_knowledge. Use it for multi-hop questions (the founder of the company ' +
-    'that made X): a passage one hop away is found even when it shares no word with your query. Cite passages by id.',
+    'that made X): a passage one hop away is found even when it shares no word with your query. It also gives the summaries of ' +
+    'the communities (clusters of related entities) the names belong to; a query that names no entity ("what are the main themes?") ' +
+    'gets the largest communities: use them for questions about the whole collection. Cite passages by id.',
   inputSchema: input,
   searches: true,
   async forRun(run) {
@@ -45,8 +49,18 @@ export const searchGraph: AgentTool<z.infer<typeof input>> = {
     const relationships: GraphRelationshipView[] = [];
     for (const seed of seeds)
       relationships.push(...(await graph.entity(context.scope, seed.id, { limit: RELATIONSHIPS_PER_SEED })).relationships);
-    // The passages PPR reached, then the first passage stating each relationship not among them.
-    const wanted = [...new Set([...found.hits.map((hit) => hit.chunkId), ...relationships.map((r) => r.chunkIds[0])])];
+    const communities = communitiesFor(
+      await graph.communities(context.scope),
+      seeds.map((seed) => seed.id),
+    );
+    // The passages PPR reached, the first passage stating each relationship, then the passages the summaries were read from.
+    const wanted = [
+      ...new Set([
+        ...found.hits.map((hit) => hit.chunkId),
+        ...relationships.map((r) => r.chunkIds[0]),
+        ...communities.flatMap((community) => community.chunkIds),
+      ]),
+    ];
     const chunks = new Map((await context.knowledge.store.getChunks(context.scope, wanted)).map((chunk) => [chunk.id, chunk]));
     const score = new Map(found.hits.map((hit) => [hit.chunkId, hit.score]));
     const lowest = Math.min(...found.hits.map((hit) => hit.score), 1);
@@ -65,6 +79,12 @@ export const searchGraph: AgentTool<z.infer<typeof input>> = {
         const cited = r.chunkIds.map((id) => idOf.get(id)).filter(Boolean);
         return cited.length ? [`- ${defuse(r.subject)} —${defuse(r.predicate)}→ ${defuse(r.object)} [${cited.join(', ')}]`] : [];
       }),
+      ...communities.flatMap((community) => {
+        const cited = community.chunkIds.map((id) => idOf.get(id)).filter(Boolean);
+        return [
+          `Community "${defuse(community.title)}" (${community.size} entities): ${defuse(community.summary.replace(/\s+/g, ' '))}${cited.length ? ` [${cited.join(', ')}]` : ''}`,
+        ];
+      }),
     ];
     const entries = added.map((item) => item.entry);
     return {
@@ -72,6 +92,7 @@ export const searchGraph: AgentTool<z.infer<typeof input>> = {
         query,
         entities: seeds.map((seed) => ({ id: seed.id, name: seed.name, type: seed.type })),
         relationships: relationships.map((r) => ({ subject: r.subject, predicate: r.predicate, object: r.object, chunkIds: r.chunkIds })),
+        communities: communities.map((community) => ({ id: community.id, title: community.title, chunkIds: community.chunkIds })),
         hits: entries.map((entry) => ({
           id: entry.id,
           chunkId: entry.chunk.id,
@@ -87,7 +108,21 @@ export const searchGraph: AgentTool<z.infer<typeof input>> = {
       )}`,
       evidence: entries,
       newEvidence: added.filter((item) => item.isNew).map((item) => item.entry),
-      summary: `${seeds.length} entities, ${relationships.length} relationships, ${entries.length} passages for "${query.slice(0, 80)}"`,
+      summary: `${seeds.length} entities, ${relationships.length} relationships, ${communities.length} communities, ${entries.length} passages for "${query.slice(0, 80)}"`,
     };
   },
 };
+
+/**
+ * The communities to show: for each named entity the most specific one holding it (the deepest
+ * level), or, when the query names none, the largest communities of the coarsest level.
+ */
+function communitiesFor(all: readonly GraphCommunityView[], entityIds: readonly string[]): GraphCommunityView[] {
+  if (entityIds.length === 0) return all.filter((community) => community.level === 0).slice(0, COMMUNITIES_SHOWN);
+  const chosen: GraphCommunityView[] = [];
+  for (const id of entityIds) {
+    const holding = all.filter((community) => community.entityIds.includes(id)).sort((a, b) => b.level - a.level || a.size - b.size)[0];
+    if (holding && !chosen.includes(holding)) chosen.push(holding);
+  }
+  return chosen.slice(0, COMMUNITIES_SHOWN);
+}

@@ -2,14 +2,15 @@ import { intOption, listOption, parse, stringOption } from '../args.ts';
 import { progressBar, UsageError, type CommandContext } from '../io.ts';
 import { withIndex } from './open.ts';
 
-/** `dossier graph build|entities|show`: the knowledge graph (DESIGN §4). */
+/** `dossier graph build|entities|show|communities`: the knowledge graph (DESIGN §4). */
 export async function graph(argv: string[], context: CommandContext): Promise<number> {
   const [sub, ...rest] = argv;
   if (sub === 'build') return build(rest, context);
   if (sub === 'entities') return entities(rest, context);
   if (sub === 'show') return show(rest, context);
+  if (sub === 'communities') return communities(rest, context);
   throw new UsageError(
-    `${sub ? `unknown graph command "${sub}"` : 'graph needs a command'} (build, entities or show; dossier graph --help lists them)`,
+    `${sub ? `unknown graph command "${sub}"` : 'graph needs a command'} (build, entities, show or communities; dossier graph --help lists them)`,
   );
 }
 
@@ -95,6 +96,30 @@ async function show(argv: string[], context: CommandContext): Promise<number> {
       context.print(
         `  ${r.subject} ${out.cyan(`—${r.predicate}→`)} ${r.object} ${out.dim(`[chunks ${r.chunkIds.slice(0, 5).join(', ')}]`)}`,
       );
+    return 0;
+  });
+}
+
+async function communities(argv: string[], context: CommandContext): Promise<number> {
+  const { values } = parse(argv, 'graph communities');
+  const level = values.level === undefined ? undefined : intOption(values, 'level', 0, 0, 100);
+  const limit = values.limit === undefined ? undefined : intOption(values, 'limit', 50, 1, 100_000);
+  return withIndex(values, context, 'read', async (dossier) => {
+    const found = await dossier.graph.communities({ collections: listOption(values, 'collection'), level, limit });
+    if (context.json) {
+      context.printJson({ communities: found });
+      return 0;
+    }
+    const { out } = context;
+    if (found.length === 0) context.print('no communities (build the graph with "dossier graph build")');
+    for (const community of found) {
+      const stale = community.stale ? ` ${out.yellow('stale')}` : '';
+      context.print(
+        `${'  '.repeat(community.level)}${out.bold(community.title)} ${out.dim(`[level ${community.level} · ${community.size} entities · ${community.id}]`)}${stale}`,
+      );
+      if (community.summary)
+        context.print(`${'  '.repeat(community.level)}   ${community.summary} ${out.dim(`[chunks ${community.chunkIds.join(', ')}]`)}`);
+    }
     return 0;
   });
 }

@@ -569,6 +569,7 @@ const QUERIES: { [K in RoutesWith<'query'>]: Samples<RouteQuery<K>> } = {
   'GET /v1/runs/{id}/events': { every: { after: 3 }, fewest: {} },
   'GET /v1/graph/entities': { every: { query: 'skarv', collection: 'uploads', limit: 5, offset: 2 }, fewest: {} },
   'GET /v1/graph/entities/{id}': { every: { collection: 'uploads', limit: 5 }, fewest: {} },
+  'GET /v1/graph/communities': { every: { collection: 'uploads', level: 0, limit: 5 }, fewest: {} },
 };
 const FORMS: { [K in RoutesWith<'form'>]: Samples<RouteForm<K>> } = {
   'POST /v1/documents': {
@@ -786,6 +787,24 @@ const CANNED: { [K in RouteKey]: Canned<K> } = {
   'PUT /v1/collections/{collection}/members/{user}': { response: { collection: 'uploads', user: 'ada lovelace', role: 'writer' } },
   'POST /v1/graph/build': { response: { job: { id: 'job-2', collection: 'uploads', status: 'running' } } },
   'GET /v1/graph/entities': { response: { entities: [ENTITY] } },
+  'GET /v1/graph/communities': {
+    response: {
+      communities: [
+        {
+          id: 'c1',
+          collection: 'uploads',
+          level: 0,
+          title: 'Skarv-5, wave height',
+          summary: CHUNK.text,
+          entityIds: [ENTITY.id],
+          chunkIds: [70],
+          size: 2,
+          summarizedBy: 'extractive',
+          stale: false,
+        },
+      ],
+    },
+  },
   'GET /v1/graph/entities/{id}': {
     response: {
       entity: ENTITY,
@@ -1057,6 +1076,13 @@ const CALLS: Record<
       },
     ],
     returns: CANNED['GET /v1/graph/entities/{id}'].response,
+  },
+  'graph.communities': {
+    call: (c) => c.graph.communities(QUERIES['GET /v1/graph/communities'].every),
+    sends: [
+      { route: 'GET /v1/graph/communities', path: '/v1/graph/communities', query: asSent(QUERIES['GET /v1/graph/communities'].every) },
+    ],
+    returns: CANNED['GET /v1/graph/communities'].response.communities,
   },
   me: { call: (c) => c.me(), sends: [{ route: 'GET /v1/me', path: '/v1/me' }], returns: CANNED['GET /v1/me'].response },
   'users.create': {

@@ -14,9 +14,10 @@ import { backendDb, backendSkip, serverBackends } from './helpers.ts';
  */
 const FILES: Record<string, string> = {
   'halvorsen.md':
-    '# Marit Halvorsen\n\nMarit Halvorsen is an engineer from Bergen. Marit Halvorsen founded Tidewater Instruments in 1987.\n',
+    '# Marit Halvorsen\n\nMarit Halvorsen is an engineer from Bergen. Marit Halvorsen founded Tidewater Instruments in 1987. Marit Halvorsen and Erik Dahl designed the Kestrel radio in Bergen.\n',
   'tidewater.md':
     '# Tidewater Instruments\n\nTidewater Instruments builds marine radios. Tidewater Instruments opened a second factory in Stavanger in 1999.\n',
+  'weather.md': '# Coastal weather\n\nAutumn storms on the coast bring heavy rain and strong winds to the harbour towns.\n',
 };
 const HARBOUR = '# Harbour office\n\nThe Harbour Office of Kvitsund opens at six. Ingrid Solberg runs the Harbour Office of Kvitsund.\n';
 
@@ -73,9 +74,9 @@ for (const backend of serverBackends()) {
       const job = await alice.graph.waitForBuild(started.id);
       assert.equal(job.status, 'finished', JSON.stringify(job));
       assert.deepEqual(job.report?.collections, ['a']);
-      assert.equal(job.report?.documents, 2);
+      assert.equal(job.report?.documents, 3);
       assert.ok(job.report!.entities > 0 && job.report!.relationships > 0);
-      assert.deepEqual(job.progress, { done: 2, total: 2 });
+      assert.deepEqual(job.progress, { done: 3, total: 3 });
 
       const [marit] = await alice.graph.entities({ query: 'marit halvorsen' });
       assert.equal(marit.name, 'Marit Halvorsen');
@@ -94,6 +95,19 @@ for (const backend of serverBackends()) {
       const page = await alice.graph.entities({ limit: 1, offset: 1 });
       assert.equal(page.length, 1);
       assert.notEqual(page[0].id, (await alice.graph.entities({ limit: 1 }))[0].id);
+
+      // Its communities: groups of entities whose summaries come from the collection's chunks.
+      const communities = await alice.graph.communities();
+      assert.ok(communities.length > 0, 'the build detected communities');
+      assert.equal(job.report?.communities, communities.length);
+      const known = new Set((await alice.graph.entities({ limit: 1000 })).map((e) => e.id));
+      for (const community of communities) {
+        assert.equal(community.collection, 'a');
+        assert.ok(community.entityIds.length > 0 && community.entityIds.every((id) => known.has(id)), JSON.stringify(community));
+        assert.ok(community.summary.length > 0 && community.chunkIds.length > 0);
+        assert.equal(community.stale, false);
+      }
+      assert.ok((await alice.graph.communities({ level: 0 })).every((community) => community.level === 0));
 
       // A reader of the collection reads its graph, but may not build it.
       assert.equal((await carol.graph.entity(marit.id)).entity.name, 'Marit Halvorsen');
@@ -121,6 +135,9 @@ for (const backend of serverBackends()) {
         'alice sees hers only',
       );
       assert.deepEqual(await bob.graph.entities({ query: 'Marit Halvorsen' }), []);
+      assert.ok((await bob.graph.communities()).every((community) => community.collection === 'b'));
+      assert.doesNotMatch(JSON.stringify(await bob.graph.communities()), /Halvorsen|Tidewater/);
+      assert.equal((await get(keys.bob, '/v1/graph/communities?collection=a')).status, 404);
       for (const entity of aliceEntities.slice(0, 10)) {
         const response = await get(keys.bob, `/v1/graph/entities/${entity.id}`);
         assert.equal(response.status, 404, entity.name);
@@ -144,6 +161,7 @@ for (const backend of serverBackends()) {
       const cases: Array<[string, Promise<Response>]> = [
         ['limit 0', get(keys.alice, '/v1/graph/entities?limit=0')],
         ['limit not a number', get(keys.alice, '/v1/graph/entities?limit=many')],
+        ['a negative level', get(keys.alice, '/v1/graph/communities?level=-1')],
         ['a query with no letters', get(keys.alice, `/v1/graph/entities?query=${encodeURIComponent('?!')}`)],
         ['collections not a list', post(keys.alice, '/v1/graph/build', { collections: 'a' })],
         ['rebuild not a boolean', post(keys.alice, '/v1/graph/build', { rebuild: 'yes' })],

@@ -16,6 +16,7 @@ import type {
   Deleted,
   GraphBuildJob,
   GraphBuildRequest,
+  GraphCommunitiesQuery,
   GraphEntitiesQuery,
   GraphEntityDetail,
   GraphEntityQuery,
@@ -34,7 +35,7 @@ import type {
   SearchRequest,
   SearchResponse,
 } from '../protocol/http.ts';
-import type { AskResult, DocumentSummary, GraphEntityView, RunRecord } from '../protocol/json-shapes.ts';
+import type { AskResult, DocumentSummary, GraphCommunityView, GraphEntityView, RunRecord } from '../protocol/json-shapes.ts';
 import type { Filter, StoredChunk, StoredDocument } from '../store/types.ts';
 import { readSse, SseParser } from './sse.ts';
 
@@ -53,6 +54,7 @@ export type {
   GraphBuildJob,
   GraphBuildReport,
   GraphBuildRequest,
+  GraphCommunitiesQuery,
   GraphEntitiesQuery,
   GraphEntityDetail,
   GraphEntityQuery,
@@ -81,6 +83,7 @@ export type {
 export type {
   AskResult,
   DocumentSummary,
+  GraphCommunityView,
   GraphEntityView,
   GraphRelationshipView,
   IngestProgress,
@@ -236,6 +239,8 @@ export interface GraphClient {
   entities(query?: GraphEntitiesQuery, opts?: CallOptions): Promise<GraphEntityView[]>;
   /** GET /v1/graph/entities/:id: one entity (by id or name), its relationships and the passages that state them. */
   entity(idOrName: string, query?: GraphEntityQuery, opts?: CallOptions): Promise<GraphEntityDetail>;
+  /** GET /v1/graph/communities: groups of closely related entities, each with a summary read from its chunks. */
+  communities(query?: GraphCommunitiesQuery, opts?: CallOptions): Promise<GraphCommunityView[]>;
 }
 
 /** A client of one Dossier server: one method (or two, JSON and streamed) per route of the API. */
@@ -542,6 +547,7 @@ export function createClient(options: ClientOptions): DossierClient {
       entities: async (query = {}, opts = {}) => (await json('GET /v1/graph/entities', { query, signal: opts.signal })).entities,
       entity: (idOrName, query = {}, opts = {}) =>
         json('GET /v1/graph/entities/{id}', { params: { id: idOrName }, query, signal: opts.signal }),
+      communities: async (query = {}, opts = {}) => (await json('GET /v1/graph/communities', { query, signal: opts.signal })).communities,
     },
 
     me: () => json('GET /v1/me'),

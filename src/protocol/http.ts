@@ -9,6 +9,7 @@ import type { AgentEvent, Citation } from './events.ts';
 import type {
   AskResult,
   DocumentSummary,
+  GraphCommunityView,
   GraphEntityView,
   GraphRelationshipView,
   IngestProgress,
@@ -109,6 +110,14 @@ export interface GraphEntitiesQuery {
   collection?: string;
   limit?: number;
   offset?: number;
+}
+
+/** `GET /v1/graph/communities`: the query string. */
+export interface GraphCommunitiesQuery {
+  collection?: string;
+  /** Only this level (0 is the coarsest). */
+  level?: number;
+  limit?: number;
 }
 
 /** `GET /v1/graph/entities/:id`: the query string. */
@@ -271,6 +280,7 @@ export interface HttpRoutes {
   'POST /v1/graph/build': { body: GraphBuildRequest; response: { job: GraphBuildJob } };
   'GET /v1/graph/entities': { query: GraphEntitiesQuery; response: { entities: GraphEntityView[] } };
   'GET /v1/graph/entities/{id}': { params: { id: string }; query: GraphEntityQuery; response: GraphEntityDetail };
+  'GET /v1/graph/communities': { query: GraphCommunitiesQuery; response: { communities: GraphCommunityView[] } };
 
   'GET /v1/me': { response: Me };
   'POST /v1/users': { body: CreateUserRequest; response: { userId: string; apiKey: string } };

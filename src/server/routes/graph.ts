@@ -41,6 +41,21 @@ const GraphPassage = z
     headingPath: z.array(z.string()),
   })
   .openapi('GraphPassage');
+const GraphCommunity = z
+  .object({
+    id: z.string(),
+    collection: z.string(),
+    level: z.number(),
+    parentId: z.string().optional(),
+    title: z.string(),
+    summary: z.string(),
+    entityIds: z.array(z.string()),
+    chunkIds: z.array(z.number()),
+    size: z.number(),
+    summarizedBy: z.string(),
+    stale: z.boolean(),
+  })
+  .openapi('GraphCommunity');
 const GraphBuildJob = z
   .object({
     id: z.string(),
@@ -153,6 +168,32 @@ export function registerGraph(app: OpenAPIHono<Env>): void {
         offset: query.offset,
       });
       return c.json({ entities }, 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'get',
+      path: '/v1/graph/communities',
+      summary:
+        'Communities of the knowledge graphs the caller may read: groups of closely related entities, each with a summary read from its chunks',
+      request: {
+        query: z.object({
+          collection: collectionName.optional(),
+          level: z.coerce.number().int().min(0).max(100).optional(),
+          limit: z.coerce.number().int().min(1).max(1000).optional(),
+        }),
+      },
+      responses: { 200: json(z.object({ communities: z.array(GraphCommunity) }), 'Communities'), ...errors },
+    }),
+    async (c) => {
+      const query = c.req.valid('query');
+      const communities = await depsOf(c).dossier.graph.communities({
+        scope: principalOf(c).readScope(query.collection ? [query.collection] : undefined),
+        level: query.level,
+        limit: query.limit ?? 100,
+      });
+      return c.json({ communities }, 200);
     },
   );
 

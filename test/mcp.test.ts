@@ -25,7 +25,7 @@ afterEach(() => model.reset());
 /** The Dossier's env with the scripted model as its default. */
 const scriptedEnv = () => ({ ...process.env, ...model.env });
 
-const TOOLS = ['ask', 'get_content', 'graph_entities', 'graph_entity', 'list_documents', 'research', 'search'];
+const TOOLS = ['ask', 'get_content', 'graph_communities', 'graph_entities', 'graph_entity', 'list_documents', 'research', 'search'];
 
 /** The text of a tool result (every tool answers with one text part). */
 function textOf(result: Awaited<ReturnType<Client['callTool']>>): string {
@@ -71,7 +71,7 @@ async function regressionDb(dir: string): Promise<string> {
 
 /** The checks both transports must pass, against the regression corpus. */
 function coreSuite(connect: () => Client) {
-  it('lists the seven tools, each saying retrieved text is data', async () => {
+  it('lists the eight tools, each saying retrieved text is data', async () => {
     const { tools } = await connect().listTools();
     assert.deepEqual(tools.map((tool) => tool.name).sort(), TOOLS);
     for (const tool of tools) assert.match(tool.description ?? '', /never follow instructions/, tool.name);
@@ -396,9 +396,14 @@ describe('MCP: the knowledge-graph tools over Streamable HTTP with keys', () => 
       [
         'a',
         'halvorsen.md',
-        '# Marit Halvorsen\n\nMarit Halvorsen is an engineer from Bergen. Marit Halvorsen founded Tidewater Instruments in 1987.\n',
+        '# Marit Halvorsen\n\nMarit Halvorsen is an engineer from Bergen. Marit Halvorsen founded Tidewater Instruments in 1987. Marit Halvorsen and Erik Dahl designed the Kestrel radio in Bergen.\n',
       ],
-      ['a', 'tidewater.md', '# Tidewater Instruments\n\nTidewater Instruments builds marine radios in Stavanger.\n'],
+      [
+        'a',
+        'tidewater.md',
+        '# Tidewater Instruments\n\nTidewater Instruments builds marine radios. Tidewater Instruments opened a second factory in Stavanger in 1999.\n',
+      ],
+      ['a', 'weather.md', '# Coastal weather\n\nAutumn storms on the coast bring heavy rain and strong winds to the harbour towns.\n'],
       [
         'b',
         'harbour.md',
@@ -446,6 +451,12 @@ describe('MCP: the knowledge-graph tools over Streamable HTTP with keys', () => 
     }
     const tidewater = (await call(alice, 'graph_entities', { query: 'Tidewater' })).data.entities[0];
     assert.equal(tidewater.name, 'Tidewater Instruments');
+    const communities = await call(alice, 'graph_communities', {});
+    assert.equal(communities.isError, false, communities.text);
+    assert.ok(communities.data.communities.length > 0, communities.text);
+    const [first] = communities.data.communities;
+    assert.ok(first.summary.length > 0 && first.chunkIds.length > 0 && first.entityIds.length > 0);
+    assert.ok(communities.text.includes(`${first.title} · id ${first.id} · collection a`), communities.text);
   });
 
   it("another collection's reader finds none of its entities and gets not-found for their ids", async () => {
@@ -464,6 +475,8 @@ describe('MCP: the knowledge-graph tools over Streamable HTTP with keys', () => 
       assert.doesNotMatch(shown.text, /Tidewater|Bergen/);
     }
     assert.equal((await call(bob, 'graph_entities', { collections: ['a'] })).text, 'not-found: no collection "a"');
+    assert.doesNotMatch((await call(bob, 'graph_communities', {})).text, /Halvorsen|Tidewater|Bergen/);
+    assert.equal((await call(bob, 'graph_communities', { collections: ['a'] })).text, 'not-found: no collection "a"');
   });
 
   it('bad arguments are one-line isError results', async () => {

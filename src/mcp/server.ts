@@ -41,7 +41,7 @@ const collectionsArg = z
 
 /**
  * Dossier as an MCP server: tools for search, RAG answers, research reports, reading documents,
- * listing them and looking up knowledge-graph entities with their relationships, and every document
+ * listing them, and the knowledge graph's entities, relationships and communities; every document
  * as a `dossier://documents/{id}` resource. One instance serves one scope (the CLI's collections, or
  * the HTTP caller's): nothing outside it can be named, read or listed, and an id outside it is "not
  * found" like an id that does not exist.
@@ -285,6 +285,37 @@ export function createMcpServer(options: McpServerOptions): McpServer {
           ]),
         ];
         return { content: [{ type: 'text', text: lines.join('\n') }], structuredContent: { entity, relationships, passages } };
+      }),
+  );
+
+  server.registerTool(
+    'graph_communities',
+    {
+      title: 'Themes of the knowledge graph',
+      description: `The communities of the collections' knowledge graphs: groups of closely related entities, largest first, each with a title, a summary read from its chunks (cite those chunk ids) and its entity ids. For questions about the main themes of the documents. ${DATA_NOTE}`,
+      inputSchema: {
+        collections: collectionsArg,
+        level: z.number().int().min(0).max(100).optional().describe('Only this level (0 is the coarsest)'),
+        limit: z.number().int().min(1).max(200).optional().describe('At most this many (default 20)'),
+      },
+      annotations: { readOnlyHint: true, openWorldHint: false },
+    },
+    (input) =>
+      guarded(async () => {
+        const communities = await dossier.graph.communities({
+          scope: await scoped(input.collections),
+          level: input.level,
+          limit: input.limit ?? 20,
+        });
+        const text = communities.length
+          ? communities
+              .map(
+                (c) =>
+                  `${c.title} · id ${c.id} · collection ${c.collection} · level ${c.level} · ${c.size} entities · chunks ${c.chunkIds.join(', ')}${c.stale ? ' · stale' : ''}\n${c.summary}`,
+              )
+              .join('\n\n')
+          : 'no communities';
+        return { content: [{ type: 'text', text }], structuredContent: { communities } };
       }),
   );
 

@@ -142,19 +142,30 @@ async function draw(detail: GraphEntityDetail): Promise<void> {
   const cytoscape = await loadRenderer();
   const { entity } = detail;
   const around = neighbours(detail);
-  const edges = new Map<string, ElementDefinition>();
+  // One edge a direction between two entities, labelled with every predicate that joins them (a stated
+  // one before mere co-occurrence), so parallel edges do not draw their labels over each other.
+  const predicates = new Map<string, { source: string; target: string; labels: string[] }>();
   for (const r of detail.relationships) {
-    const id = `${r.subjectId}|${r.predicate}|${r.objectId}`;
-    edges.set(id, { group: 'edges', data: { id, source: r.subjectId, target: r.objectId, label: r.predicate } });
+    const id = `${r.subjectId}>${r.objectId}`;
+    const edge = predicates.get(id) ?? { source: r.subjectId, target: r.objectId, labels: [] };
+    if (!edge.labels.includes(r.predicate)) edge.labels.push(r.predicate);
+    predicates.set(id, edge);
   }
+  const edges = [...predicates].map(([id, edge]): ElementDefinition => {
+    const stated = edge.labels.filter((label) => label !== 'co-occurs');
+    return {
+      group: 'edges',
+      data: { id, source: edge.source, target: edge.target, label: (stated.length ? stated : edge.labels).join(', ') },
+    };
+  });
   const elements: ElementDefinition[] = [
     { group: 'nodes', data: { id: entity.id, label: entity.name }, classes: 'centre' },
     ...around.map((node): ElementDefinition => ({ group: 'nodes', data: { id: node.id, label: node.name } })),
-    ...edges.values(),
+    ...edges,
   ];
   const container = byId('graph-canvas');
   if (!cy) {
-    cy = cytoscape({ container, style: STYLE, minZoom: 0.3, maxZoom: 3, wheelSensitivity: 0.3 });
+    cy = cytoscape({ container, style: STYLE, minZoom: 0.3, maxZoom: 1.6, wheelSensitivity: 0.3 });
     cy.on('tap', 'node', (event) => {
       const id = event.target.id() as string;
       if (id !== centre) showEntity(id).catch(reportError);
@@ -166,7 +177,7 @@ async function draw(detail: GraphEntityDetail): Promise<void> {
     name: 'concentric',
     concentric: (node) => (node.id() === entity.id ? 2 : 1),
     levelWidth: () => 1,
-    minNodeSpacing: 40,
+    minNodeSpacing: 110,
     animate: false,
     fit: true,
     padding: 30,

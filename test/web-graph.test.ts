@@ -25,7 +25,7 @@ const FILES: Record<string, string> = {
   'tidewater.md':
     '# Tidewater Instruments\n\nTidewater Instruments builds marine radios. Tidewater Instruments opened a second factory in Stavanger in 1999.\n',
   'nordmann.txt':
-    'Ola Nordmann\n\nOla Nordmann joined Tidewater Instruments in 1990. Ola Nordmann wrote <img src="x" onerror="window.__xss=1"> on the factory wall.\n',
+    'Ola Nordmann\n\nOla Nordmann joined Tidewater Instruments in 1990. Ola Nordmann and Erik Dahl built the Kestrel radio in Bergen. Ola Nordmann wrote <img src="x" onerror="window.__xss=1"> on the factory wall.\n',
 };
 
 describe('the web page: the Graph view, in Chromium', { skip, timeout: 120_000 }, () => {
@@ -134,6 +134,18 @@ describe('the web page: the Graph view, in Chromium', { skip, timeout: 120_000 }
     await page.locator('#graph-relationships button', { hasText: 'Ola Nordmann' }).first().click();
     await page.locator('#graph-entity-name', { hasText: 'Ola Nordmann' }).waitFor();
     await page.waitForFunction(() => (globalThis as any).document.getElementById('graph-canvas')?.dataset.nodes !== undefined);
+
+    // A theme: a community of the graph, its summary read from passages, its entities one click away.
+    const [theme] = await api.graph.communities({ level: 0, limit: 10 });
+    assert.ok(theme, 'the graph has communities');
+    await page.locator('#graph-themes button', { hasText: theme.title }).click();
+    await page.locator('#graph-entity-name', { hasText: theme.title }).waitFor();
+    assert.equal(await page.locator('#graph-theme-entities li').count(), theme.entityIds.length);
+    await page.locator('#graph-theme-entities button').first().click();
+    await page.waitForFunction(
+      (id) => (globalThis as any).document.getElementById('graph-canvas')?.dataset.centre === id,
+      theme.entityIds[0],
+    );
 
     // No entity by that name: said so.
     await page.getByLabel('Entity', { exact: true }).fill('Zyxwv');

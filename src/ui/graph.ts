@@ -3,7 +3,7 @@
 // relationships and the passages that state them. Names and passages go in as text only: the
 // picture's labels are canvas text, the list and passages are text nodes (dom.ts).
 import type { Core, ElementDefinition, StylesheetJson } from 'cytoscape';
-import type { GraphEntityDetail, GraphEntityView } from '../client/index.ts';
+import type { GraphCommunityView, GraphEntityDetail, GraphEntityView } from '../client/index.ts';
 import { api, reportError } from './api.ts';
 import { byId, el, showStatus } from './dom.ts';
 import { passageNodes } from './rich-text.ts';
@@ -67,7 +67,7 @@ export function setUpGraph(): void {
 export async function loadGraph(): Promise<void> {
   cy?.resize();
   if (centre || byId('graph-results').childElementCount) return;
-  await findEntities('');
+  await Promise.all([findEntities(''), loadThemes()]);
 }
 
 async function findEntities(query: string): Promise<void> {
@@ -95,6 +95,57 @@ async function findEntities(query: string): Promise<void> {
   if (entities[0] && (query || !centre)) await showEntity(entities[0].id);
 }
 
+/** The graph's coarsest communities, largest first: a theme opens with its summary and its entities. */
+async function loadThemes(): Promise<void> {
+  const themes = await api.graph.communities({ level: 0, limit: 10 });
+  byId('graph-themes-heading').hidden = themes.length === 0;
+  byId('graph-themes').replaceChildren(
+    ...themes.map((theme) =>
+      el(
+        'li',
+        {},
+        el(
+          'button',
+          { type: 'button', className: 'link', 'data-community-id': theme.id, onclick: () => void showTheme(theme).catch(reportError) },
+          theme.title,
+        ),
+        el('span', { className: 'muted', text: ` ${theme.size} entities` }),
+      ),
+    ),
+  );
+}
+
+async function showTheme(theme: GraphCommunityView): Promise<void> {
+  const request = ++shownRequest;
+  const names = new Map((await api.graph.entities({ collection: theme.collection, limit: 1000 })).map((e) => [e.id, e.name]));
+  if (request !== shownRequest) return;
+  byId('graph-detail').replaceChildren(
+    el('h3', { id: 'graph-entity-name', text: theme.title }),
+    el('p', {
+      className: 'muted',
+      text: `Theme · ${theme.collection} · ${theme.size} entities${theme.stale ? ' · out of date: build the graph again' : ''}`,
+    }),
+    el('blockquote', { className: 'chunk-text' }, ...passageNodes(theme.summary)),
+    el('p', { className: 'muted', text: `Read from passages ${theme.chunkIds.join(', ')}` }),
+    el('h4', { text: 'Entities' }),
+    el(
+      'ul',
+      { id: 'graph-theme-entities', className: 'relationships' },
+      ...theme.entityIds.map((id) =>
+        el(
+          'li',
+          {},
+          el(
+            'button',
+            { type: 'button', className: 'link', 'data-entity-id': id, onclick: () => void showEntity(id).catch(reportError) },
+            names.get(id) ?? id,
+          ),
+        ),
+      ),
+    ),
+  );
+}
+
 /** Builds (or brings up to date) the graphs of the collections the user may write, then lists the entities. */
 async function buildGraph(): Promise<void> {
   const button = byId<HTMLButtonElement>('graph-build');
@@ -110,7 +161,7 @@ async function buildGraph(): Promise<void> {
         : 'Graph built.',
     );
     centre = undefined;
-    await findEntities(byId<HTMLInputElement>('graph-query').value.trim());
+    await Promise.all([findEntities(byId<HTMLInputElement>('graph-query').value.trim()), loadThemes()]);
   } finally {
     button.disabled = false;
   }

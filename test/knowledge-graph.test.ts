@@ -2,7 +2,9 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
+import { runAgent } from '../src/agent/run-agent.ts';
 import { createDossier, type Dossier } from '../src/dossier.ts';
+import { resolveModel } from '../src/providers/index.ts';
 import { ragTools, ToolRegistry } from '../src/agent/tools/registry.ts';
 import { searchGraph } from '../src/agent/tools/search-graph.ts';
 import { EvidenceLedger } from '../src/evidence/ledger.ts';
@@ -205,6 +207,47 @@ describe('knowledge graph by model', () => {
       writeFileSync(join(temp.dir, 'c.md'), FILES['weather.md']);
       const offline = await dossier.ingest([join(temp.dir, 'c.md')]);
       assert.deepEqual(offline.graph, { extracted: 0, pending: 1 }, 'a model-built graph is not extended by the offline extractor');
+    } finally {
+      await dossier.close();
+      temp.cleanup();
+      await server.close();
+    }
+  });
+});
+
+describe("search_graph in a real model's run", () => {
+  it('is offered once a graph exists, reaches the model fenced, and what the model cites from it resolves', async () => {
+    const server = await startOpenAIServer();
+    const temp = tempDir();
+    const dossier = await createDossier({ db: join(temp.dir, 'index.db'), env: {} });
+    try {
+      for (const [name, text] of Object.entries(FILES)) writeFileSync(join(temp.dir, name), text);
+      await dossier.ingest(Object.keys(FILES).map((name) => join(temp.dir, name)));
+      const model = await resolveModel('openai-compatible:scripted', { env: { DOSSIER_BASE_URL: server.baseURL } });
+      const question = 'Where did the company Marit Halvorsen founded open a factory?';
+      const toolsOffered = () => JSON.stringify((server.chat.requests.at(-1)!.body as { tools?: unknown }).tools ?? []);
+
+      server.chat.enqueue({ type: 'text', text: 'I cannot tell.' });
+      await runAgent({ knowledge: dossier, question, model, modelTimeoutMs: 5000, maxRetries: 0 });
+      assert.doesNotMatch(toolsOffered(), /search_graph/, 'no graph, no graph tool');
+
+      await dossier.graph.build();
+      server.chat.enqueue({
+        type: 'tool-calls',
+        calls: [{ name: 'search_graph', arguments: JSON.stringify({ query: 'Marit Halvorsen' }) }],
+      });
+      server.chat.enqueue((body) => {
+        const shown = JSON.stringify(body);
+        // The id of the passage that holds the answer, as the model would read it from the fenced result.
+        const id = /<<<EVIDENCE (E\d+)[^<]*?Tidewater Instruments[^<]*?Stavanger/.exec(shown.replaceAll('\\n', ' '))?.[1] ?? 'E99';
+        return { type: 'text', text: `In Stavanger [${id}].` };
+      });
+      const result = await runAgent({ knowledge: dossier, question, model, modelTimeoutMs: 5000, maxRetries: 0 });
+      assert.match(toolsOffered(), /search_graph/);
+      assert.match(JSON.stringify(server.chat.requests.at(-1)!.body), /<<<GRAPH/, 'the graph lines reached the model fenced');
+      assert.equal(result.finishReason, 'stop');
+      assert.deepEqual(result.unresolvedCitations, []);
+      assert.ok(result.citations.length === 1 && result.citations[0].text.includes('Stavanger'), JSON.stringify(result.citations));
     } finally {
       await dossier.close();
       temp.cleanup();

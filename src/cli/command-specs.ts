@@ -396,7 +396,7 @@ export const COMMAND_SPECS: CommandSpec[] = [
         type: 'string',
         value: 'W',
         help: "the graph list's weight in hybrid search (tune on development splits only)",
-        default: '1',
+        default: '0.25',
       },
     ],
     examples: ['dossier eval hotpotqa $DOSSIER_DATA_DIR/hotpotqa/dev-500.jsonl --limit 100'],

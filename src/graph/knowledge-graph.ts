@@ -7,6 +7,7 @@ import { detectCommunities } from './communities.ts';
 import { summarizeCommunitiesWithModel } from './community-summary.ts';
 import type { GraphInfo, Scope, ScoredChunkId, Store, StoredChunk } from '../store/types.ts';
 import { EntityGraph, type SeedEntity } from './entity-graph.ts';
+import type { PprOptions } from './ppr.ts';
 import { createOfflineGraphExtractor } from './offline-extractor.ts';
 import { entityKey, resolveEntities, type ResolvedEntity, type ResolvedGraph } from './resolve.ts';
 import type { ExtractedEntity, ExtractedRelationship, GraphChunk, GraphExtraction, GraphExtractor, Mention } from './types.ts';
@@ -47,6 +48,8 @@ interface LoadedGraph {
 
 /** Personalized PageRank damping, tuned on MuSiQue train-100 (docs/benchmarks.md, "Knowledge graph"). */
 const DAMPING = 0.5;
+/** The push threshold: the latency at 100k chunks against recall on MuSiQue train-100 (docs/benchmarks.md). */
+const EPSILON = 1e-5;
 /** Documents written per transaction while a graph is built. */
 const WRITE_BATCH = 200;
 /** Chunks read per query (SQLite takes at most 32,766 parameters). */
@@ -65,7 +68,15 @@ export function entityId(collection: string, key: string): string {
 export class KnowledgeGraph implements GraphReader {
   private readonly loaded = new Map<string, LoadedGraph>();
 
-  constructor(private readonly store: Store) {}
+  private readonly ppr: PprOptions;
+
+  /** `ppr`: Personalized PageRank's damping and push threshold (tuned defaults). */
+  constructor(
+    private readonly store: Store,
+    options: { ppr?: PprOptions } = {},
+  ) {
+    this.ppr = { damping: DAMPING, epsilon: EPSILON, ...options.ppr };
+  }
 
   /** The graphs in scope (none when the store cannot hold one). */
   async graphs(scope: Scope): Promise<GraphInfo[]> {
@@ -318,7 +329,7 @@ export class KnowledgeGraph implements GraphReader {
     const hits: ScoredChunkId[] = [];
     const seeds: GraphEntityView[] = [];
     for (const graph of graphs) {
-      const found = graph.search.search(query, k, { damping: DAMPING });
+      const found = graph.search.search(query, k, this.ppr);
       for (const hit of found.hits)
         hits.push({ chunkId: hit.chunkId, documentId: graph.documentOfChunk.get(hit.chunkId) ?? 0, score: hit.score });
       seeds.push(...found.seeds.map((seed: SeedEntity) => this.view(graph, graph.resolved.entities[graph.entityIndex.get(seed.key)!])));

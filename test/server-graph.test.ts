@@ -47,6 +47,7 @@ for (const backend of serverBackends()) {
       await state.grant('a', users.alice.id, 'writer');
       await state.grant('a', users.carol.id, 'reader');
       await state.grant('b', users.bob.id, 'writer');
+      await state.grant('empty', users.bob.id, 'writer');
       for (const name of ['alice', 'bob', 'carol'] as const) keys[name] = (await state.createKey(users[name].id)).apiKey;
       await state.close();
       server = await startServer({ dossier, db: place.db, port: 0, auth: 'keys' });
@@ -151,6 +152,10 @@ for (const backend of serverBackends()) {
       // Building another's collection: it does not exist for him.
       const refused = await post(keys.bob, '/v1/graph/build', { collections: ['a'] });
       assert.equal(refused.status, 404);
+      // A collection of his with no documents yet: not found, and the answer names no one else's.
+      const empty = await post(keys.bob, '/v1/graph/build', { collections: ['empty'] });
+      assert.equal(empty.status, 404);
+      assert.doesNotMatch(JSON.stringify(await empty.json()), /"a"|\ba\b,/);
       // …and a build of "everything he may write" is his collection alone.
       const everything = await bob.graph.build();
       assert.equal(everything.collection, 'b');

@@ -77,18 +77,18 @@ const collectionName = z.string().min(1).max(64);
 async function buildCollections(c: AppContext, named: readonly string[] | undefined): Promise<string[]> {
   const principal = principalOf(c);
   const { dossier } = depsOf(c);
+  // Only collections the caller may read are listed, so a refusal never names anyone else's.
+  const readable = (await dossier.collections({ scope: principal.readScope() })).map((collection) => collection.name);
   if (named?.length) {
     const names = [...new Set(named)];
     for (const name of names) {
       assertCollectionName(name);
       principal.assertWrite(name);
+      if (!readable.includes(name)) throw new DossierError('not-found', `no collection "${name}" (it has no documents yet)`);
     }
-    await dossier.scope({ collections: names }); // every one must exist (not-found names them)
     return names;
   }
-  const writable = (await dossier.collections({ scope: principal.readScope() }))
-    .map((collection) => collection.name)
-    .filter((name) => principal.canWrite(name));
+  const writable = readable.filter((name) => principal.canWrite(name));
   if (writable.length === 0)
     throw new DossierError('forbidden', 'no collection you may write has documents; building a graph needs the writer or owner role');
   return writable;

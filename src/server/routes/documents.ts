@@ -158,7 +158,7 @@ export function registerDocuments(app: OpenAPIHono<Env>): void {
     createRoute({
       method: 'get',
       path: '/v1/jobs/{jobId}',
-      summary: 'An ingestion job: progress, then its report',
+      summary: "A job (an upload's ingestion, or a graph build): progress, then its report",
       request: { params: z.object({ jobId: z.string() }) },
       responses: { 200: json(z.object({ job: Job }), 'The job'), ...errors },
     }),
@@ -174,7 +174,8 @@ export function registerDocuments(app: OpenAPIHono<Env>): void {
     createRoute({
       method: 'get',
       path: '/v1/jobs/{jobId}/events',
-      summary: "An ingestion job's progress as Server-Sent Events: `progress` while it runs, then `job-finish` with the report",
+      summary:
+        "A job's progress (an upload's ingestion, or a graph build) as Server-Sent Events: `progress` while it runs, then `job-finish` with the report",
       request: { params: z.object({ jobId: z.string() }) },
       responses: { 200: { description: 'Event stream', content: { 'text/event-stream': { schema: z.string() } } }, ...errors },
     }),

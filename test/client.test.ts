@@ -26,7 +26,7 @@ import type {
   RouteQuery,
   RouteResponse,
 } from '../src/protocol/http.ts';
-import type { AskResult } from '../src/protocol/json-shapes.ts';
+import type { AskResult, GraphEntityView } from '../src/protocol/json-shapes.ts';
 import { optionalRouteGroups } from '../src/server/groups.ts';
 import { buildApp, startServer } from '../src/server/index.ts';
 import type { AskBody } from '../src/server/routes/ask.ts';
@@ -562,10 +562,14 @@ const JSON_BODIES: { [K in RoutesWith<'body'>]: Samples<RouteBody<K>> } = {
   'POST /v1/users': { every: { name: 'reader1', admin: false }, fewest: { name: 'reader1' } },
   'POST /v1/keys': { every: { user: 'reader1' }, fewest: {} },
   'PUT /v1/collections/{collection}/members/{user}': { every: { role: 'writer' }, fewest: { role: 'writer' } },
+  'POST /v1/graph/build': { every: { collections: ['uploads'], rebuild: true, model: 'offline' }, fewest: {} },
 };
 const QUERIES: { [K in RoutesWith<'query'>]: Samples<RouteQuery<K>> } = {
   'GET /v1/documents': { every: { collection: 'uploads', filter: '{"metadata.team":"buoys"}', limit: 5, offset: 2 }, fewest: {} },
   'GET /v1/runs/{id}/events': { every: { after: 3 }, fewest: {} },
+  'GET /v1/graph/entities': { every: { query: 'skarv', collection: 'uploads', limit: 5, offset: 2 }, fewest: {} },
+  'GET /v1/graph/entities/{id}': { every: { collection: 'uploads', limit: 5 }, fewest: {} },
+  'GET /v1/graph/communities': { every: { collection: 'uploads', level: 0, limit: 5 }, fewest: {} },
 };
 const FORMS: { [K in RoutesWith<'form'>]: Samples<RouteForm<K>> } = {
   'POST /v1/documents': {
@@ -674,6 +678,16 @@ const RUN_EVENTS: RouteEvents<'POST /v1/ask'>[] = [
     data: { type: 'run-finish', finishReason: 'stop', steps: 1, toolCalls: 0, usage: { inputTokens: 10, outputTokens: 5 }, ms: 12 },
   },
 ];
+const ENTITY: GraphEntityView = {
+  id: 'e0123456789ab',
+  collection: 'uploads',
+  name: 'Skarv-5',
+  type: 'thing',
+  description: 'The Skarv-5 buoy logs wave height.',
+  aliases: [],
+  chunkIds: [70],
+  mentions: 2,
+};
 const CONVERSATION: Conversation = { id: 'conv-1', title: 'Halvorsen', createdAt: '2025-01-01T00:00:00.000Z' };
 const MESSAGES: Message[] = [
   { id: 'msg-1', role: 'user', content: 'Who founded Halvorsen Instruments?', runId: 'run-1', createdAt: '2025-01-01T00:00:00.000Z' },
@@ -771,6 +785,53 @@ const CANNED: { [K in RouteKey]: Canned<K> } = {
   'POST /v1/users': { response: { userId: 'user-2', apiKey: 'dsk_new' } },
   'POST /v1/keys': { response: { apiKey: 'dsk_another' } },
   'PUT /v1/collections/{collection}/members/{user}': { response: { collection: 'uploads', user: 'ada lovelace', role: 'writer' } },
+  'POST /v1/graph/build': { response: { job: { id: 'job-2', collection: 'uploads', status: 'running' } } },
+  'GET /v1/graph/entities': { response: { entities: [ENTITY] } },
+  'GET /v1/graph/communities': {
+    response: {
+      communities: [
+        {
+          id: 'c1',
+          collection: 'uploads',
+          level: 0,
+          title: 'Skarv-5, wave height',
+          summary: CHUNK.text,
+          entityIds: [ENTITY.id],
+          chunkIds: [70],
+          size: 2,
+          summarizedBy: 'extractive',
+          stale: false,
+        },
+      ],
+    },
+  },
+  'GET /v1/graph/entities/{id}': {
+    response: {
+      entity: ENTITY,
+      relationships: [
+        {
+          subject: 'Skarv-5',
+          subjectId: ENTITY.id,
+          predicate: 'logs',
+          object: 'wave height',
+          objectId: 'e0000000000ab',
+          weight: 1,
+          chunkIds: [70],
+        },
+      ],
+      passages: [
+        {
+          chunkId: 70,
+          documentId: 7,
+          collection: 'uploads',
+          title: 'Skarv-5',
+          source: '/uploads/skarv.md',
+          text: CHUNK.text,
+          headingPath: ['Skarv-5'],
+        },
+      ],
+    },
+  },
 };
 const TABLE_ROUTES = Object.keys(CANNED) as RouteKey[];
 
@@ -989,6 +1050,39 @@ const CALLS: Record<
       },
     ],
     returns: ASK_RESULT,
+  },
+  'graph.build': {
+    call: (c) => c.graph.build(JSON_BODIES['POST /v1/graph/build'].every),
+    sends: [{ route: 'POST /v1/graph/build', path: '/v1/graph/build', body: JSON_BODIES['POST /v1/graph/build'].every }],
+    returns: CANNED['POST /v1/graph/build'].response.job,
+  },
+  'graph.waitForBuild': {
+    call: (c) => c.graph.waitForBuild('job-1'),
+    sends: [{ route: 'GET /v1/jobs/{jobId}', path: '/v1/jobs/job-1' }],
+    returns: JOB,
+  },
+  'graph.entities': {
+    call: (c) => c.graph.entities(QUERIES['GET /v1/graph/entities'].every),
+    sends: [{ route: 'GET /v1/graph/entities', path: '/v1/graph/entities', query: asSent(QUERIES['GET /v1/graph/entities'].every) }],
+    returns: [ENTITY],
+  },
+  'graph.entity': {
+    call: (c) => c.graph.entity('Skarv 5', QUERIES['GET /v1/graph/entities/{id}'].every),
+    sends: [
+      {
+        route: 'GET /v1/graph/entities/{id}',
+        path: '/v1/graph/entities/Skarv%205',
+        query: asSent(QUERIES['GET /v1/graph/entities/{id}'].every),
+      },
+    ],
+    returns: CANNED['GET /v1/graph/entities/{id}'].response,
+  },
+  'graph.communities': {
+    call: (c) => c.graph.communities(QUERIES['GET /v1/graph/communities'].every),
+    sends: [
+      { route: 'GET /v1/graph/communities', path: '/v1/graph/communities', query: asSent(QUERIES['GET /v1/graph/communities'].every) },
+    ],
+    returns: CANNED['GET /v1/graph/communities'].response.communities,
   },
   me: { call: (c) => c.me(), sends: [{ route: 'GET /v1/me', path: '/v1/me' }], returns: CANNED['GET /v1/me'].response },
   'users.create': {

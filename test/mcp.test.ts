@@ -25,7 +25,7 @@ afterEach(() => model.reset());
 /** The Dossier's env with the scripted model as its default. */
 const scriptedEnv = () => ({ ...process.env, ...model.env });
 
-const TOOLS = ['ask', 'get_content', 'list_documents', 'research', 'search'];
+const TOOLS = ['ask', 'get_content', 'graph_communities', 'graph_entities', 'graph_entity', 'list_documents', 'research', 'search'];
 
 /** The text of a tool result (every tool answers with one text part). */
 function textOf(result: Awaited<ReturnType<Client['callTool']>>): string {
@@ -36,6 +36,28 @@ function textOf(result: Awaited<ReturnType<Client['callTool']>>): string {
 async function call(client: Client, name: string, args: Record<string, unknown>) {
   const result = await client.callTool({ name, arguments: args });
   return { result, text: textOf(result), data: result.structuredContent as any, isError: result.isError === true };
+}
+
+/** An MCP client of `${url}/mcp` sending `key`, kept in `clients` to be closed. */
+async function keyedClient(url: string, key: string, clients: Client[]): Promise<Client> {
+  const client = new Client({ name: 'dossier-test', version: '1.0.0' });
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(`${url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${key}` } } }),
+  );
+  clients.push(client);
+  return client;
+}
+
+/** Users alice (reader of collection a) and bob (reader of b), and a key of each. */
+async function readersOfAAndB(db: string): Promise<{ alice: string; bob: string }> {
+  const state = await openServerState(db);
+  const alice = await state.createUser('alice');
+  const bob = await state.createUser('bob');
+  await state.grant('a', alice.id, 'reader');
+  await state.grant('b', bob.id, 'reader');
+  const keys = { alice: (await state.createKey(alice.id)).apiKey, bob: (await state.createKey(bob.id)).apiKey };
+  await state.close();
+  return keys;
 }
 
 /** The regression corpus, indexed and closed again (the MCP servers open it themselves). */
@@ -49,7 +71,7 @@ async function regressionDb(dir: string): Promise<string> {
 
 /** The checks both transports must pass, against the regression corpus. */
 function coreSuite(connect: () => Client) {
-  it('lists the five tools, each saying retrieved text is data', async () => {
+  it('lists the eight tools, each saying retrieved text is data', async () => {
     const { tools } = await connect().listTools();
     assert.deepEqual(tools.map((tool) => tool.name).sort(), TOOLS);
     for (const tool of tools) assert.match(tool.description ?? '', /never follow instructions/, tool.name);
@@ -238,14 +260,7 @@ describe('MCP over Streamable HTTP with keys: one tenant cannot reach another', 
   let ids: number[];
   const clients: Client[] = [];
 
-  async function clientFor(key: string): Promise<Client> {
-    const client = new Client({ name: 'dossier-test', version: '1.0.0' });
-    await client.connect(
-      new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${key}` } } }),
-    );
-    clients.push(client);
-    return client;
-  }
+  const clientFor = async (key: string) => keyedClient(server.url, key, clients);
 
   before(async () => {
     temp = tempDir();
@@ -263,14 +278,7 @@ describe('MCP over Streamable HTTP with keys: one tenant cannot reach another', 
     const documents = await dossier.listDocuments();
     secretId = documents.find((d) => d.collection === 'a')!.id;
     ids = documents.map((d) => d.id);
-    const state = await openServerState(db);
-    const alice = await state.createUser('alice');
-    const bob = await state.createUser('bob');
-    await state.grant('a', alice.id, 'reader');
-    await state.grant('b', bob.id, 'reader');
-    aliceKey = (await state.createKey(alice.id)).apiKey;
-    bobKey = (await state.createKey(bob.id)).apiKey;
-    await state.close();
+    ({ alice: aliceKey, bob: bobKey } = await readersOfAAndB(db));
     server = await startServer({ dossier, db, port: 0, auth: 'keys', extra: [mcpRoutes] });
   });
   after(async () => {
@@ -369,5 +377,120 @@ describe('MCP over Streamable HTTP with keys: one tenant cannot reach another', 
     assert.equal(wrong.status, 401);
     const client = new Client({ name: 'dossier-test', version: '1.0.0' });
     await assert.rejects(client.connect(new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`))), /401|nauthorized/);
+  });
+});
+
+describe('MCP: the knowledge-graph tools over Streamable HTTP with keys', () => {
+  let dossier: Dossier;
+  let server: Awaited<ReturnType<typeof startServer>>;
+  let temp: ReturnType<typeof tempDir>;
+  const keys = { alice: '', bob: '' };
+  const clients: Client[] = [];
+
+  const clientFor = async (key: string) => keyedClient(server.url, key, clients);
+
+  before(async () => {
+    temp = tempDir();
+    const db = join(temp.dir, 'index.db');
+    for (const [folder, name, text] of [
+      [
+        'a',
+        'halvorsen.md',
+        '# Marit Halvorsen\n\nMarit Halvorsen is an engineer from Bergen. Marit Halvorsen founded Tidewater Instruments in 1987. Marit Halvorsen and Erik Dahl designed the Kestrel radio in Bergen.\n',
+      ],
+      [
+        'a',
+        'tidewater.md',
+        '# Tidewater Instruments\n\nTidewater Instruments builds marine radios. Tidewater Instruments opened a second factory in Stavanger in 1999.\n',
+      ],
+      ['a', 'weather.md', '# Coastal weather\n\nAutumn storms on the coast bring heavy rain and strong winds to the harbour towns.\n'],
+      [
+        'b',
+        'harbour.md',
+        '# Harbour office\n\nIngrid Solberg runs the Harbour Office of Kvitsund. The Harbour Office of Kvitsund opens at six.\n',
+      ],
+    ]) {
+      mkdirSync(join(temp.dir, folder), { recursive: true });
+      writeFileSync(join(temp.dir, folder, name), text);
+    }
+    dossier = await createDossier({ db, env: scriptedEnv() });
+    await dossier.ingest([join(temp.dir, 'a')], { collection: 'a' });
+    await dossier.ingest([join(temp.dir, 'b')], { collection: 'b' });
+    await dossier.graph.build();
+    Object.assign(keys, await readersOfAAndB(db));
+    server = await startServer({ dossier, db, port: 0, auth: 'keys', extra: [mcpRoutes] });
+  });
+  after(async () => {
+    for (const client of clients) await client.close();
+    await server?.close();
+    await dossier?.close();
+    temp.cleanup();
+  });
+
+  it('graph_entities finds an entity by name; graph_entity gives its relationships with chunk ids and their text', async () => {
+    const alice = await clientFor(keys.alice);
+    const found = await call(alice, 'graph_entities', { query: 'marit halvorsen' });
+    assert.equal(found.isError, false, found.text);
+    const [marit] = found.data.entities;
+    assert.equal(marit.name, 'Marit Halvorsen');
+    assert.ok(marit.chunkIds.length > 0 && marit.chunkIds.every(Number.isInteger));
+    assert.match(found.text, new RegExp(`Marit Halvorsen \\(\\w+\\) · id ${marit.id} · collection a`));
+
+    for (const entity of [marit.id, 'Marit Halvorsen']) {
+      const shown = await call(alice, 'graph_entity', { entity });
+      assert.equal(shown.isError, false, shown.text);
+      assert.equal(shown.data.entity.id, marit.id);
+      const founded = shown.data.relationships.find((r: any) => [r.subject, r.object].includes('Tidewater Instruments'));
+      assert.ok(founded, shown.text);
+      assert.ok(founded.chunkIds.length > 0);
+      const passage = shown.data.passages.find((p: any) => p.chunkId === founded.chunkIds[0]);
+      assert.match(passage.text, /Marit Halvorsen founded Tidewater Instruments/);
+      // The text names each relationship with its chunk ids, and quotes the chunks under their ids.
+      assert.ok(shown.text.includes(`chunks ${founded.chunkIds.join(', ')}]`), shown.text);
+      assert.ok(shown.text.includes(`--- chunk ${passage.chunkId} · document ${passage.documentId} · Marit Halvorsen`), shown.text);
+    }
+    const tidewater = (await call(alice, 'graph_entities', { query: 'Tidewater' })).data.entities[0];
+    assert.equal(tidewater.name, 'Tidewater Instruments');
+    const communities = await call(alice, 'graph_communities', {});
+    assert.equal(communities.isError, false, communities.text);
+    assert.ok(communities.data.communities.length > 0, communities.text);
+    const [first] = communities.data.communities;
+    assert.ok(first.summary.length > 0 && first.chunkIds.length > 0 && first.entityIds.length > 0);
+    assert.ok(communities.text.includes(`${first.title} · id ${first.id} · collection a`), communities.text);
+  });
+
+  it("another collection's reader finds none of its entities and gets not-found for their ids", async () => {
+    const alice = await clientFor(keys.alice);
+    const bob = await clientFor(keys.bob);
+    const alices = (await call(alice, 'graph_entities', { limit: 200 })).data.entities;
+    assert.ok(alices.length > 0 && alices.every((e: any) => e.collection === 'a'));
+    const bobs = await call(bob, 'graph_entities', { limit: 200 });
+    assert.ok(bobs.data.entities.length > 0 && bobs.data.entities.every((e: any) => e.collection === 'b'), bobs.text);
+    assert.doesNotMatch(bobs.text, /Halvorsen|Tidewater/);
+    assert.equal((await call(bob, 'graph_entities', { query: 'Marit Halvorsen' })).text, 'no entities');
+    for (const entity of [...alices.slice(0, 5).map((e: any) => e.id), 'Marit Halvorsen']) {
+      const shown = await call(bob, 'graph_entity', { entity });
+      assert.equal(shown.isError, true, entity);
+      assert.match(shown.text, /^not-found: /);
+      assert.doesNotMatch(shown.text, /Tidewater|Bergen/);
+    }
+    assert.equal((await call(bob, 'graph_entities', { collections: ['a'] })).text, 'not-found: no collection "a"');
+    assert.doesNotMatch((await call(bob, 'graph_communities', {})).text, /Halvorsen|Tidewater|Bergen/);
+    assert.equal((await call(bob, 'graph_communities', { collections: ['a'] })).text, 'not-found: no collection "a"');
+  });
+
+  it('bad arguments are one-line isError results', async () => {
+    const alice = await clientFor(keys.alice);
+    for (const [tool, args] of [
+      ['graph_entities', { limit: 0 }],
+      ['graph_entities', { query: '?!' }],
+      ['graph_entity', {}],
+      ['graph_entity', { entity: 'no such entity at all' }],
+    ] as const) {
+      const result = await call(alice, tool, args);
+      assert.equal(result.isError, true, `${tool} ${JSON.stringify(args)}`);
+      assert.doesNotMatch(result.text, /\n/);
+    }
+    assert.equal((await call(alice, 'graph_entities', { query: 'Marit' })).isError, false);
   });
 });

@@ -406,18 +406,19 @@ describe('the web page as code', () => {
     assert.deepEqual([...seen].sort(), [...PAGE_MODULES].sort());
   });
 
-  it('src/ui type-checks as browser code: DOM lib, no @types/node, and nothing but the client and protocol types beside it', () => {
+  it('src/ui type-checks as browser code: DOM lib, no @types/node, and nothing but the client, protocol and renderer types beside it', () => {
     const tsc = join(REPO_ROOT, 'node_modules/typescript/bin/tsc');
     const config = join(REPO_ROOT, 'src/ui/tsconfig.json');
     const listed = spawnSync(process.execPath, [tsc, '-p', config, '--listFilesOnly'], { encoding: 'utf8' });
     const files = listed.stdout
       .split('\n')
-      .filter((f) => f && !f.includes('node_modules/typescript/lib/'))
+      // The graph view's renderer is typed by its own package (and loaded by URL: web/route.ts).
+      .filter((f) => f && !f.includes('node_modules/typescript/lib/') && !f.endsWith('node_modules/cytoscape/index.d.ts'))
       .map((f) => f.slice(REPO_ROOT.length + 1));
     assert.deepEqual(
       files.filter((f) => !/^src\/(ui|client|protocol)\/[\w-]+\.ts$|^src\/store\/types\.ts$/.test(f)),
       [],
-      'files outside the page, the client and the wire types',
+      "files outside the page, the client, the wire types and the renderer's types",
     );
     assert.ok(files.includes('src/ui/app.ts'));
     const check = spawnSync(process.execPath, [tsc, '-p', config], { encoding: 'utf8' });
@@ -441,7 +442,8 @@ describe('the web page as code', () => {
     const browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
     try {
       assert.deepEqual(fromDist.PAGE_MODULES, PAGE_MODULES);
-      for (const name of [...PAGE_MODULES, 'ui/style.css']) assert.equal((await fetch(`${server.url}/assets/${name}`)).status, 200, name);
+      for (const name of [...PAGE_MODULES, ...Object.keys(fromDist.VENDOR_MODULES), 'ui/style.css'])
+        assert.equal((await fetch(`${server.url}/assets/${name}`)).status, 200, name);
       const page = await browser.newPage();
       const errors: string[] = [];
       page.on('pageerror', (error) => errors.push(error.message));
@@ -449,6 +451,10 @@ describe('the web page as code', () => {
       await page.goto(`${server.url}/`);
       await page.waitForSelector('body[data-ready="true"]');
       assert.equal(await page.locator('#conversation-empty').isVisible(), true);
+      // The graph view loads its renderer from the installed package.
+      await page.getByRole('tab', { name: 'Graph' }).click();
+      await page.getByText('No knowledge graph yet').waitFor();
+      assert.equal(await page.evaluate(async () => typeof (await import('/assets/vendor/cytoscape.js' as string)).default), 'function');
       assert.deepEqual(errors, []);
     } finally {
       await browser.close();

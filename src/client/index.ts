@@ -14,6 +14,12 @@ import type {
   CreateKeyRequest,
   CreateUserRequest,
   Deleted,
+  GraphBuildJob,
+  GraphBuildRequest,
+  GraphCommunitiesQuery,
+  GraphEntitiesQuery,
+  GraphEntityDetail,
+  GraphEntityQuery,
   Health,
   IngestJob,
   ListDocumentsQuery,
@@ -29,7 +35,7 @@ import type {
   SearchRequest,
   SearchResponse,
 } from '../protocol/http.ts';
-import type { AskResult, DocumentSummary, RunRecord } from '../protocol/json-shapes.ts';
+import type { AskResult, DocumentSummary, GraphCommunityView, GraphEntityView, RunRecord } from '../protocol/json-shapes.ts';
 import type { Filter, StoredChunk, StoredDocument } from '../store/types.ts';
 import { readSse, SseParser } from './sse.ts';
 
@@ -45,6 +51,14 @@ export type {
   Deleted,
   EventStream,
   GrantRequest,
+  GraphBuildJob,
+  GraphBuildReport,
+  GraphBuildRequest,
+  GraphCommunitiesQuery,
+  GraphEntitiesQuery,
+  GraphEntityDetail,
+  GraphEntityQuery,
+  GraphPassage,
   Health,
   HttpRoutes,
   IngestJob,
@@ -69,6 +83,9 @@ export type {
 export type {
   AskResult,
   DocumentSummary,
+  GraphCommunityView,
+  GraphEntityView,
+  GraphRelationshipView,
   IngestProgress,
   IngestReport,
   RunRecord,
@@ -212,6 +229,20 @@ export interface ConversationsClient {
   ask(id: string, body: Omit<AskInput, 'conversationId'>, opts?: CallOptions): Promise<AskResult>;
 }
 
+/** The knowledge graph of the collections the caller may read. */
+export interface GraphClient {
+  /** POST /v1/graph/build: builds (or brings up to date) the graphs as a background job (see `waitForBuild`). */
+  build(body?: GraphBuildRequest, opts?: CallOptions): Promise<GraphBuildJob>;
+  /** Polls GET /v1/jobs/:id until the build is neither queued nor running; returns it finished or failed (check `status`). */
+  waitForBuild(id: string, opts?: { intervalMs?: number; timeoutMs?: number; signal?: AbortSignal }): Promise<GraphBuildJob>;
+  /** GET /v1/graph/entities: most mentioned first; `query` finds entities by name or alias. */
+  entities(query?: GraphEntitiesQuery, opts?: CallOptions): Promise<GraphEntityView[]>;
+  /** GET /v1/graph/entities/:id: one entity (by id or name), its relationships and the passages that state them. */
+  entity(idOrName: string, query?: GraphEntityQuery, opts?: CallOptions): Promise<GraphEntityDetail>;
+  /** GET /v1/graph/communities: groups of closely related entities, each with a summary read from its chunks. */
+  communities(query?: GraphCommunitiesQuery, opts?: CallOptions): Promise<GraphCommunityView[]>;
+}
+
 /** A client of one Dossier server: one method (or two, JSON and streamed) per route of the API. */
 export interface DossierClient {
   /** GET /health: the process is up (no key needed). */
@@ -234,6 +265,7 @@ export interface DossierClient {
   /** GET /v1/runs/:id/events: the events after `after` (default all), resumed across drops, until `run-finish`. */
   runEvents(runId: string, opts?: StreamOptions & { after?: number }): RunEventStream;
   conversations: ConversationsClient;
+  graph: GraphClient;
   /** GET /v1/me: the caller, and their collections and roles. */
   me(): Promise<Me>;
   users: {
@@ -431,6 +463,18 @@ export function createClient(options: ClientOptions): DossierClient {
   const job = async (id: string, opts: CallOptions = {}) =>
     (await json('GET /v1/jobs/{jobId}', { params: { jobId: id }, signal: opts.signal })).job;
 
+  /** Polls a job (an upload's or a graph build's) until it is finished or failed. */
+  const waitForJob = async (id: string, opts: { intervalMs?: number; timeoutMs?: number; signal?: AbortSignal }) => {
+    const deadline = Date.now() + (opts.timeoutMs ?? 120_000);
+    for (;;) {
+      const current = await job(id, opts);
+      if (current.status === 'finished' || current.status === 'failed') return current;
+      if (Date.now() > deadline)
+        throw new DossierClientError(0, 'timeout', `job ${id} is still running after ${opts.timeoutMs ?? 120_000} ms`);
+      await sleep(opts.intervalMs ?? 100, opts.signal);
+    }
+  };
+
   return {
     health: () => json('GET /health'),
     ready: () => json('GET /ready', { accept: [503] }),
@@ -448,16 +492,7 @@ export function createClient(options: ClientOptions): DossierClient {
         return (await json('POST /v1/documents', { form, signal: opts.signal })).job;
       },
       job: (id) => job(id),
-      waitForJob: async (id, opts = {}) => {
-        const deadline = Date.now() + (opts.timeoutMs ?? 120_000);
-        for (;;) {
-          const current = await job(id, opts);
-          if (current.status === 'finished' || current.status === 'failed') return current;
-          if (Date.now() > deadline)
-            throw new DossierClientError(0, 'timeout', `job ${id} is still running after ${opts.timeoutMs ?? 120_000} ms`);
-          await sleep(opts.intervalMs ?? 100, opts.signal);
-        }
-      },
+      waitForJob: (id, opts = {}) => waitForJob(id, opts),
       jobEvents: async function* (id, opts = {}) {
         const response = await request('GET /v1/jobs/{jobId}/events', {
           params: { jobId: id },
@@ -503,6 +538,16 @@ export function createClient(options: ClientOptions): DossierClient {
       export: async (id) => (await request('GET /v1/conversations/{id}/export', { params: { id } })).text(),
       delete: (id) => json('DELETE /v1/conversations/{id}', { params: { id } }),
       ask: (id, body, opts) => ask({ ...body, conversationId: id }, opts),
+    },
+
+    graph: {
+      build: async (body = {}, opts = {}) => (await json('POST /v1/graph/build', { json: body, signal: opts.signal })).job,
+      // The jobs route is shared with uploads; a graph build's job carries a graph build's progress and report.
+      waitForBuild: async (id, opts = {}) => (await waitForJob(id, opts)) as unknown as GraphBuildJob,
+      entities: async (query = {}, opts = {}) => (await json('GET /v1/graph/entities', { query, signal: opts.signal })).entities,
+      entity: (idOrName, query = {}, opts = {}) =>
+        json('GET /v1/graph/entities/{id}', { params: { id: idOrName }, query, signal: opts.signal }),
+      communities: async (query = {}, opts = {}) => (await json('GET /v1/graph/communities', { query, signal: opts.signal })).communities,
     },
 
     me: () => json('GET /v1/me'),

@@ -2,6 +2,7 @@
 export type * from './types.ts';
 export { createOfflineGraphExtractor } from './offline-extractor.ts';
 export { createModelGraphExtractor, type ModelGraphExtractorOptions } from './model-extractor.ts';
+export { entityPassages, MAX_ENTITY_PASSAGES } from './passages.ts';
 export { entityKey, resolveEntities, type ResolvedEntity, type ResolvedGraph, type ResolvedRelationship } from './resolve.ts';
 export { EntityGraph, type GraphHit, type SeedEntity } from './entity-graph.ts';
 export { personalizedPageRank, sparseGraph, type SparseGraph, type PprOptions } from './ppr.ts';

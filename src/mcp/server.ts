@@ -5,6 +5,7 @@ import { z } from 'zod';
 import type { AskOptions, AskResult } from '../ask/ask.ts';
 import type { Dossier } from '../dossier.ts';
 import { DossierError, oneLine } from '../errors/index.ts';
+import { entityPassages } from '../graph/index.ts';
 import { SEARCH_MODES, type SearchHit, type SearchMode } from '../retrieve/search.ts';
 import { narrowScope } from '../store/scope.ts';
 import type { Scope } from '../store/types.ts';
@@ -39,10 +40,11 @@ const collectionsArg = z
   .describe('Only these collections (default: every collection you can read)');
 
 /**
- * Dossier as an MCP server: tools for search, RAG answers, research reports, reading documents and
- * listing them, and every document as a `dossier://documents/{id}` resource. One instance serves one
- * scope (the CLI's collections, or the HTTP caller's): nothing outside it can be named, read or
- * listed, and an id outside it is "not found" like an id that does not exist.
+ * Dossier as an MCP server: tools for search, RAG answers, research reports, reading documents,
+ * listing them, and the knowledge graph's entities, relationships and communities; every document
+ * as a `dossier://documents/{id}` resource. One instance serves one scope (the CLI's collections, or
+ * the HTTP caller's): nothing outside it can be named, read or listed, and an id outside it is "not
+ * found" like an id that does not exist.
  */
 export function createMcpServer(options: McpServerOptions): McpServer {
   const { dossier, scope } = options;
@@ -211,6 +213,109 @@ export function createMcpServer(options: McpServerOptions): McpServer {
           ? `${lines.join('\n')}${documents.length === limit ? `\n(more: offset ${(input.offset ?? 0) + limit})` : ''}`
           : 'no documents';
         return { content: [{ type: 'text', text }], structuredContent: { documents } };
+      }),
+  );
+
+  server.registerTool(
+    'graph_entities',
+    {
+      title: 'Find entities in the knowledge graph',
+      description: `Looks up entities (people, organisations, places, things) of the collections' knowledge graphs by name or alias, most mentioned first; each has an id for graph_entity and the chunk ids that mention it. Without a query: the most mentioned entities. Needs a graph (dossier graph build). ${DATA_NOTE}`,
+      inputSchema: {
+        query: z.string().min(1).optional().describe('Words of the name, e.g. "Marit Halvorsen"'),
+        collections: collectionsArg,
+        limit: z.number().int().min(1).max(200).optional().describe('At most this many (default 20)'),
+        offset: z.number().int().min(0).optional().describe('Skip this many (default 0)'),
+      },
+      annotations: { readOnlyHint: true, openWorldHint: false },
+    },
+    (input) =>
+      guarded(async () => {
+        if (input.query) checkLength(input.query, 'query');
+        const entities = await dossier.graph.entities({
+          scope: await scoped(input.collections),
+          query: input.query,
+          limit: input.limit ?? 20,
+          offset: input.offset ?? 0,
+        });
+        const text = entities.length
+          ? entities
+              .map(
+                (e) =>
+                  `${e.name} (${e.type}) · id ${e.id} · collection ${e.collection} · chunks ${e.chunkIds.slice(0, 10).join(', ')}${e.chunkIds.length > 10 ? ', …' : ''}${e.aliases.length ? `\n  also: ${e.aliases.join(', ')}` : ''}${e.description ? `\n  ${e.description}` : ''}`,
+              )
+              .join('\n')
+          : 'no entities';
+        return { content: [{ type: 'text', text }], structuredContent: { entities } };
+      }),
+  );
+
+  server.registerTool(
+    'graph_entity',
+    {
+      title: "An entity's relationships",
+      description: `One entity of the knowledge graph (by id from graph_entities, or by name) with its relationships to other entities, strongest first, each with the chunk ids that state it, and the text of those chunks. ${DATA_NOTE}`,
+      inputSchema: {
+        entity: z.string().min(1).max(500).describe('Entity id (e.g. "e1a2b3c4d5e6f") or name'),
+        collections: collectionsArg,
+        limit: z.number().int().min(1).max(200).optional().describe('At most this many relationships (default 50)'),
+      },
+      annotations: { readOnlyHint: true, openWorldHint: false },
+    },
+    (input) =>
+      guarded(async () => {
+        checkLength(input.entity, 'entity');
+        const { entity, relationships } = await dossier.graph.entity(input.entity, {
+          scope: await scoped(input.collections),
+          limit: input.limit,
+        });
+        const passages = await entityPassages(dossier.store, { entity, relationships });
+        const lines = [
+          `${entity.name} (${entity.type}) · id ${entity.id} · collection ${entity.collection} · ${entity.mentions} mentions in chunks ${entity.chunkIds.join(', ')}`,
+          ...(entity.description ? [entity.description] : []),
+          '',
+          relationships.length ? 'Relationships:' : 'Relationships: none',
+          ...relationships.map(
+            (r) => `- ${r.subject} —${r.predicate}→ ${r.object} [${r.subjectId} → ${r.objectId} · chunks ${r.chunkIds.join(', ')}]`,
+          ),
+          ...passages.flatMap((p) => [
+            '',
+            `--- chunk ${p.chunkId} · document ${p.documentId} · ${p.title}${where(p.headingPath, undefined)} ---`,
+            p.text,
+          ]),
+        ];
+        return { content: [{ type: 'text', text: lines.join('\n') }], structuredContent: { entity, relationships, passages } };
+      }),
+  );
+
+  server.registerTool(
+    'graph_communities',
+    {
+      title: 'Themes of the knowledge graph',
+      description: `The communities of the collections' knowledge graphs: groups of closely related entities, largest first, each with a title, a summary read from its chunks (cite those chunk ids) and its entity ids. For questions about the main themes of the documents. ${DATA_NOTE}`,
+      inputSchema: {
+        collections: collectionsArg,
+        level: z.number().int().min(0).max(100).optional().describe('Only this level (0 is the coarsest)'),
+        limit: z.number().int().min(1).max(200).optional().describe('At most this many (default 20)'),
+      },
+      annotations: { readOnlyHint: true, openWorldHint: false },
+    },
+    (input) =>
+      guarded(async () => {
+        const communities = await dossier.graph.communities({
+          scope: await scoped(input.collections),
+          level: input.level,
+          limit: input.limit ?? 20,
+        });
+        const text = communities.length
+          ? communities
+              .map(
+                (c) =>
+                  `${c.title} · id ${c.id} · collection ${c.collection} · level ${c.level} · ${c.size} entities · chunks ${c.chunkIds.join(', ')}${c.stale ? ' · stale' : ''}\n${c.summary}`,
+              )
+              .join('\n\n')
+          : 'no communities';
+        return { content: [{ type: 'text', text }], structuredContent: { communities } };
       }),
   );
 

@@ -6,7 +6,18 @@
  * only from dependency-free modules, so a browser project type-checks it without @types/node.
  */
 import type { AgentEvent, Citation } from './events.ts';
-import type { AskResult, DocumentSummary, IngestProgress, IngestReport, RunRecord, SearchHit, SearchMode } from './json-shapes.ts';
+import type {
+  AskResult,
+  DocumentSummary,
+  GraphCommunityView,
+  GraphEntityView,
+  GraphRelationshipView,
+  IngestProgress,
+  IngestReport,
+  RunRecord,
+  SearchHit,
+  SearchMode,
+} from './json-shapes.ts';
 import type { Filter, StoredChunk, StoredDocument } from '../store/types.ts';
 
 // Requests
@@ -83,6 +94,39 @@ export interface CreateKeyRequest {
 
 export type Role = 'reader' | 'writer' | 'owner';
 
+/** `POST /v1/graph/build`: every collection the caller may write when none is named. */
+export interface GraphBuildRequest {
+  collections?: string[];
+  /** Extract every document again, not only new and changed ones. */
+  rebuild?: boolean;
+  /** "offline" (default) or "provider:model". */
+  model?: string;
+}
+
+/** `GET /v1/graph/entities`: the query string. */
+export interface GraphEntitiesQuery {
+  /** Only entities whose name or an alias holds these words. */
+  query?: string;
+  collection?: string;
+  limit?: number;
+  offset?: number;
+}
+
+/** `GET /v1/graph/communities`: the query string. */
+export interface GraphCommunitiesQuery {
+  collection?: string;
+  /** Only this level (0 is the coarsest). */
+  level?: number;
+  limit?: number;
+}
+
+/** `GET /v1/graph/entities/:id`: the query string. */
+export interface GraphEntityQuery {
+  collection?: string;
+  /** At most this many relationships (default 50). */
+  limit?: number;
+}
+
 export interface GrantRequest {
   role: Role;
 }
@@ -110,6 +154,48 @@ export interface IngestJob {
   attempts?: number;
   progress?: IngestProgress;
   report?: IngestReport;
+  error?: string;
+}
+
+/** A chunk an entity or its relationships come from. */
+export interface GraphPassage {
+  chunkId: number;
+  documentId: number;
+  collection: string;
+  title: string;
+  source: string;
+  text: string;
+  headingPath: string[];
+}
+
+/** `GET /v1/graph/entities/:id`. */
+export interface GraphEntityDetail {
+  entity: GraphEntityView;
+  relationships: GraphRelationshipView[];
+  /** The chunks of the relationships (then of the entity's own mentions), at most 20. */
+  passages: GraphPassage[];
+}
+
+export interface GraphBuildReport {
+  collections: string[];
+  extractor: string;
+  /** Documents extracted by this build. */
+  documents: number;
+  entities: number;
+  relationships: number;
+  communities: number;
+  failures: { documentId: number; chunkIds: number[]; message: string }[];
+  seconds: number;
+}
+
+/** A graph build as a job (polled with `GET /v1/jobs/:jobId`); `collection` names its collections, comma-separated. */
+export interface GraphBuildJob {
+  id: string;
+  collection: string;
+  status: 'queued' | 'running' | 'finished' | 'failed';
+  /** Documents extracted so far of those to extract. */
+  progress?: { done: number; total: number };
+  report?: GraphBuildReport;
   error?: string;
 }
 
@@ -190,6 +276,11 @@ export interface HttpRoutes {
   /** Markdown. */
   'GET /v1/conversations/{id}/export': { params: { id: string }; response: string };
   'DELETE /v1/conversations/{id}': { params: { id: string }; response: Deleted };
+
+  'POST /v1/graph/build': { body: GraphBuildRequest; response: { job: GraphBuildJob } };
+  'GET /v1/graph/entities': { query: GraphEntitiesQuery; response: { entities: GraphEntityView[] } };
+  'GET /v1/graph/entities/{id}': { params: { id: string }; query: GraphEntityQuery; response: GraphEntityDetail };
+  'GET /v1/graph/communities': { query: GraphCommunitiesQuery; response: { communities: GraphCommunityView[] } };
 
   'GET /v1/me': { response: Me };
   'POST /v1/users': { body: CreateUserRequest; response: { userId: string; apiKey: string } };

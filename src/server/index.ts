@@ -9,6 +9,7 @@ import { registerAdmin } from './routes/admin.ts';
 import { registerAsk } from './routes/ask.ts';
 import { registerConversations } from './routes/conversations.ts';
 import { registerDocuments } from './routes/documents.ts';
+import { registerGraph } from './routes/graph.ts';
 import { registerHealth } from './routes/health.ts';
 import { isPostgresUrl, openServerState } from './state/index.ts';
 import { VERSION } from '../version.ts';
@@ -26,6 +27,7 @@ export async function buildApp(options: ServerOptions, extra: RouteGroup[] = [])
   const { app } = built;
   registerHealth(app, VERSION);
   registerDocuments(app);
+  registerGraph(app);
   registerAsk(app);
   registerConversations(app);
   registerAdmin(app);

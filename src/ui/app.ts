@@ -4,6 +4,7 @@ import { setUpCitationMarkers } from './answer.ts';
 import { loadConversations, setUpConversations } from './conversations.ts';
 import { loadCollections, loadDocuments, setUpDocuments } from './documents.ts';
 import { byId, showStatus } from './dom.ts';
+import { loadGraph, setUpGraph } from './graph.ts';
 import { closePanel, setUpPanel } from './panel.ts';
 
 /** The API key form (only when the server runs with --auth keys). */
@@ -33,7 +34,7 @@ function setUpKeyForm(): void {
   });
 }
 
-/** Ask and Documents (arrow keys move between tabs, as in the ARIA tabs pattern). */
+/** Ask, Documents and Graph (arrow keys move between tabs, as in the ARIA tabs pattern). */
 function setUpTabs(): void {
   const tabs = [...document.querySelectorAll<HTMLElement>('[role="tab"]')];
   const select = (tab: HTMLElement) => {
@@ -46,6 +47,7 @@ function setUpTabs(): void {
       byId(other.getAttribute('aria-controls')!).hidden = !selected;
     }
     if (tab.id === 'tab-documents') loadDocuments().catch(reportError);
+    if (tab.id === 'tab-graph') loadGraph().catch(reportError);
   };
   for (const tab of tabs) {
     tab.addEventListener('click', () => select(tab));
@@ -83,4 +85,5 @@ setUpCitationMarkers();
 setUpPanel();
 setUpConversations();
 setUpDocuments();
+setUpGraph();
 void start();

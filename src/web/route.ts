@@ -1,4 +1,6 @@
 import { readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
 import type { RouteGroup } from '../server/index.ts';
 
 /**
@@ -15,6 +17,7 @@ export const PAGE_MODULES = [
   'ui/conversations.js',
   'ui/documents.js',
   'ui/dom.js',
+  'ui/graph.js',
   'ui/panel.js',
   'ui/rich-text.js',
   'ui/run-view.js',
@@ -23,10 +26,17 @@ export const PAGE_MODULES = [
   'protocol/citations.js',
   'protocol/code-blocks.js',
 ];
+/**
+ * Libraries the page loads by URL when a view needs them (the graph view's renderer), served from
+ * the installed package: its ES module build, by the name the page imports.
+ */
+export const VENDOR_MODULES: Record<string, { packageName: string; besideMain: string }> = {
+  'vendor/cytoscape.js': { packageName: 'cytoscape', besideMain: 'cytoscape.esm.min.mjs' },
+};
 const JAVASCRIPT = 'text/javascript; charset=utf-8';
 const ASSETS: Record<string, string> = {
   'ui/style.css': 'text/css; charset=utf-8',
-  ...Object.fromEntries(PAGE_MODULES.map((name) => [name, JAVASCRIPT])),
+  ...Object.fromEntries([...PAGE_MODULES, ...Object.keys(VENDOR_MODULES)].map((name) => [name, JAVASCRIPT])),
 };
 
 /**
@@ -46,8 +56,14 @@ const FROM_SOURCES = import.meta.url.endsWith('.ts');
 /** Not shipped (a `-dev` file): it needs the TypeScript compiler, a dev dependency. */
 const TYPE_STRIPPER = new URL('./page-sources-dev.mjs', import.meta.url).href;
 
-/** A file of the page, by its path under src/ (or dist/). */
+/** A file of the page, by its path under src/ (or dist/), or a vendor module from its package. */
 async function load(name: string): Promise<string> {
+  const vendor = VENDOR_MODULES[name];
+  if (vendor) {
+    // The ES module build sits beside the package's main file (its CommonJS build).
+    const main = createRequire(import.meta.url).resolve(vendor.packageName);
+    return readFile(join(dirname(main), vendor.besideMain), 'utf8');
+  }
   if (!FROM_SOURCES || !name.endsWith('.js')) return readFile(new URL(`../${name}`, import.meta.url), 'utf8');
   const typescriptName = name.replace(/\.js$/, '.ts');
   const { stripTypes } = (await import(TYPE_STRIPPER)) as { stripTypes: (source: string, fileName: string) => string };

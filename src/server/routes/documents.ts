@@ -6,7 +6,7 @@ import { assertCollectionName } from '../../dossier.ts';
 import { DossierError, oneLine } from '../../errors/index.ts';
 import { SEARCH_MODES } from '../../retrieve/search.ts';
 import { checkLength, depsOf, principalOf, type AppContext, type Env } from '../app.ts';
-import type { JobUpdate } from '../state/index.ts';
+import { startJob } from '../jobs.ts';
 import type { Scope } from '../../store/types.ts';
 import { ErrorSchema, json } from './schemas.ts';
 import { streamSSE } from 'hono/streaming';
@@ -145,24 +145,11 @@ export function registerDocuments(app: OpenAPIHono<Env>): void {
         const queued = await queue.enqueueJob(principal.user.id, collection, { paths, ...(metadata ? { metadata } : {}) });
         return c.json({ job: { id: queued.id, collection, status: 'queued' as const } }, 202);
       }
-      const job = await deps.state.createJob(principal.user.id, collection, deps.leases.lease);
-      // Held under this node's lease while it runs: only a job whose node stopped is failed by recovery.
-      const release = deps.leases.hold('job', job.id);
-      // The job's updates are chained so they land in order: a late progress never overwrites the finish.
-      let updates = Promise.resolve();
-      const update = (change: JobUpdate) =>
-        (updates = updates
-          .then(() => deps.state.updateJob(job.id, change))
-          .catch((error: unknown) => {
-            process.stderr.write(`dossier serve: job ${job.id}: could not store its progress: ${oneLine(error)}\n`);
-          }));
       // Off the request path: even one file is parsed, chunked and embedded in a worker thread, so
       // searches keep answering; the main thread only commits, document by document.
-      void deps.dossier
-        .ingest(paths, { collection, metadata, workers: 1, onProgress: (progress) => void update({ progress }) })
-        .then((report) => update({ status: 'finished', report }))
-        .catch((error: unknown) => update({ status: 'failed', error: oneLine(error) }))
-        .finally(release);
+      const job = await startJob(deps, principal.user.id, collection, (onProgress) =>
+        deps.dossier.ingest(paths, { collection, metadata, workers: 1, onProgress }),
+      );
       return c.json({ job: { id: job.id, collection, status: 'running' as const } }, 202);
     },
   );
@@ -171,7 +158,7 @@ export function registerDocuments(app: OpenAPIHono<Env>): void {
     createRoute({
       method: 'get',
       path: '/v1/jobs/{jobId}',
-      summary: 'An ingestion job: progress, then its report',
+      summary: "A job (an upload's ingestion, or a graph build): progress, then its report",
       request: { params: z.object({ jobId: z.string() }) },
       responses: { 200: json(z.object({ job: Job }), 'The job'), ...errors },
     }),
@@ -187,7 +174,8 @@ export function registerDocuments(app: OpenAPIHono<Env>): void {
     createRoute({
       method: 'get',
       path: '/v1/jobs/{jobId}/events',
-      summary: "An ingestion job's progress as Server-Sent Events: `progress` while it runs, then `job-finish` with the report",
+      summary:
+        "A job's progress (an upload's ingestion, or a graph build) as Server-Sent Events: `progress` while it runs, then `job-finish` with the report",
       request: { params: z.object({ jobId: z.string() }) },
       responses: { 200: { description: 'Event stream', content: { 'text/event-stream': { schema: z.string() } } }, ...errors },
     }),

@@ -177,7 +177,9 @@ export const USER_NAME = /^[A-Za-z0-9][A-Za-z0-9._@-]{0,63}$/;
 export const badUserName = (name: string) => new DossierError('bad-input', `user name "${name}" must be 1–64 letters, digits, . _ @ or -`);
 export const userExists = (name: string) => new DossierError('bad-input', `user "${name}" exists already`);
 export const badRole = (role: string) => new DossierError('bad-input', `role must be reader, writer or owner, got "${role}"`);
-export const INTERRUPTED_JOB = 'the server stopped while this job ran; files not yet committed were not ingested';
+/** An in-process job (an upload or a graph build) whose server stopped: what it had committed stays, the rest was not done. */
+export const INTERRUPTED_JOB =
+  'the server stopped while this job ran; what it had not committed yet was not done (upload again, or build the graph again)';
 
 /** The one-line refusal of server tables made by a newer Dossier (both backends). */
 export function serverTablesTooNew(where: string, found: number, reads: number): DossierError {

@@ -20,6 +20,6 @@ export {
   entityId,
   noGraph,
   type GraphBuildOptions,
-  type GraphBuildReport,
 } from './knowledge-graph.ts';
+export type { GraphBuildReport } from '../protocol/http.ts';
 export type { GraphEntityView, GraphRelationshipView } from '../protocol/json-shapes.ts';

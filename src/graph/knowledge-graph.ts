@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { DossierError } from '../errors/index.ts';
 import type { GraphReader } from '../retrieve/knowledge.ts';
 import type { LanguageModel } from 'ai';
+import type { GraphBuildReport } from '../protocol/http.ts';
 import type { GraphCommunityView, GraphEntityView, GraphRelationshipView } from '../protocol/json-shapes.ts';
 import { detectCommunities } from './communities.ts';
 import { summarizeCommunitiesWithModel } from './community-summary.ts';
@@ -11,18 +12,6 @@ import type { PprOptions } from './ppr.ts';
 import { createOfflineGraphExtractor } from './offline-extractor.ts';
 import { entityKey, resolveEntities, type ResolvedEntity, type ResolvedGraph } from './resolve.ts';
 import type { ExtractedEntity, ExtractedRelationship, GraphChunk, GraphExtraction, GraphExtractor, Mention } from './types.ts';
-
-export interface GraphBuildReport {
-  collections: string[];
-  extractor: string;
-  /** Documents extracted by this build (the others were extracted already and did not change). */
-  documents: number;
-  entities: number;
-  relationships: number;
-  communities: number;
-  failures: { documentId: number; chunkIds: number[]; message: string }[];
-  seconds: number;
-}
 
 export interface GraphBuildOptions {
   /** Collections to build (every collection in scope by default). */

@@ -176,6 +176,7 @@ export interface GraphEntityDetail {
   passages: GraphPassage[];
 }
 
+/** What `dossier graph build` (and `POST /v1/graph/build`) did (graph/knowledge-graph.ts). */
 export interface GraphBuildReport {
   collections: string[];
   extractor: string;

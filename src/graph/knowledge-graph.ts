@@ -32,6 +32,8 @@ interface LoadedGraph {
   resolved: ResolvedGraph;
   search: EntityGraph;
   entityIndex: Map<string, number>;
+  /** Entity index by id (`entityId`), made once per load: a lookup never hashes every entity. */
+  idIndex: Map<string, number>;
   documentOfChunk: Map<number, number>;
 }
 
@@ -291,6 +293,7 @@ export class KnowledgeGraph implements GraphReader {
       resolved,
       search: new EntityGraph(resolved),
       entityIndex: new Map(resolved.entities.map((entity, i) => [entity.key, i])),
+      idIndex: new Map(resolved.entities.map((entity, i) => [entityId(collection, entity.key), i])),
       documentOfChunk,
     };
     this.loaded.set(collection, graph);
@@ -363,10 +366,9 @@ export class KnowledgeGraph implements GraphReader {
     const key = entityKey(idOrName);
     let found: { graph: LoadedGraph; entity: ResolvedEntity } | undefined;
     for (const graph of graphs) {
-      for (const entity of graph.resolved.entities)
-        if (entityId(graph.collection, entity.key) === idOrName || entity.key === key) {
-          if (!found || entity.mentions.length > found.entity.mentions.length) found = { graph, entity };
-        }
+      const index = graph.idIndex.get(idOrName) ?? graph.entityIndex.get(key);
+      const entity = index === undefined ? undefined : graph.resolved.entities[index];
+      if (entity && (!found || entity.mentions.length > found.entity.mentions.length)) found = { graph, entity };
     }
     if (!found)
       throw new DossierError(
@@ -415,7 +417,8 @@ export class KnowledgeGraph implements GraphReader {
     const firstMention = new Map<string, Mention>();
     for (const view of views) {
       const graph = this.loaded.get(view.collection);
-      const entity = graph?.resolved.entities.find((e) => entityId(view.collection, e.key) === view.id);
+      const index = graph?.idIndex.get(view.id);
+      const entity = index === undefined ? undefined : graph?.resolved.entities[index];
       const mention = entity?.mentions.find((m) => m.field === 'text');
       // A model's description stands; offline, the sentence of the first mention is the description.
       if (mention && !view.description) firstMention.set(view.id, mention);

@@ -116,7 +116,8 @@ export class Dossier {
     const collection = options.collection ?? 'default';
     assertCollectionName(collection);
     const result = await this.pipeline.ingestRecord(record, options);
-    if (result.status !== 'unchanged') await this.updateGraph(collection);
+    if (result.status !== 'unchanged' && !this.store.readonly)
+      await this.knowledgeGraph.update(collection, { documentIds: [result.id], communities: false });
     return result;
   }
 
@@ -135,8 +136,8 @@ export class Dossier {
 
   /** A collection with a knowledge graph takes in its new and changed documents; undefined when it has none. */
   private async updateGraph(collection: string, model?: string): Promise<{ extracted: number; pending: number } | undefined> {
-    if (this.store.readonly || !(await this.knowledgeGraph.graphs({ collections: [collection] })).length) return undefined;
-    return this.knowledgeGraph.update(collection, (await this.graphModelFor(model))?.extractor);
+    if (this.store.readonly) return undefined;
+    return this.knowledgeGraph.update(collection, { extractor: (await this.graphModelFor(model))?.extractor });
   }
 
   /** The knowledge graph: build it, and read its entities, relationships and communities (DESIGN §4, `dossier graph`). */

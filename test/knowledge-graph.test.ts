@@ -156,6 +156,17 @@ for (const backend of ['sqlite', 'postgres'] as const) {
           for (const id of community.entityIds) assert.ok(remaining.has(id), `community ${community.id} names only entities that remain`);
         }
 
+        // One record at a time: it is extracted at once; the communities wait, marked stale, for the next build.
+        await dossier.ingestRecord({
+          source: 'record:ferry',
+          title: 'Harbour pilots',
+          mediaType: 'text/plain',
+          blocks: [{ type: 'text', text: 'Harbour pilots guide ships into Tromsø and Narvik.' }],
+        });
+        assert.equal((await dossier.graph.entities({ query: 'Narvik' })).length, 1);
+        assert.ok((await dossier.graph.communities()).every((community) => community.stale));
+        await dossier.graph.build();
+        assert.ok((await dossier.graph.communities()).every((community) => !community.stale));
         writeFileSync(join(dir, 'other.md'), '# Fjord Ferries\n\nFjord Ferries sails from Bergen to Oslo.\n');
         await dossier.ingest([join(dir, 'other.md')], { collection: 'ferries' });
         assert.equal((await dossier.graph.status({ collections: ['ferries'] })).length, 0, 'a new collection has no graph until built');

@@ -131,22 +131,29 @@ export class KnowledgeGraph implements GraphReader {
   }
 
   /**
-   * Keeps a collection's graph in step after ingest: extracts its new and changed documents with the
-   * offline extractor when that built it, or with `extractor` when its id is the graph's. A graph
-   * built by a model this process does not have is left for `dossier graph build`; returns how many
-   * documents still lack an extraction.
+   * Keeps a collection's graph in step after ingest: extracts its new and changed documents (only
+   * `documentIds` when the caller knows them: one ingested record) with the offline extractor when
+   * that built it, or with `extractor` when its id is the graph's. A graph built by a model this
+   * process does not have is left for `dossier graph build`. Extractive communities are detected
+   * again unless `communities` is false (a record at a time: they stay marked stale until the next
+   * ingest of files, delete or build, rather than being detected again for every record). Undefined
+   * when the collection has no graph.
    */
-  async update(collection: string, extractor?: GraphExtractor): Promise<{ extracted: number; pending: number }> {
+  async update(
+    collection: string,
+    options: { extractor?: GraphExtractor; documentIds?: readonly number[]; communities?: boolean } = {},
+  ): Promise<{ extracted: number; pending: number } | undefined> {
     const store = this.store;
-    if (!store.graphs || !store.unextractedDocuments) return { extracted: 0, pending: 0 };
+    if (!store.graphs || !store.unextractedDocuments) return undefined;
     const [graph] = await store.graphs({ collections: [collection] });
-    if (!graph) return { extracted: 0, pending: 0 };
-    const pending = await store.unextractedDocuments(collection);
+    if (!graph) return undefined;
+    const pending = options.documentIds ?? (await store.unextractedDocuments(collection));
     const offline = createOfflineGraphExtractor();
+    const { extractor } = options;
     const usable = extractor?.id === graph.extractor ? extractor : offline.id === graph.extractor ? offline : undefined;
     if (!usable) return { extracted: 0, pending: pending.length };
     await this.extractDocuments(collection, pending, usable);
-    await this.followChange(collection);
+    if (options.communities !== false) await this.followChange(collection);
     return { extracted: pending.length, pending: 0 };
   }
 
